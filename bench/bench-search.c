@@ -366,7 +366,7 @@ bench_query (NatterSearchIndex *search,
       double start = natter_bench_now ();
       double cpu = thread_cpu_s ();
 
-      hits = natter_search_index_search_sync (search, text, QUERY_LIMIT, NULL, &error);
+      hits = natter_search_index_search_sync (search, text, QUERY_LIMIT, NULL, NULL, &error);
       times[i] = natter_bench_now () - start;
       cpus[i] = thread_cpu_s () - cpu;
       if (hits == NULL)
@@ -591,7 +591,7 @@ bench_huge_message (void)
           g_autofree char *figure = g_strdup_printf ("query %s", labels[q]);
           double start = natter_bench_now ();
 
-          hits = natter_search_index_search_sync (search, queries[q], QUERY_LIMIT, NULL, &error);
+          hits = natter_search_index_search_sync (search, queries[q], QUERY_LIMIT, NULL, NULL, &error);
           if (hits == NULL || hits->len != 1)
             g_error ("%s: %s", figure, error != NULL ? error->message : "not one hit");
           natter_bench_row (bench, figure, (natter_bench_now () - start) * 1000, "ms");

@@ -92,7 +92,7 @@ searched_cb (GObject      *object,
   GError *error = NULL;
   gboolean still_indexing = FALSE;
 
-  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, &error);
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, &still_indexing, NULL, &error);
   if (hits == NULL)
     {
       natter_cli_fail_error (run, error);

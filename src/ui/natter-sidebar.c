@@ -76,6 +76,7 @@ struct _NatterSidebar
 
   guint                 list_key_id;      /* a key press in the list is being handled */
   GError               *search_error;     /* why the last search could not look at the words */
+  gboolean              search_capped;    /* the last search found more turns than it ranks */
   GtkWidget            *row_menu;         /* a row's context menu, or NULL */
 
   /* Template children */
@@ -748,6 +749,24 @@ show_search_status (NatterSidebar *self)
     g_string_append_printf (text, _("Only titles are searched. %s"), self->search_error->message);
   else if (self->search != NULL && natter_search_index_get_indexing (self->search))
     append_indexing (self, text);
+  if (self->search_error == NULL && self->search_capped)
+    {
+      guint cap = natter_search_index_get_match_cap (self->search);
+      g_autofree char *number = g_strdup_printf ("%'u", cap);
+
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      /* The search ranks the newest matching messages only
+       * (natter_search_index_search_sync()): an older better match may
+       * be missing, and the user is told so. */
+      g_string_append_printf (text,
+                              /* Translators: "More than 2,000 messages have these words: the best of the newest 2,000 are shown" */
+                              g_dngettext (GETTEXT_PACKAGE,
+                                           "More than %s message has these words: the best of the newest %s is shown",
+                                           "More than %s messages have these words: the best of the newest %s are shown",
+                                           cap),
+                              number, number);
+    }
   if (n_damaged > 0)
     {
       if (text->len > 0)
@@ -770,10 +789,12 @@ content_searched_cb (GObject      *object,
   g_autoptr(NatterSidebar) self = user_data;
   g_autoptr(GPtrArray) hits = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean capped = FALSE;
 
-  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &error);
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &capped, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->content_hits == NULL)
     return;
+  self->search_capped = capped;
   if (error != NULL)
     g_debug ("Searching the conversations failed: %s", error->message);
   g_clear_error (&self->search_error);
@@ -792,6 +813,7 @@ search_content (NatterSidebar *self,
   g_clear_object (&self->content_search);
   if (self->search == NULL || text[0] == '\0')
     {
+      self->search_capped = FALSE;
       gtk_widget_set_visible (GTK_WIDGET (self->search_status), FALSE);
       set_hits (self, NULL);
       return;

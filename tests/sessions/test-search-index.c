@@ -113,7 +113,7 @@ search (Fixture    *f,
         const char *text)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, text, 50, NULL, &error);
+  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, text, 50, NULL, NULL, &error);
   GString *out = g_string_new (NULL);
 
   g_assert_no_error (error);
@@ -176,7 +176,7 @@ test_finds_messages_and_answers (Fixture       *f,
   }
 
   /* The snippet marks the match; plain and markup forms. */
-  hits = natter_search_index_search_sync (f->search, "antarctica", 10, NULL, NULL);
+  hits = natter_search_index_search_sync (f->search, "antarctica", 10, NULL, NULL, NULL);
   g_assert_cmpuint (hits->len, ==, 1);
   plain = natter_search_snippet_to_plain (((NatterSearchHit *) hits->pdata[0])->snippet);
   markup = natter_search_snippet_to_markup (((NatterSearchHit *) hits->pdata[0])->snippet);
@@ -202,7 +202,7 @@ test_query_syntax_is_words (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (odd); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) found = natter_search_index_search_sync (f->search, odd[i], 10, NULL, &error);
+      g_autoptr(GPtrArray) found = natter_search_index_search_sync (f->search, odd[i], 10, NULL, NULL, &error);
 
       g_assert_no_error (error);
       g_assert_nonnull (found);
@@ -218,7 +218,7 @@ test_query_syntax_is_words (Fixture       *f,
   g_assert_null (natter_search_build_match_expression (" - * "));
 
   /* What the user wrote is escaped before it becomes markup. */
-  hits = natter_search_index_search_sync (f->search, "tag", 10, NULL, NULL);
+  hits = natter_search_index_search_sync (f->search, "tag", 10, NULL, NULL, NULL);
   g_assert_cmpuint (hits->len, ==, 1);
   markup = natter_search_snippet_to_markup (((NatterSearchHit *) hits->pdata[0])->snippet);
   g_assert_cmpstr (markup, ==, "a*b &lt;<b>tag</b>&gt; &amp; more");
@@ -402,7 +402,7 @@ test_ranked_as_bm25 (Fixture       *f,
       g_assert_cmpuint (n_matches, <, 50);
       for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
         {
-          g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, queries[q], limits[l], NULL, NULL);
+          g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, queries[q], limits[l], NULL, NULL, NULL);
           g_autoptr(GHashTable) returned = g_hash_table_new (g_str_hash, g_str_equal);
           g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
           double worst = -G_MAXDOUBLE;
@@ -529,7 +529,7 @@ test_cache_path_not_a_file (Fixture       *f,
 
       start_search (f);
       wait_indexed (f);
-      hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, &error);
+      hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, NULL, &error);
       g_assert_null (hits);
       g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE);
       g_assert_nonnull (strstr (error->message, path));
@@ -548,7 +548,7 @@ test_cache_path_not_a_file (Fixture       *f,
 
     start_search (f);
     wait_indexed (f);
-    hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, &error);
+    hits = natter_search_index_search_sync (f->search, "aletsch", 10, NULL, NULL, &error);
     g_assert_null (hits);
     g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE);
     g_clear_object (&f->search);
@@ -636,12 +636,12 @@ test_stale_files_picked_up_at_start (Fixture       *f,
 
   start_search (f);
   /* A search before the check is done says so. */
-  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, &error);
+  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (still_indexing);
   wait_indexed (f);
   g_clear_pointer (&hits, g_ptr_array_unref);
-  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, &error);
+  hits = natter_search_index_search_sync (f->search, "badgers", 10, &still_indexing, NULL, &error);
   g_assert_false (still_indexing);
 
   assert_search (f, "beavers", hit4);
@@ -658,7 +658,7 @@ first_snippet (Fixture     *f,
                char       **plain,
                char       **markup)
 {
-  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, query, 10, NULL, NULL);
+  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, query, 10, NULL, NULL, NULL);
 
   g_assert_nonnull (hits);
   g_assert_cmpuint (hits->len, >=, 1);
@@ -920,6 +920,62 @@ test_damaged_not_indexed (Fixture       *f,
   (void) t2;
 }
 
+/* More matching turns than a search ranks: the newest are ranked, and
+ * the search says that the cap applied; as many as the cap, it does not. */
+static void
+test_capped (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *t1 = exchange (f, sid, "Zebras in the morning?", "Yes.");
+  g_autofree char *t2 = exchange (f, sid, "Zebras at noon?", "Yes.");
+  g_autofree char *t3 = exchange (f, sid, "Zebras at night?", "Yes.");
+  g_autofree char *hit2 = hit_line (sid, t2);
+  g_autofree char *hit3 = hit_line (sid, t3);
+  g_autofree char *newest = g_strconcat (hit3, hit2, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean capped = TRUE;
+
+  start_search (f);
+  wait_indexed (f);
+  g_assert_cmpuint (natter_search_index_get_match_cap (f->search), ==, NATTER_SEARCH_MATCH_CAP);
+
+  {
+    g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, "zebras", 10, NULL, &capped, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (hits->len, ==, 3);
+    g_assert_false (capped);
+  }
+
+  natter_search_index_set_match_cap (f->search, 2);
+  {
+    g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, "zebras", 10, NULL, &capped, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (capped);
+  }
+  assert_search (f, "zebras", newest);
+
+  /* Exactly as many as the cap: all ranked, nothing left out. */
+  {
+    g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, "zebras noon", 10, NULL, &capped, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (hits->len, ==, 1);
+    g_assert_false (capped);
+  }
+  natter_search_index_set_match_cap (f->search, 3);
+  {
+    g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, "zebras", 10, NULL, &capped, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (hits->len, ==, 3);
+    g_assert_false (capped);
+  }
+  (void) t1;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -942,6 +998,7 @@ main (int   argc,
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
   ADD ("/search-index/progress", test_progress);
   ADD ("/search-index/damaged-not-indexed", test_damaged_not_indexed);
+  ADD ("/search-index/capped", test_capped);
 
   return g_test_run ();
 }

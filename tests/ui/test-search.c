@@ -688,6 +688,63 @@ describe_progress (gpointer data)
   return describe_note (&note);
 }
 
+/* A word said more often than the search ranks: the sidebar lists the
+ * best of the newest matches, and the note says in plain words that only
+ * those were looked at; a search within the cap says nothing of it. */
+static gboolean
+lists_without_cap_note (gpointer data)
+{
+  NoteWait *w = data;
+  g_autoptr(GPtrArray) labels = NULL;
+
+  ui_settle ();
+  if (g_list_model_get_n_items (natter_window_get_sidebar_model (w->window)) != 1 ||
+      !is_listed (natter_window_get_sidebar_model (w->window), w->first))
+    return FALSE;
+  labels = ui_find_all (w->window, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    if (note_says (g_ptr_array_index (labels, i), (gpointer) w->note))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_search_capped (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *old = ui_create_session (u, "Trip planning");
+  g_autofree char *recent = ui_create_session (u, "Wildlife notes");
+  g_autofree char *first = say (u, old, "What lives in the savanna?", "Zebras, mostly.");
+  g_autofree char *second = say (u, recent, "And near the river?", "Zebras drink there.");
+  g_autofree char *third = say (u, recent, "At night?", "Zebras sleep standing.");
+  NatterSearchIndex *search = ui_search_index_start (u);
+  NatterWindow *window;
+  NoteWait wait;
+
+  natter_search_index_set_match_cap (search, 2);
+  g_assert_cmpuint (natter_search_index_get_match_cap (search), ==, 2);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+
+  /* Three messages say it, two are ranked: the older conversation's
+   * message is not among them, and the note says why. */
+  search_for (window, "zebras");
+  wait = (NoteWait) { window, recent, NULL, "More than 2 messages have these words: the best of the newest 2 are shown" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+
+  /* Within the cap: no such note. */
+  search_for (window, "savanna");
+  wait = (NoteWait) { window, old, NULL, "More than" };
+  ui_wait_until_full (lists_without_cap_note, describe_note, &wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+  (void) first;
+  (void) second;
+  (void) third;
+}
+
 /* A search while the index is built from nothing says how far indexing
  * has come, and finds what is indexed so far; the note follows the
  * build, and once it is done the search is run again and finds
@@ -835,6 +892,7 @@ main (int   argc,
   g_test_add_func ("/search/progress", test_search_progress);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
+  g_test_add_func ("/search/capped", test_search_capped);
 
   status = g_test_run ();
   g_object_unref (app);

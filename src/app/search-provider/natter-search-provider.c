@@ -393,7 +393,7 @@ content_searched_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
-  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, &error);
+  hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, NULL, &error);
   if (hits == NULL)
     g_debug ("content search failed, answering with titles only: %s", error->message);
   if (g_str_equal (g_dbus_method_invocation_get_method_name (search->invocation), "GetSubsearchResultSet"))

@@ -40,9 +40,6 @@
 /* How many words a snippet shows. */
 #define SNIPPET_WORDS 16
 
-/* See STMT_MATCHES. */
-#define RANKED_MATCHES 2000
-
 /* The table's tokenizer, as its `tokenize=` option says it (the schema)
  * and as natter_search_excerpt_cut() is given it: the two must agree
  * for the token indexes FTS5 reports to find their words. */
@@ -102,6 +99,7 @@ typedef enum
   STMT_REMOVE_TEXTS,
   STMT_REMOVE_TURNS,
   STMT_REMOVE_SESSION,
+  STMT_DATA_VERSION,
   STMT_MATCHES,
   STMT_HIT,
   N_STMTS
@@ -125,6 +123,10 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
+  /* Changes when another connection committed: the counts a query keeps
+   * (NatterSearchDb.phrase_counts) are then out of date. In a read
+   * transaction it is the snapshot's. */
+  [STMT_DATA_VERSION] = "PRAGMA data_version",
   /* The newest RANKED_MATCHES matching turns, in one pass, each ranked
    * and its matched tokens noted by natter_match() (natter-search-rank.c,
    * bm25()'s order at less cost); natter_search_db_query() keeps the best.
@@ -133,10 +135,11 @@ static const char * const stmt_sql[N_STMTS] = {
    * the candidates by rowid (turns are indexed roughly in the order they
    * were said) keeps every query within milliseconds, and is exact for
    * any word found fewer times. FTS5 walks a MATCH in rowid order, so
-   * ORDER BY rowid DESC costs no sort, and LIMIT stops the walk. */
+   * ORDER BY rowid DESC costs no sort, and LIMIT stops the walk. ?3 is
+   * the cap and one more row, which only tells that the cap applied. */
   [STMT_MATCHES] =
     "SELECT natter_match(turn_text, ?2) FROM turn_text WHERE turn_text MATCH ?1"
-    " ORDER BY rowid DESC LIMIT " G_STRINGIFY (RANKED_MATCHES),
+    " ORDER BY rowid DESC LIMIT ?3",
   /* A kept match: its turn and its text, which the excerpt is cut from
    * (natter-search-excerpt.c, natter-search-snippet.c): SQLite's
    * snippet() cuts and marks its tokens, not the words a reader sees, and
@@ -152,6 +155,12 @@ struct _NatterSearchDb
   char                  *path;
   sqlite3_stmt          *stmts[N_STMTS];
   NatterSearchTokenizer *tokenizer;  /* the table's, for the excerpts */
+  /* A phrase of a query ("word"*) → the rows that hold it, counted up to
+   * half the table (natter-search-rank.c), for the table as of
+   * data_version: a word typed after another does not count the first
+   * again. */
+  GHashTable            *phrase_counts;
+  gint64                 counts_version;
 };
 
 G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
@@ -413,6 +422,7 @@ natter_search_db_close (NatterSearchDb *db)
   for (guint i = 0; i < N_STMTS; i++)
     sqlite3_finalize (db->stmts[i]);
   natter_search_tokenizer_free (db->tokenizer);
+  g_clear_pointer (&db->phrase_counts, g_hash_table_unref);
   sqlite3_close (db->handle);
   g_free (db->path);
   g_free (db);
@@ -763,25 +773,70 @@ hit_of (NatterSearchDb              *db,
   return g_steal_pointer (&hit);
 }
 
+static GPtrArray *match_phrases (const char *text);
+
 /* natter_search_db_query() inside its read transaction. */
+/* The counts @db knows of the @phrases, -1 where it knows none, as of
+ * the snapshot of the running read transaction. */
+static gint64 *
+known_counts (NatterSearchDb  *db,
+              GPtrArray       *phrases,
+              GError         **error)
+{
+  sqlite3_stmt *s = stmt (db, STMT_DATA_VERSION, error);
+  gint64 *counts;
+  gint64 version;
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  rc = sqlite3_step (s);
+  version = rc == SQLITE_ROW ? sqlite3_column_int64 (s, 0) : -1;
+  sqlite3_reset (s);
+  if (rc != SQLITE_ROW)
+    {
+      set_error (db, rc, "searching", error);
+      return NULL;
+    }
+  if (db->phrase_counts == NULL || version != db->counts_version)
+    {
+      g_clear_pointer (&db->phrase_counts, g_hash_table_unref);
+      db->phrase_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      db->counts_version = version;
+    }
+  counts = g_new (gint64, MAX (phrases->len, 1));
+  for (guint i = 0; i < phrases->len; i++)
+    {
+      gint64 *known = g_hash_table_lookup (db->phrase_counts, g_ptr_array_index (phrases, i));
+
+      counts[i] = known != NULL ? *known : -1;
+    }
+  return counts;
+}
+
 static GPtrArray *
 query_snapshot (NatterSearchDb  *db,
                 const char      *match,
+                GPtrArray       *phrases,
                 guint            limit,
+                guint            cap,
+                gboolean        *out_capped,
                 GError         **error)
 {
   g_autoptr(GPtrArray) hits = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (NatterSearchMatch));
   g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(GArray) answer = g_array_new (FALSE, FALSE, sizeof (int));
-  NatterSearchMatches matches = { rows, tokens, answer };
+  g_autofree gint64 *counts = known_counts (db, phrases, error);
+  NatterSearchMatches matches = { rows, tokens, answer, counts, phrases->len };
   sqlite3_stmt *s;
   int rc;
 
-  if ((s = stmt (db, STMT_MATCHES, error)) == NULL)
+  if (counts == NULL || (s = stmt (db, STMT_MATCHES, error)) == NULL)
     return NULL;
   sqlite3_bind_text (s, 1, match, -1, SQLITE_STATIC);
   sqlite3_bind_pointer (s, 2, &matches, NATTER_SEARCH_MATCHES_POINTER, NULL);
+  sqlite3_bind_int64 (s, 3, (sqlite3_int64) cap + 1);
   while ((rc = sqlite3_step (s)) == SQLITE_ROW)
     ;
   sqlite3_reset (s);
@@ -790,6 +845,17 @@ query_snapshot (NatterSearchDb  *db,
       set_error (db, rc, "searching", error);
       return NULL;
     }
+  /* What natter_match() counted, for the next query on this snapshot's
+   * table (a query of one phrase counts nothing: it is ranked without). */
+  for (guint i = 0; i < phrases->len; i++)
+    if (counts[i] >= 0 && !g_hash_table_contains (db->phrase_counts, g_ptr_array_index (phrases, i)))
+      g_hash_table_insert (db->phrase_counts, g_strdup (g_ptr_array_index (phrases, i)),
+                           g_memdup2 (&counts[i], sizeof counts[i]));
+
+  /* The row past the cap, the oldest, only says that there are more. */
+  *out_capped = rows->len > cap;
+  if (rows->len > cap)
+    g_array_set_size (rows, cap);
 
   g_array_sort (rows, compare_matches);
   for (guint i = 0; i < rows->len && hits->len < limit; i++)
@@ -813,12 +879,16 @@ query_snapshot (NatterSearchDb  *db,
  * @db: a connection
  * @text: what the user typed
  * @limit: at most this many hits
+ * @cap: how many of the newest matching turns are ranked at most
+ *   (%NATTER_SEARCH_MATCH_CAP but in tests)
+ * @out_capped: (out) (optional): set to whether more turns than @cap
+ *   matched, so that the older ones were not ranked
  * @error: return location for a #GError
  *
  * Searches the user messages and answers for every word of @text (each a
  * prefix of a word, case and accents ignored; see
  * natter_search_build_match_expression()), best match first (BM25)
- * among the newest 2,000 matching turns (a word found more often than
+ * among the newest @cap matching turns (a word found more often than
  * that is ranked within its most recent uses, so that no query takes
  * longer than a few milliseconds). A @text without any word matches
  * nothing.
@@ -830,18 +900,29 @@ GPtrArray *
 natter_search_db_query (NatterSearchDb  *db,
                         const char      *text,
                         guint            limit,
+                        guint            cap,
+                        gboolean        *out_capped,
                         GError         **error)
 {
-  g_autofree char *match = natter_search_build_match_expression (text);
+  g_autoptr(GPtrArray) phrases = match_phrases (text);
+  g_autofree char *match = NULL;
   g_autoptr(GPtrArray) hits = NULL;
   GError *end_error = NULL;
+  gboolean capped = FALSE;
   sqlite3_stmt *s;
 
-  if (match == NULL)
+  g_return_val_if_fail (cap > 0, NULL);
+
+  if (out_capped != NULL)
+    *out_capped = FALSE;
+  if (phrases == NULL)
     return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+  g_ptr_array_add (phrases, NULL);
+  match = g_strjoinv (" ", (char **) phrases->pdata);
+  g_ptr_array_set_size (phrases, phrases->len - 1);
   if ((s = stmt (db, STMT_BEGIN_READ, error)) == NULL || !run (db, s, error))
     return NULL;
-  hits = query_snapshot (db, match, limit, error);
+  hits = query_snapshot (db, match, phrases, limit, cap, &capped, error);
   /* Ends the read, whether the query failed or not. */
   if ((s = stmt (db, STMT_COMMIT, &end_error)) == NULL || !run (db, s, &end_error))
     {
@@ -851,6 +932,8 @@ natter_search_db_query (NatterSearchDb  *db,
         g_clear_error (&end_error);
       return NULL;
     }
+  if (out_capped != NULL && hits != NULL)
+    *out_capped = capped;
   return g_steal_pointer (&hits);
 }
 
@@ -863,6 +946,38 @@ has_word_character (const char *term)
     if (g_unichar_isalnum (g_utf8_get_char (p)))
       return TRUE;
   return FALSE;
+}
+
+/* The phrases of natter_search_build_match_expression(), in order, each
+ * a quoted term and a prefix query; %NULL when there is none. */
+static GPtrArray *
+match_phrases (const char *text)
+{
+  g_autoptr(GPtrArray) phrases = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) terms = NULL;
+
+  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+    return NULL;
+  terms = g_strsplit_set (text, " \t\n\r\f\v", -1);
+  for (guint i = 0; terms[i] != NULL; i++)
+    {
+      GString *phrase;
+
+      if (!has_word_character (terms[i]))
+        continue;
+      phrase = g_string_new ("\"");
+      for (const char *p = terms[i]; *p != '\0'; p++)
+        {
+          if (*p == '"')
+            g_string_append_c (phrase, '"');
+          g_string_append_c (phrase, *p);
+        }
+      g_string_append (phrase, "\"*");
+      g_ptr_array_add (phrases, g_string_free (phrase, FALSE));
+    }
+  if (phrases->len == 0)
+    return NULL;
+  return g_steal_pointer (&phrases);
 }
 
 /**
@@ -881,28 +996,10 @@ has_word_character (const char *term)
 char *
 natter_search_build_match_expression (const char *text)
 {
-  g_autoptr(GString) match = g_string_new (NULL);
-  g_auto(GStrv) terms = NULL;
+  g_autoptr(GPtrArray) phrases = match_phrases (text);
 
-  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+  if (phrases == NULL)
     return NULL;
-  terms = g_strsplit_set (text, " \t\n\r\f\v", -1);
-  for (guint i = 0; terms[i] != NULL; i++)
-    {
-      if (!has_word_character (terms[i]))
-        continue;
-      if (match->len > 0)
-        g_string_append_c (match, ' ');
-      g_string_append_c (match, '"');
-      for (const char *p = terms[i]; *p != '\0'; p++)
-        {
-          if (*p == '"')
-            g_string_append_c (match, '"');
-          g_string_append_c (match, *p);
-        }
-      g_string_append (match, "\"*");
-    }
-  if (match->len == 0)
-    return NULL;
-  return g_string_free (g_steal_pointer (&match), FALSE);
+  g_ptr_array_add (phrases, NULL);
+  return g_strjoinv (" ", (char **) phrases->pdata);
 }

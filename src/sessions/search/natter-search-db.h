@@ -56,6 +56,15 @@ typedef struct
   char *snippet;
 } NatterSearchHit;
 
+/**
+ * NATTER_SEARCH_MATCH_CAP:
+ *
+ * How many of the newest turns that match a query are ranked at most
+ * (natter_search_db_query()): a word said in most of 200,000 turns would
+ * take a second to rank in full.
+ */
+#define NATTER_SEARCH_MATCH_CAP 2000
+
 void             natter_search_hit_free                (NatterSearchHit   *hit);
 char            *natter_search_build_match_expression  (const char        *text);
 
@@ -115,6 +124,8 @@ gboolean         natter_search_db_remove_session       (NatterSearchDb    *db,
 GPtrArray       *natter_search_db_query                (NatterSearchDb    *db,
                                                         const char        *text,
                                                         guint              limit,
+                                                        guint              cap,
+                                                        gboolean          *out_capped,
                                                         GError           **error);
 
 void             natter_search_session_record_free     (NatterSearchSessionRecord *record);

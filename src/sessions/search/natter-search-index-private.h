@@ -48,4 +48,9 @@ void     natter_search_index_pause_after_batches (NatterSearchIndex *self,
 void     natter_search_index_resume              (NatterSearchIndex *self,
                                                   gboolean           pause_again);
 
+/* For tests: a search ranks at most @cap of the newest matching turns
+ * (natter_search_index_get_match_cap()). */
+void     natter_search_index_set_match_cap       (NatterSearchIndex *self,
+                                                  guint              cap);
+
 G_END_DECLS

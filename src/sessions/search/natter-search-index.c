@@ -72,6 +72,7 @@ typedef struct
   GMutex           query_lock;
   NatterSearchDb  *query_db;
   guint            query_generation;
+  guint            match_cap;     /* under query_lock: NATTER_SEARCH_MATCH_CAP, or what a test asked for */
 } Shared;
 
 struct _NatterSearchIndex
@@ -588,10 +589,51 @@ natter_search_index_get_file (NatterSearchIndex *self)
   return self->file;
 }
 
+/**
+ * natter_search_index_get_match_cap:
+ * @self: a search index
+ *
+ * Returns: how many of the newest matching turns a search ranks at most
+ *   (%NATTER_SEARCH_MATCH_CAP, but in tests); a search that found more
+ *   says so (natter_search_index_search_sync())
+ */
+guint
+natter_search_index_get_match_cap (NatterSearchIndex *self)
+{
+  guint cap;
+
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), 0);
+
+  g_mutex_lock (&self->shared->query_lock);
+  cap = self->shared->match_cap;
+  g_mutex_unlock (&self->shared->query_lock);
+  return cap;
+}
+
+/**
+ * natter_search_index_set_match_cap: (skip)
+ * @self: a search index
+ * @cap: how many matching turns a search ranks at most, more than 0
+ *
+ * For tests: a cap a test reaches with a few turns.
+ */
+void
+natter_search_index_set_match_cap (NatterSearchIndex *self,
+                                   guint              cap)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+  g_return_if_fail (cap > 0);
+
+  g_mutex_lock (&self->shared->query_lock);
+  self->shared->match_cap = cap;
+  g_mutex_unlock (&self->shared->query_lock);
+}
+
 static GPtrArray *
 query_locked (Shared      *shared,
               const char  *text,
               guint        limit,
+              gboolean    *out_capped,
               GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
@@ -627,7 +669,7 @@ query_locked (Shared      *shared,
           return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
         }
     }
-  return natter_search_db_query (shared->query_db, text, limit, error);
+  return natter_search_db_query (shared->query_db, text, limit, shared->match_cap, out_capped, error);
 }
 
 /**
@@ -637,12 +679,16 @@ query_locked (Shared      *shared,
  * @limit: at most this many hits (before deleted sessions are dropped)
  * @out_still_indexing: (out) (optional): set to whether the start-up
  *   check or a build was still running, so the answer may be incomplete
+ * @out_capped: (out) (optional): set to whether more turns matched than
+ *   natter_search_index_get_match_cap() (2,000), so that only the newest
+ *   of them were ranked
  * @error: return location for a #GError
  *
  * Searches user messages and answers of every session for all words of
  * @text, each as a word prefix, ignoring case and accents (the query is
  * built by natter_search_build_match_expression(), so no input is read
- * as FTS5 syntax). One hit per matching turn, best (BM25) first; hits of
+ * as FTS5 syntax). One hit per matching turn, best (BM25) first among
+ * the newest natter_search_index_get_match_cap() matching turns; hits of
  * sessions deleted in this process are left out at once. Blocks on
  * SQLite: call it from a worker thread, or the CLI. Thread-safe.
  *
@@ -654,6 +700,7 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
                                  const char         *text,
                                  guint               limit,
                                  gboolean           *out_still_indexing,
+                                 gboolean           *out_capped,
                                  GError            **error)
 {
   Shared *shared;
@@ -666,7 +713,7 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
   if (out_still_indexing != NULL)
     *out_still_indexing = g_atomic_int_get (&shared->building) != 0;
   g_mutex_lock (&shared->query_lock);
-  hits = query_locked (shared, text, limit, error);
+  hits = query_locked (shared, text, limit, out_capped, error);
   g_mutex_unlock (&shared->query_lock);
   if (hits == NULL)
     return NULL;
@@ -688,6 +735,7 @@ typedef struct
   char     *text;
   guint     limit;
   gboolean  still_indexing;
+  gboolean  capped;
 } SearchData;
 
 static void
@@ -707,7 +755,8 @@ search_thread (GTask        *task,
   GError *error = NULL;
   GPtrArray *hits;
 
-  hits = natter_search_index_search_sync (source_object, data->text, data->limit, &data->still_indexing, &error);
+  hits = natter_search_index_search_sync (source_object, data->text, data->limit, &data->still_indexing,
+                                          &data->capped, &error);
   if (hits == NULL)
     g_task_return_error (task, error);
   else
@@ -754,6 +803,7 @@ natter_search_index_search_async (NatterSearchIndex   *self,
  * @result: the #GAsyncResult
  * @out_still_indexing: (out) (optional): as for
  *   natter_search_index_search_sync()
+ * @out_capped: (out) (optional): as for natter_search_index_search_sync()
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits, best
@@ -763,6 +813,7 @@ GPtrArray *
 natter_search_index_search_finish (NatterSearchIndex  *self,
                                    GAsyncResult       *result,
                                    gboolean           *out_still_indexing,
+                                   gboolean           *out_capped,
                                    GError            **error)
 {
   SearchData *data;
@@ -773,6 +824,8 @@ natter_search_index_search_finish (NatterSearchIndex  *self,
   data = g_task_get_task_data (G_TASK (result));
   if (out_still_indexing != NULL)
     *out_still_indexing = data->still_indexing;
+  if (out_capped != NULL)
+    *out_capped = data->capped;
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
@@ -944,6 +997,7 @@ natter_search_index_init (NatterSearchIndex *self)
   g_cond_init (&shared->cond);
   g_queue_init (&shared->jobs);
   shared->batch = BATCH;
+  shared->match_cap = NATTER_SEARCH_MATCH_CAP;
   shared->removed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->context = g_main_context_ref_thread_default ();
   g_weak_ref_init (&shared->owner, self);

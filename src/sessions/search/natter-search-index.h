@@ -28,11 +28,13 @@ void               natter_search_index_get_progress  (NatterSearchIndex   *self,
                                                       guint               *out_n_checked,
                                                       guint               *out_n_sessions);
 GFile             *natter_search_index_get_file      (NatterSearchIndex   *self);
+guint              natter_search_index_get_match_cap (NatterSearchIndex   *self);
 
 GPtrArray         *natter_search_index_search_sync   (NatterSearchIndex   *self,
                                                       const char          *text,
                                                       guint                limit,
                                                       gboolean            *out_still_indexing,
+                                                      gboolean            *out_capped,
                                                       GError             **error);
 void               natter_search_index_search_async  (NatterSearchIndex   *self,
                                                       const char          *text,
@@ -43,6 +45,7 @@ void               natter_search_index_search_async  (NatterSearchIndex   *self,
 GPtrArray         *natter_search_index_search_finish (NatterSearchIndex   *self,
                                                       GAsyncResult        *result,
                                                       gboolean            *out_still_indexing,
+                                                      gboolean            *out_capped,
                                                       GError             **error);
 
 void               natter_search_index_wait_async    (NatterSearchIndex   *self,

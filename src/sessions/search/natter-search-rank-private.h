@@ -31,6 +31,13 @@ typedef struct
   GArray *rows;    /* NatterSearchMatch, in the order FTS5 gave them */
   GArray *tokens;  /* int token indexes, sorted within each row */
   GArray *answer;  /* scratch: the current row's tokens in the answer */
+  /* Per phrase of the query, in its order: the rows of the whole table
+   * that hold it (counted up to half the table), or -1 where not known
+   * yet; natter_match() counts the unknown ones and fills them in, so that
+   * the caller can keep them until the table changes. NULL, or
+   * @n_counts not the query's number of phrases: all are counted. */
+  gint64 *counts;
+  guint   n_counts;
 } NatterSearchMatches;
 
 #define NATTER_SEARCH_MATCHES_POINTER "natter_search_matches"

@@ -17,6 +17,9 @@
  *   exactly;
  * - a phrase's rows are counted only up to half the table, where bm25()
  *   gives every count the same smallest IDF;
+ * - a count the caller already knows (NatterSearchMatches.counts: the
+ *   same phrase in an earlier query on the same table, as when a second
+ *   word is typed after the first) is not counted again;
  * - the frequency of each phrase in a row is counted on its own position
  *   list (xPhraseFirst()), not from the row's instances merged and sorted
  *   (xInst()); the same lists give the tokens an excerpt marks.
@@ -73,11 +76,13 @@ count_cb (const Fts5ExtensionApi *api,
 static int
 rank_data (const Fts5ExtensionApi  *api,
            Fts5Context             *fts,
+           NatterSearchMatches     *matches,
            RankData               **out)
 {
   RankData *data = api->xGetAuxdata (fts, 0);
   sqlite3_int64 n_rows = 0;
   sqlite3_int64 n_tokens = 0;
+  gboolean known;
   int rc;
 
   if (data != NULL)
@@ -94,6 +99,7 @@ rank_data (const Fts5ExtensionApi  *api,
   if (rc == SQLITE_OK)
     rc = api->xColumnTotalSize (fts, -1, &n_tokens);
   data->average_length = n_rows > 0 ? (double) n_tokens / (double) n_rows : 1.0;
+  known = matches->counts != NULL && matches->n_counts == (guint) data->n_phrases;
   for (int i = 0; rc == SQLITE_OK && i < data->n_phrases; i++)
     {
       Count count = { 0, n_rows };
@@ -106,7 +112,12 @@ rank_data (const Fts5ExtensionApi  *api,
         }
       /* As bm25(): the rows that hold the phrase, in the whole table; an
        * IDF of nothing or less weighs almost nothing, never negatively. */
-      rc = api->xQueryPhrase (fts, i, &count, count_cb);
+      if (known && matches->counts[i] >= 0)
+        count.n_hits = matches->counts[i];
+      else
+        rc = api->xQueryPhrase (fts, i, &count, count_cb);
+      if (known && rc == SQLITE_OK)
+        matches->counts[i] = count.n_hits;
       idf = log ((n_rows - count.n_hits + 0.5) / (count.n_hits + 0.5));
       data->idf[i] = idf <= 0.0 ? 1e-6 : idf;
     }
@@ -161,7 +172,7 @@ match_function (const Fts5ExtensionApi  *api,
       sqlite3_result_error (context, "natter_match() needs the matches to fill", -1);
       return;
     }
-  rc = rank_data (api, fts, &data);
+  rc = rank_data (api, fts, matches, &data);
   if (rc == SQLITE_OK)
     rc = api->xColumnSize (fts, -1, &length);
   /* The message's tokens go on the row's list, the answer's aside, until
