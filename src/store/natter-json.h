@@ -93,6 +93,10 @@ JsonObject *natter_json_require_object     (JsonObject   *object,
 JsonArray  *natter_json_require_array      (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
+JsonArray  *natter_json_require_string_list (JsonObject   *object,
+                                             const char   *member,
+                                             gboolean      nonempty_strings,
+                                             GError      **error);
 const char *natter_json_require_enum       (JsonObject   *object,
                                             const char   *member,
                                             const char * const *allowed,
