@@ -548,6 +548,26 @@ natter_json_from_line_reference (const char  *line,
 }
 
 /**
+ * natter_json_array_add_copies:
+ * @to: (transfer none): the array to extend
+ * @from: (transfer none) (nullable): the elements to add; %NULL adds none
+ *
+ * Appends a deep copy (json_node_copy()) of each element of @from to
+ * @to, in order, so that @to shares no node with @from.
+ */
+void
+natter_json_array_add_copies (JsonArray *to,
+                              JsonArray *from)
+{
+  g_return_if_fail (to != NULL);
+
+  if (from == NULL)
+    return;
+  for (guint i = 0; i < json_array_get_length (from); i++)
+    json_array_add_element (to, json_node_copy (json_array_get_element (from, i)));
+}
+
+/**
  * natter_json_require_member:
  * @object: a JSON object
  * @member: a member name

@@ -64,6 +64,8 @@ JsonNode   *natter_json_parse              (const char   *text,
                                             gssize        length,
                                             GError      **error);
 
+void        natter_json_array_add_copies  (JsonArray    *to,
+                                            JsonArray    *from);
 JsonNode   *natter_json_require_member     (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);

@@ -292,8 +292,7 @@ context_walked_cb (GObject      *object,
           g_task_return_error (task, error);
           return;
         }
-      for (guint j = 0; j < json_array_get_length (segment); j++)
-        json_array_add_element (context, json_node_copy (json_array_get_element (segment, j)));
+      natter_json_array_add_copies (context, segment);
     }
   g_task_return_pointer (task, g_steal_pointer (&context), (GDestroyNotify) json_array_unref);
 }
