@@ -577,9 +577,7 @@ title_appended_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
+  natter_sessions_op_publish (task);
   g_task_return_boolean (task, TRUE);
 }
 

@@ -13,6 +13,7 @@
 
 #include "natter-log-read.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
@@ -478,6 +479,23 @@ natter_sessions_op_finish (GTask *task)
       natter_sessions_end_op (data->self, data->op);
       data->op = 0;
     }
+}
+
+/* After a write under the lock: brings the session's index entry up to
+ * the state the write left (natter_session_index_update_from_state()
+ * with the status it had), ends the operation as
+ * natter_sessions_op_finish() does, and only then emits
+ * #NatterSessions::session-index-changed, so a handler finds the lock
+ * free. The caller still returns the task's value. */
+void
+natter_sessions_op_publish (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  natter_session_index_update_from_state (data->self->index, data->state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
+                 data->session_id);
 }
 
 void
