@@ -223,7 +223,6 @@ typedef struct
 {
   NatterSessionsOp  base;
   char             *title;
-  GPtrArray        *events;
 } AutoTitleData;
 
 NATTER_SESSIONS_DEFINE_OP (AutoTitleData, auto_title_data)
@@ -232,33 +231,12 @@ static void
 auto_title_data_clear (AutoTitleData *data)
 {
   g_free (data->title);
-  g_clear_pointer (&data->events, g_ptr_array_unref);
-}
-
-static void
-auto_title_appended_cb (GObject      *object,
-                        GAsyncResult *result,
-                        gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  AutoTitleData *data = auto_title_data_get (task);
-  GError *error = NULL;
-
-  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
-  natter_sessions_op_publish (task);
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
 auto_title_session_read (GTask *task)
 {
   AutoTitleData *data = auto_title_data_get (task);
-  g_autofree char *ts = NULL;
 
   /* Read again under the lock: a rename while the model was asked wins. */
   if (!natter_session_state_get_title_is_default (data->base.state))
@@ -267,11 +245,7 @@ auto_title_session_read (GTask *task)
       g_task_return_boolean (task, FALSE);
       return;
     }
-  ts = natter_clock_format_ts (data->base.self->clock);
-  data->events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_ptr_array_add (data->events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
-  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, data->events, NULL,
-                                  auto_title_appended_cb, g_object_ref (task));
+  natter_sessions_op_write_title (task, data->title);
 }
 
 static void
