@@ -68,30 +68,9 @@ title_job_free (TitleJob *job)
 static char *
 quoted_text (JsonNode *content)
 {
-  g_autoptr(GString) text = g_string_new (NULL);
-  g_autofree char *valid = NULL;
+  g_autofree char *valid = natter_session_message_text (content);
   char *stripped;
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    g_string_append (text, json_node_get_string (content));
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-
-          if (JSON_NODE_HOLDS_OBJECT (part) &&
-              g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (part), "type", NULL),
-                         "text") == 0)
-            g_string_append_printf (text, "%s\n",
-                                    json_object_get_string_member_with_default (json_node_get_object (part),
-                                                                                "text", ""));
-        }
-    }
-  valid = g_utf8_make_valid (text->str, text->len);
   stripped = g_strstrip (valid);
   if (g_utf8_strlen (stripped, -1) <= QUOTE_MAX_CHARS)
     return g_strdup (stripped);
