@@ -777,6 +777,9 @@ def scenario_both_offline(pair, tmp):
     shows as b does; the copy and the log stay as they were, and no new
     conflict comes of it."""
     session_id, copy_id, log, copy, files = diverge_offline(pair)
+    # Which device's continuation Syncthing kept as the copy is its to
+    # choose.
+    theirs, ours = ("a", "b") if "Written on a." in pair.natter(pair.b, "show", copy_id) else ("b", "a")
     pair.server.add_rule("Return trip", [("text", "Back from the copy.")])
     version = send(pair, pair.b, "Return trip from the copy", copy_id)
     if version in (session_id, copy_id):
@@ -784,7 +787,7 @@ def scenario_both_offline(pair, tmp):
     request = pair.server.requests_with("Return trip from the copy")[-1]
     users = [m["content"] if isinstance(m["content"], str) else "".join(p.get("text", "") for p in m["content"])
              for m in request["messages"] if m["role"] == "user"]
-    if users != ["The first question", "Going on on b", "Return trip from the copy"]:
+    if users != ["The first question", "Going on on " + theirs, "Return trip from the copy"]:
         raise SyncFailure("the model was not sent the copy's history: %s" % users)
     pair.settle()
     after = assert_same_files(pair)
@@ -798,11 +801,12 @@ def scenario_both_offline(pair, tmp):
         if entries.get(version, {}).get("versionOf") != session_id:
             raise SyncFailure("%s does not list %s as a version of %s" % (device.name, version, session_id))
         shown = pair.natter(device, "show", version)
-        for text in ("Let us begin.", "Written on b.", "Back from the copy."):
+        # Its own turns: the copy's, then the new one.
+        for text in ("Written on %s." % theirs, "Back from the copy."):
             if text not in shown:
                 raise SyncFailure("%s does not show %r in the new version:\n%s" % (device.name, text, shown))
-        if "Written on a." in shown:
-            raise SyncFailure("%s shows a's answer in the copy's version:\n%s" % (device.name, shown))
+        if "Written on %s." % ours in shown:
+            raise SyncFailure("%s shows the log's answer in the copy's version:\n%s" % (device.name, shown))
 
 
 def scenario_session_before_turn(pair, tmp):
