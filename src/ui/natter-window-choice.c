@@ -57,12 +57,17 @@ _natter_window_update_composer (NatterWindow *self)
   status = natter_session_index_entry_get_latest_turn_status (self->conversation.entry);
   running = _natter_window_latest_is_unsettled (self);
   /* Another device's copy is never written: a message there goes on
-   * from it as a new version (docs/format.md §9.1). */
+   * from it as a new version (docs/format.md §9.1) — but a copy of one
+   * answer, whose turn is the copy itself, has no turn to go on from. */
   if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
     note = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
              "once. A message sent here goes on from it as a new version; the copy stays as it is.");
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
+  else if (note != NULL &&
+           natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
+    reason = _("This version is another device’s copy of one answer, kept when both devices went on with it at "
+               "once. It is read only.");
   else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
     reason = _("The last answer has not arrived from another device yet.");
   else if (!running && g_strcmp0 (status, "idle") == 0 &&

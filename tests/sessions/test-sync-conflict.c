@@ -592,6 +592,14 @@ test_turn_copy (Fixture       *f,
   g_assert_no_error (error);
   text = natter_turn_state_dup_final_text (answer);
   g_assert_cmpstr (text, ==, "Roses are red");
+
+  /* Its one turn is the copy itself, which no other session can name:
+   * nothing goes on from it, and nothing is written. */
+  g_assert_null (continue_copy (f, copy, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY);
+  g_clear_object (&index);
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 2);
 }
 
 /* A copy that cannot be read, by its name or by its lines, is listed

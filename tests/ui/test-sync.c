@@ -27,6 +27,8 @@ static NatterApplication *app;
 
 static const char *arriving_text = "Arriving from another device…";
 static const char *arriving_blocked = "The last answer has not arrived from another device yet.";
+static const char *turn_copy_blocked = "This version is another device’s copy of one answer, kept when both "
+                                       "devices went on with it at once. It is read only.";
 static const char *copy_note = "This version is another device’s copy of the conversation, kept when both "
                                "devices changed it at once. A message sent here goes on from it as a new version; "
                                "the copy stays as it is.";
@@ -315,6 +317,53 @@ test_conflict_copy_continue (void)
   ui_world_free (u);
 }
 
+/* The copy Syncthing kept of one answer both devices went on with
+ * opens as another answer to the message; it has no turn a conversation
+ * could go on from, so the message field says it is read only and
+ * sends nothing. */
+static void
+test_turn_copy_read_only (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Poem");
+  g_autofree char *turn = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  g_auto(GStrv) parts = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  Shown shown;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Violets are blue\"}", NULL);
+  turn = ui_send (u, session_id, "A poem, please");
+  ui_wait_turn (u, turn);
+  path = turn_path (u, turn);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  parts = g_strsplit (contents, "Violets are blue", -1);
+  theirs = g_strjoinv ("Roses are red", parts);
+  copy = g_strconcat (turn, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  copy_path = natter_jsonl_repo_dup_path (u->w->turn_repo, copy, NULL);
+  g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
+  share_folder (u);
+  ui_world_restart (u);
+  g_assert_nonnull (natter_session_index_lookup (u->index, copy));
+
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, copy));
+  shown = (Shown) { window, "Roses are red" };
+  ui_wait_until_full (texts_shown, describe_texts, &shown);
+  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, turn_copy_blocked);
+  natter_composer_set_text (composer, "Another one?");
+  g_assert_false (natter_composer_send (composer));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The versions the open timeline gives the turn @turn_id. */
 static guint
 n_versions (NatterWindow *window,
@@ -501,6 +550,7 @@ main (int   argc,
   g_test_add_func ("/sync/turn-arriving", test_turn_arriving);
   g_test_add_func ("/sync/conflict-copy", test_conflict_copy);
   g_test_add_func ("/sync/conflict-copy-continue", test_conflict_copy_continue);
+  g_test_add_func ("/sync/turn-copy-read-only", test_turn_copy_read_only);
   g_test_add_func ("/sync/conflict-copy-arrives", test_conflict_copy_arrives);
   g_test_add_func ("/sync/turn-item-reread", test_turn_item_reread);
 

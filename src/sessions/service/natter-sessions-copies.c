@@ -188,8 +188,8 @@ copy_read_cb (GObject      *object,
       {
         natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY,
                                                             "%s is another device’s copy of one answer; it is read "
-                                                            "only, and a conversation cannot go on from it (try "
-                                                            "the message again instead)", data->copy));
+                                                            "only, and a conversation cannot go on from it",
+                                                            data->copy));
         return;
       }
   latest = natter_session_state_get_latest_turn_id (data->version);
