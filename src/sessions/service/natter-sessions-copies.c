@@ -25,11 +25,11 @@
 
 typedef struct
 {
-  NatterSessionsOp  base;          /* base.session_id: the new version's id */
-  char             *copy;          /* the conflict copy's name */
-  NatterSessionState *version;     /* the copy, read as a version */
-  GPtrArray        *events;        /* what the new file holds, in order */
-  char             *latest_status; /* the new version's latest turn's */
+  NatterSessionsOp    base;           /* base.session_id: the new version's id */
+  char               *copy;           /* the conflict copy's name */
+  NatterSessionState *version;        /* the copy, read as a version */
+  GPtrArray          *events;         /* what the new file holds, in order */
+  char               *latest_status;  /* the new version's latest turn's */
 } ContinueData;
 
 NATTER_SESSIONS_DEFINE_OP (ContinueData, continue_data)
