@@ -80,30 +80,22 @@ natter_session_title_clean (const char *text)
 
 
 /**
- * natter_derive_session_title:
- * @message: (transfer none): a user message `{role, content}`; content a
- *   string or an array of parts (`{type: "text", text}` ones count)
+ * natter_session_message_text:
+ * @content: (transfer none) (nullable): a message's `content`: a string,
+ *   or an array of parts of which the `{type: "text", text}` ones count
  *
- * The default title of docs/sessions.md §9.1 step 6: the first non-empty line
- * of the message's text, whitespace-trimmed and with its control
- * characters made spaces (natter_session_title_clean()), cut to
- * %NATTER_SESSION_TITLE_MAX_CHARS characters with "…" when longer.
+ * The text of a message, as the default title (docs/sessions.md §9.1
+ * step 6) and the automatic title's request (docs/sessions.md §13) read
+ * it: a string as it is, each text part followed by a newline; bytes
+ * that are not UTF-8 made U+FFFD (g_utf8_make_valid()).
  *
- * Returns: (transfer full) (nullable): the title, or %NULL if the message
- *   has no text
+ * Returns: (transfer full): the text; empty when @content has none
  */
 char *
-natter_derive_session_title (JsonObject *message)
+natter_session_message_text (JsonNode *content)
 {
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autofree char *valid = NULL;
-  JsonNode *content;
-  char **lines;
-  char *title = NULL;
 
-  g_return_val_if_fail (message != NULL, NULL);
-
-  content = json_object_get_member (message, "content");
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
       json_node_get_value_type (content) == G_TYPE_STRING)
     g_string_append (text, json_node_get_string (content));
@@ -124,8 +116,32 @@ natter_derive_session_title (JsonObject *message)
                                     json_object_get_string_member_with_default (object, "text", ""));
         }
     }
+  return g_utf8_make_valid (text->str, text->len);
+}
 
-  valid = g_utf8_make_valid (text->str, text->len);
+/**
+ * natter_derive_session_title:
+ * @message: (transfer none): a user message `{role, content}`; content a
+ *   string or an array of parts (`{type: "text", text}` ones count)
+ *
+ * The default title of docs/sessions.md §9.1 step 6: the first non-empty line
+ * of the message's text, whitespace-trimmed and with its control
+ * characters made spaces (natter_session_title_clean()), cut to
+ * %NATTER_SESSION_TITLE_MAX_CHARS characters with "…" when longer.
+ *
+ * Returns: (transfer full) (nullable): the title, or %NULL if the message
+ *   has no text
+ */
+char *
+natter_derive_session_title (JsonObject *message)
+{
+  g_autofree char *valid = NULL;
+  char **lines;
+  char *title = NULL;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  valid = natter_session_message_text (json_object_get_member (message, "content"));
   lines = g_strsplit_set (valid, "\r\n", -1);
   for (guint i = 0; lines[i] != NULL && title == NULL; i++)
     {

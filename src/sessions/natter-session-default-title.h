@@ -21,6 +21,7 @@ G_BEGIN_DECLS
  */
 #define NATTER_SESSION_TITLE_MAX_CHARS 60
 
+char     *natter_session_message_text (JsonNode    *content);
 char     *natter_derive_session_title (JsonObject  *message);
 gboolean  natter_session_title_check  (const char  *title,
                                        GError     **error);

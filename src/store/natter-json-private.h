@@ -10,6 +10,8 @@
 
 #pragma once
 
+#include <string.h>
+
 #include "natter-json.h"
 
 G_BEGIN_DECLS
@@ -111,5 +113,22 @@ gboolean  natter_json_span_walk           (const char        *value,
                                            NatterJsonMember  *items,
                                            guint              max_items,
                                            guint             *n_items);
+
+/* Whether a span of a scanned line (@data, @length bytes) is exactly
+ * @text (@text_length bytes); the fast scans compare names and values
+ * so many times a line that this is inline. */
+static inline gboolean
+natter_json_span_equals (const char *data,
+                         gsize       length,
+                         const char *text,
+                         gsize       text_length)
+{
+  return length == text_length && memcmp (data, text, length) == 0;
+}
+
+/* natter_json_span_equals() with a string literal, whose length is
+ * known at compile time. */
+#define natter_json_span_is(data, length, literal) \
+  natter_json_span_equals ((data), (length), (literal), sizeof (literal) - 1)
 
 G_END_DECLS

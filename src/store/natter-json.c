@@ -548,6 +548,26 @@ natter_json_from_line_reference (const char  *line,
 }
 
 /**
+ * natter_json_array_add_copies:
+ * @to: (transfer none): the array to extend
+ * @from: (transfer none) (nullable): the elements to add; %NULL adds none
+ *
+ * Appends a deep copy (json_node_copy()) of each element of @from to
+ * @to, in order, so that @to shares no node with @from.
+ */
+void
+natter_json_array_add_copies (JsonArray *to,
+                              JsonArray *from)
+{
+  g_return_if_fail (to != NULL);
+
+  if (from == NULL)
+    return;
+  for (guint i = 0; i < json_array_get_length (from); i++)
+    json_array_add_element (to, json_node_copy (json_array_get_element (from, i)));
+}
+
+/**
  * natter_json_require_member:
  * @object: a JSON object
  * @member: a member name
@@ -816,6 +836,55 @@ natter_json_require_array (JsonObject  *object,
       return NULL;
     }
   return json_node_get_array (node);
+}
+
+/**
+ * natter_json_require_string_list:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @nonempty_strings: whether each string must be non-empty too
+ * @error: return location for a #GError
+ *
+ * Schema helper: @member must be a non-empty array of strings (of
+ * non-empty strings, when @nonempty_strings), the shape of the lists of
+ * ids in docs/format.md §3.3 and §4.2.
+ *
+ * Returns: (transfer none) (nullable): the array, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA.
+ */
+JsonArray *
+natter_json_require_string_list (JsonObject  *object,
+                                 const char  *member,
+                                 gboolean     nonempty_strings,
+                                 GError     **error)
+{
+  JsonArray *list = natter_json_require_array (object, member, error);
+  guint n;
+
+  if (list == NULL)
+    return NULL;
+  n = json_array_get_length (list);
+  if (n == 0)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” must not be empty", member);
+      return NULL;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (list, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING ||
+          (nonempty_strings && *json_node_get_string (node) == '\0'))
+        {
+          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                       nonempty_strings ? "Field “%s”: element %u is not a non-empty string"
+                                        : "Field “%s”: element %u is not a string",
+                       member, i);
+          return NULL;
+        }
+    }
+  return list;
 }
 
 /**

@@ -64,6 +64,8 @@ JsonNode   *natter_json_parse              (const char   *text,
                                             gssize        length,
                                             GError      **error);
 
+void        natter_json_array_add_copies  (JsonArray    *to,
+                                            JsonArray    *from);
 JsonNode   *natter_json_require_member     (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
@@ -93,6 +95,10 @@ JsonObject *natter_json_require_object     (JsonObject   *object,
 JsonArray  *natter_json_require_array      (JsonObject   *object,
                                             const char   *member,
                                             GError      **error);
+JsonArray  *natter_json_require_string_list (JsonObject   *object,
+                                             const char   *member,
+                                             gboolean      nonempty_strings,
+                                             GError      **error);
 const char *natter_json_require_enum       (JsonObject   *object,
                                             const char   *member,
                                             const char * const *allowed,

@@ -154,6 +154,153 @@ compare_ids (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* What walk_days() calls for each day directory of the partitions:
+ * @day_path is the directory, @year, @month and @day its partition's
+ * names. Returns %FALSE with @error set to end the walk. */
+typedef gboolean (*DayFunc) (const char    *day_path,
+                             const char    *year,
+                             const char    *month,
+                             const char    *day,
+                             gpointer       data,
+                             GCancellable  *cancellable,
+                             GError       **error);
+
+/* Calls @func for every day directory of the kind's partitions
+ * (`YYYY/MM/DD`), the one walk both the listing and the sweep of
+ * leftovers make. A missing kind directory is an empty walk; one that
+ * cannot be listed is %NATTER_STORE_ERROR_IO; a lower level that cannot
+ * be opened is skipped (open_level()). Cancellation is checked once a
+ * year. Returns %FALSE with @error set when the walk did not finish. */
+static gboolean
+walk_days (NatterJsonlRepo  *self,
+           DayFunc           func,
+           gpointer          data,
+           GCancellable     *cancellable,
+           GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  GDir *top;
+  const char *year;
+  gboolean ok = TRUE;
+
+  top = g_dir_open (self->kind_path, 0, &local_error);
+  if (top == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "Could not list %s: %s", self->kind_path, local_error->message);
+      return FALSE;
+    }
+
+  while (ok && (year = g_dir_read_name (top)) != NULL)
+    {
+      g_autofree char *year_path = NULL;
+      GDir *year_dir;
+      const char *month;
+
+      if (!is_digits (year, 4))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+
+      year_path = g_build_filename (self->kind_path, year, NULL);
+      if ((year_dir = open_level (year_path)) == NULL)
+        continue;
+
+      while (ok && (month = g_dir_read_name (year_dir)) != NULL)
+        {
+          g_autofree char *month_path = NULL;
+          GDir *month_dir;
+          const char *day;
+
+          if (!is_digits (month, 2))
+            continue;
+          month_path = g_build_filename (year_path, month, NULL);
+          if ((month_dir = open_level (month_path)) == NULL)
+            continue;
+
+          while (ok && (day = g_dir_read_name (month_dir)) != NULL)
+            {
+              g_autofree char *day_path = NULL;
+
+              if (!is_digits (day, 2))
+                continue;
+              day_path = g_build_filename (month_path, day, NULL);
+              ok = func (day_path, year, month, day, data, cancellable, error);
+            }
+          g_dir_close (month_dir);
+        }
+      g_dir_close (year_dir);
+    }
+  g_dir_close (top);
+  return ok;
+}
+
+typedef struct
+{
+  GPtrArray *ids;       /* NULL unless the ids are wanted */
+  GPtrArray *conflicts; /* nullable */
+} ListNames;
+
+/* list_names()'s look at one day directory. */
+static gboolean
+list_day (const char    *day_path,
+          const char    *year,
+          const char    *month,
+          const char    *day,
+          gpointer       data,
+          GCancellable  *cancellable,
+          GError       **error)
+{
+  ListNames *list = data;
+  GDir *day_dir;
+  const char *name;
+
+  if ((day_dir = open_level (day_path)) == NULL)
+    return TRUE;
+
+  while ((name = g_dir_read_name (day_dir)) != NULL)
+    {
+      g_autofree char *id = NULL;
+
+      if (!g_str_has_suffix (name, ".jsonl"))
+        continue;
+
+      id = g_strndup (name, strlen (name) - strlen (".jsonl"));
+      if (natter_sync_conflict_is_candidate (id))
+        {
+          if (list->conflicts != NULL)
+            g_ptr_array_add (list->conflicts, g_steal_pointer (&id));
+          continue;
+        }
+      if (list->ids == NULL)
+        continue;
+      if (!natter_id_validate (id, NULL))
+        {
+          g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
+          continue;
+        }
+      /* The id's partition is its date: YYYY-MM-DD… */
+      if (memcmp (id, year, 4) != 0 || memcmp (id + 5, month, 2) != 0 || memcmp (id + 8, day, 2) != 0)
+        {
+          g_debug ("Ignoring %s/%s: it is not in its id's partition %.4s/%.2s/%.2s",
+                   day_path, name, id, id + 5, id + 8);
+          continue;
+        }
+      /* Something else where the file should be (a
+       * directory, say) is still this id: listed, so that
+       * reading it reports the damage instead of the log
+       * vanishing without a word. */
+      g_ptr_array_add (list->ids, g_steal_pointer (&id));
+    }
+  g_dir_close (day_dir);
+  return TRUE;
+}
+
 /* The names of the logs of every partition, in one walk: the valid ids
  * in their own partition (none unless @want_ids), and into @conflicts
  * (when not %NULL) the names that say they are conflict copies
@@ -167,106 +314,10 @@ list_names (NatterJsonlRepo  *self,
             GError          **error)
 {
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) local_error = NULL;
-  GDir *top;
-  const char *year;
+  ListNames list = { want_ids ? ids : NULL, conflicts };
 
-  top = g_dir_open (self->kind_path, 0, &local_error);
-  if (top == NULL)
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        {
-          g_ptr_array_add (ids, NULL);
-          return (GStrv) g_ptr_array_free (g_steal_pointer (&ids), FALSE);
-        }
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-                   "Could not list %s: %s", self->kind_path, local_error->message);
-      return NULL;
-    }
-
-  while ((year = g_dir_read_name (top)) != NULL)
-    {
-      g_autofree char *year_path = NULL;
-      GDir *year_dir;
-      const char *month;
-
-      if (!is_digits (year, 4))
-        continue;
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        {
-          g_dir_close (top);
-          return NULL;
-        }
-
-      year_path = g_build_filename (self->kind_path, year, NULL);
-      if ((year_dir = open_level (year_path)) == NULL)
-        continue;
-
-      while ((month = g_dir_read_name (year_dir)) != NULL)
-        {
-          g_autofree char *month_path = NULL;
-          GDir *month_dir;
-          const char *day;
-
-          if (!is_digits (month, 2))
-            continue;
-          month_path = g_build_filename (year_path, month, NULL);
-          if ((month_dir = open_level (month_path)) == NULL)
-            continue;
-
-          while ((day = g_dir_read_name (month_dir)) != NULL)
-            {
-              g_autofree char *day_path = NULL;
-              GDir *day_dir;
-              const char *name;
-
-              if (!is_digits (day, 2))
-                continue;
-              day_path = g_build_filename (month_path, day, NULL);
-              if ((day_dir = open_level (day_path)) == NULL)
-                continue;
-
-              while ((name = g_dir_read_name (day_dir)) != NULL)
-                {
-                  g_autofree char *id = NULL;
-
-                  if (!g_str_has_suffix (name, ".jsonl"))
-                    continue;
-
-                  id = g_strndup (name, strlen (name) - strlen (".jsonl"));
-                  if (natter_sync_conflict_is_candidate (id))
-                    {
-                      if (conflicts != NULL)
-                        g_ptr_array_add (conflicts, g_steal_pointer (&id));
-                      continue;
-                    }
-                  if (!want_ids)
-                    continue;
-                  if (!natter_id_validate (id, NULL))
-                    {
-                      g_debug ("Ignoring %s/%s: the name is not a valid id", day_path, name);
-                      continue;
-                    }
-                  /* The id's partition is its date: YYYY-MM-DD… */
-                  if (memcmp (id, year, 4) != 0 || memcmp (id + 5, month, 2) != 0 || memcmp (id + 8, day, 2) != 0)
-                    {
-                      g_debug ("Ignoring %s/%s: it is not in its id's partition %.4s/%.2s/%.2s",
-                               day_path, name, id, id + 5, id + 8);
-                      continue;
-                    }
-                  /* Something else where the file should be (a
-                   * directory, say) is still this id: listed, so that
-                   * reading it reports the damage instead of the log
-                   * vanishing without a word. */
-                  g_ptr_array_add (ids, g_steal_pointer (&id));
-                }
-              g_dir_close (day_dir);
-            }
-          g_dir_close (month_dir);
-        }
-      g_dir_close (year_dir);
-    }
-  g_dir_close (top);
+  if (!walk_days (self, list_day, &list, cancellable, error))
+    return NULL;
 
   /* Ids sort in creation order as plain strings (natter-id.c). */
   g_ptr_array_sort (ids, compare_ids);
@@ -370,73 +421,31 @@ find_leftovers_in (const char    *day_path,
   return TRUE;
 }
 
+/* natter_jsonl_layout_remove_leftovers()'s sweep of one day directory:
+ * one day's leftovers at a time, so the writes of this process wait for
+ * a sweep of a few files at most. */
+static gboolean
+remove_leftovers_in_day (const char    *day_path,
+                         const char    *year,
+                         const char    *month,
+                         const char    *day,
+                         gpointer       data,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  guint *removed = data;
+  g_autofree char *partition = g_strdup_printf ("%s/%s/%s", year, month, day);
+  g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (g_free);
+
+  return find_leftovers_in (day_path, partition, found, cancellable, error) &&
+         natter_store_temp_remove_leftovers (found, removed, error);
+}
+
 gboolean
 natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
                                       guint            *removed,
                                       GCancellable     *cancellable,
                                       GError          **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  GDir *top;
-  const char *year;
-  gboolean ok = TRUE;
-
-  top = g_dir_open (self->kind_path, 0, &local_error);
-  if (top == NULL)
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
-                   "Could not list %s: %s", self->kind_path, local_error->message);
-      return FALSE;
-    }
-
-  /* The same partition levels as natter_jsonl_layout_list_ids(). */
-  while (ok && (year = g_dir_read_name (top)) != NULL)
-    {
-      g_autofree char *year_path = NULL;
-      GDir *year_dir;
-      const char *month;
-
-      if (!is_digits (year, 4))
-        continue;
-      year_path = g_build_filename (self->kind_path, year, NULL);
-      if ((year_dir = open_level (year_path)) == NULL)
-        continue;
-
-      while (ok && (month = g_dir_read_name (year_dir)) != NULL)
-        {
-          g_autofree char *month_path = NULL;
-          GDir *month_dir;
-          const char *day;
-
-          if (!is_digits (month, 2))
-            continue;
-          month_path = g_build_filename (year_path, month, NULL);
-          if ((month_dir = open_level (month_path)) == NULL)
-            continue;
-
-          while (ok && (day = g_dir_read_name (month_dir)) != NULL)
-            {
-              g_autofree char *day_path = NULL;
-              g_autofree char *partition = NULL;
-              g_autoptr(GPtrArray) found = NULL;
-
-              if (!is_digits (day, 2))
-                continue;
-              day_path = g_build_filename (month_path, day, NULL);
-              partition = g_strdup_printf ("%s/%s/%s", year, month, day);
-              found = g_ptr_array_new_with_free_func (g_free);
-
-              /* One day's leftovers at a time, so the writes of this
-               * process wait for a sweep of a few files at most. */
-              ok = find_leftovers_in (day_path, partition, found, cancellable, error) &&
-                   natter_store_temp_remove_leftovers (found, removed, error);
-            }
-          g_dir_close (month_dir);
-        }
-      g_dir_close (year_dir);
-    }
-  g_dir_close (top);
-  return ok;
+  return walk_days (self, remove_leftovers_in_day, removed, cancellable, error);
 }

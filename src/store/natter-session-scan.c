@@ -90,26 +90,13 @@ typedef struct
   gsize       length;
 } Span;
 
-static inline gboolean
-span_equals (const char *data,
-             gsize       length,
-             const char *text,
-             gsize       text_length)
-{
-  return length == text_length && memcmp (data, text, length) == 0;
-}
-
-/* Whether a span is the string literal @literal (its length is known at
- * compile time: every line compares several). */
-#define span_is(data, length, literal) span_equals ((data), (length), (literal), sizeof (literal) - 1)
-
 static int
 field_of (const NatterJsonMember *member)
 {
   if (member->name_escaped)
     return -1;
   for (int f = 0; f < N_FIELDS; f++)
-    if (span_equals (member->name, member->name_length, field_names[f].name, field_names[f].length))
+    if (natter_json_span_equals (member->name, member->name_length, field_names[f].name, field_names[f].length))
       return f;
   return -1;
 }
@@ -203,9 +190,9 @@ scan_model (const NatterJsonMember *member,
 
       if (m->name_escaped)
         return FALSE;
-      if (span_is (m->name, m->name_length, "provider"))
+      if (natter_json_span_is (m->name, m->name_length, "provider"))
         target = provider, escaped = provider_escaped;
-      else if (span_is (m->name, m->name_length, "model"))
+      else if (natter_json_span_is (m->name, m->name_length, "model"))
         target = model, escaped = model_escaped;
       else
         return FALSE;
@@ -280,7 +267,7 @@ scan_common_fields (ScanState               *state,
   if (field[F_TYPE] == NULL || !plain_string (field[F_TYPE]))
     return FALSE;
   if (session == NULL || !plain_string (session) ||
-      !span_equals (session->value, session->value_length, state->session_id, state->session_id_length))
+      !natter_json_span_equals (session->value, session->value_length, state->session_id, state->session_id_length))
     return FALSE;
   if (field[F_TS] == NULL || !span_is_timestamp (field[F_TS]))
     return FALSE;
@@ -428,9 +415,9 @@ scan_tree_line (ScanState  *state,
 static gboolean
 is_v1_type (const NatterJsonMember *type)
 {
-  return span_is (type->value, type->value_length, "session_created") ||
-         span_is (type->value, type->value_length, "turn_appended") ||
-         span_is (type->value, type->value_length, "title_changed");
+  return natter_json_span_is (type->value, type->value_length, "session_created") ||
+         natter_json_span_is (type->value, type->value_length, "turn_appended") ||
+         natter_json_span_is (type->value, type->value_length, "title_changed");
 }
 
 /* Checks one complete line (without its newline) and folds it. */
@@ -469,15 +456,15 @@ scan_line (ScanState  *state,
     return FALSE;
 
   type = field[F_TYPE];
-  if (span_is (type->value, type->value_length, "session_created"))
+  if (natter_json_span_is (type->value, type->value_length, "session_created"))
     return scan_session_created (state, field, seen);
   /* The first event must be session_created. */
   if (state->line_number == 1)
     return FALSE;
-  if (span_is (type->value, type->value_length, "turn_appended"))
+  if (natter_json_span_is (type->value, type->value_length, "turn_appended"))
     return scan_turn_appended (state, field, seen) &&
            (field[F_CONSUMED] == NULL || scan_tree_line (state, line, line_length));
-  if (span_is (type->value, type->value_length, "title_changed"))
+  if (natter_json_span_is (type->value, type->value_length, "title_changed"))
     return scan_title_changed (state, field, seen);
   /* An unknown type. */
   return FALSE;

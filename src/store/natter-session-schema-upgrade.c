@@ -135,31 +135,13 @@ gboolean
 natter_session_schema_validate_queue_ids (JsonObject  *event,
                                           GError     **error)
 {
-  JsonArray *ids = natter_json_require_array (event, "consumedQueueIds", error);
-  guint n;
+  JsonArray *ids = natter_json_require_string_list (event, "consumedQueueIds", FALSE, error);
 
   if (ids == NULL)
     return FALSE;
-  n = json_array_get_length (ids);
-  if (n == 0)
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "Field “consumedQueueIds” must not be empty");
+  for (guint i = 0; i < json_array_get_length (ids); i++)
+    if (!natter_id_validate_field ("consumedQueueIds", json_array_get_string_element (ids, i), error))
       return FALSE;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      JsonNode *node = json_array_get_element (ids, i);
-
-      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Field “consumedQueueIds”: element %u is not a string", i);
-          return FALSE;
-        }
-      if (!natter_id_validate_field ("consumedQueueIds", json_node_get_string (node), error))
-        return FALSE;
-    }
   return TRUE;
 }
 

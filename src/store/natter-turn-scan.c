@@ -84,19 +84,6 @@ typedef struct
 /* Span checks. Each says whether the full read's check certainly passes;
  * FALSE sends the file to the full read. */
 
-static inline gboolean
-span_equals (const char *data,
-             gsize       length,
-             const char *text,
-             gsize       text_length)
-{
-  return length == text_length && memcmp (data, text, length) == 0;
-}
-
-/* Names and values are compared with literals (their length known at
- * compile time) many times a line. */
-#define span_is(data, length, literal) span_equals ((data), (length), (literal), sizeof (literal) - 1)
-
 static Member *
 find_member (Member     *members,
              guint       n_members,
@@ -104,7 +91,7 @@ find_member (Member     *members,
              gsize       name_length)
 {
   for (guint i = 0; i < n_members; i++)
-    if (!members[i].name_escaped && span_equals (members[i].name, members[i].name_length, name, name_length))
+    if (!members[i].name_escaped && natter_json_span_equals (members[i].name, members[i].name_length, name, name_length))
       return &members[i];
   return NULL;
 }
@@ -132,7 +119,7 @@ string_equals (Member     *member,
                gsize       length)
 {
   return is_string (member) && !member->escaped &&
-         span_equals (member->value, member->value_length, literal, length);
+         natter_json_span_equals (member->value, member->value_length, literal, length);
 }
 
 #define string_is(member, literal) string_equals ((member), (literal), sizeof (literal) - 1)

@@ -645,31 +645,8 @@ static gboolean
 validate_tool_permission_classification_failed (JsonObject  *event,
                                                 GError     **error)
 {
-  JsonArray *ids = natter_json_require_array (event, "toolCallIds", error);
-  guint n;
-
-  if (ids == NULL)
-    return FALSE;
-  n = json_array_get_length (ids);
-  if (n == 0)
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "Field “toolCallIds” must not be empty");
-      return FALSE;
-    }
-  for (guint i = 0; i < n; i++)
-    {
-      JsonNode *id = json_array_get_element (ids, i);
-
-      if (!JSON_NODE_HOLDS_VALUE (id) || json_node_get_value_type (id) != G_TYPE_STRING ||
-          *json_node_get_string (id) == '\0')
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Field “toolCallIds”: element %u is not a non-empty string", i);
-          return FALSE;
-        }
-    }
-  return natter_json_require_string (event, "error", error) != NULL;
+  return natter_json_require_string_list (event, "toolCallIds", TRUE, error) != NULL &&
+         natter_json_require_string (event, "error", error) != NULL;
 }
 
 static gboolean

@@ -23,6 +23,7 @@
 
 #include "natter-attachment-content.h"
 #include "natter-attachment-intake.h"
+#include "natter-json.h"
 
 G_DEFINE_QUARK (natter-attachment-error-quark, natter_attachment_error)
 
@@ -696,8 +697,7 @@ natter_user_message_new (const char *text,
       json_object_set_string_member (part, "text", text);
       json_array_add_object_element (content, part);
     }
-  for (guint i = 0; i < json_array_get_length (attachments); i++)
-    json_array_add_element (content, json_node_copy (json_array_get_element (attachments, i)));
+  natter_json_array_add_copies (content, attachments);
   json_object_set_array_member (message, "content", content);
   return message;
 }

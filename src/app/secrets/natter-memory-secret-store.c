@@ -76,6 +76,27 @@ natter_memory_secret_store_lookup_finish (NatterSecretStore  *store,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* The task of a change to the keys, or %NULL when the store is not
+ * available: then the task has returned that error already. */
+static GTask *
+change_task_new (NatterSecretStore   *store,
+                 GCancellable        *cancellable,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data,
+                 gpointer             source_tag)
+{
+  g_autoptr(GTask) task = g_task_new (store, cancellable, callback, user_data);
+  GError *error = NULL;
+
+  g_task_set_source_tag (task, source_tag);
+  if (!check_available (NATTER_MEMORY_SECRET_STORE (store), &error))
+    {
+      g_task_return_error (task, error);
+      return NULL;
+    }
+  return g_steal_pointer (&task);
+}
+
 static void
 natter_memory_secret_store_store_async (NatterSecretStore   *store,
                                         const char          *provider,
@@ -85,15 +106,11 @@ natter_memory_secret_store_store_async (NatterSecretStore   *store,
                                         gpointer             user_data)
 {
   NatterMemorySecretStore *self = NATTER_MEMORY_SECRET_STORE (store);
-  g_autoptr(GTask) task = g_task_new (store, cancellable, callback, user_data);
-  GError *error = NULL;
+  g_autoptr(GTask) task = change_task_new (store, cancellable, callback, user_data,
+                                           natter_memory_secret_store_store_async);
 
-  g_task_set_source_tag (task, natter_memory_secret_store_store_async);
-  if (!check_available (self, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
+  if (task == NULL)
+    return;
   g_hash_table_replace (self->keys, g_strdup (provider), g_strdup (key));
   g_task_return_boolean (task, TRUE);
 }
@@ -116,15 +133,11 @@ natter_memory_secret_store_clear_async (NatterSecretStore   *store,
                                         gpointer             user_data)
 {
   NatterMemorySecretStore *self = NATTER_MEMORY_SECRET_STORE (store);
-  g_autoptr(GTask) task = g_task_new (store, cancellable, callback, user_data);
-  GError *error = NULL;
+  g_autoptr(GTask) task = change_task_new (store, cancellable, callback, user_data,
+                                           natter_memory_secret_store_clear_async);
 
-  g_task_set_source_tag (task, natter_memory_secret_store_clear_async);
-  if (!check_available (self, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
+  if (task == NULL)
+    return;
   g_hash_table_remove (self->keys, provider);
   g_task_return_boolean (task, TRUE);
 }

@@ -13,6 +13,7 @@
 
 #include "natter-builtin-agent-resolver.h"
 #include "natter-builtin-tools.h"
+#include "natter-json.h"
 #include "natter-runtime-error.h"
 
 #define SYSTEM_PROMPT \
@@ -62,8 +63,7 @@ natter_builtin_agent_resolver_resolve (NatterAgentResolver  *resolver,
   if (model != NULL)
     json_object_set_object_member (agent, "model", g_steal_pointer (&model));
   tools = natter_builtin_tools_descriptors (self->tools);
-  for (guint i = 0; self->extra_tools != NULL && i < json_array_get_length (self->extra_tools); i++)
-    json_array_add_element (tools, json_node_copy (json_array_get_element (self->extra_tools, i)));
+  natter_json_array_add_copies (tools, self->extra_tools);
   json_object_set_array_member (agent, "tools", tools);
   return g_steal_pointer (&agent);
 }

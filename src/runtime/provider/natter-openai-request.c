@@ -91,21 +91,40 @@ encode_user_parts (JsonArray  *parts,
   return g_steal_pointer (&out);
 }
 
-static JsonObject *
-encode_user (JsonObject  *message,
-             guint        position,
-             GError     **error)
+/* What encode_content() does with a part of a message's content that is
+ * not text: @type is its `type`. Returns %FALSE with @error set to
+ * refuse the message. */
+typedef gboolean (*EncodePartFunc) (const char  *type,
+                                    JsonObject  *part,
+                                    guint        position,
+                                    gpointer     data,
+                                    GError     **error);
+
+/* What a user's and an assistant's message share: their `content`, a
+ * string or an array of parts, read into @text (the `text` parts a
+ * paragraph each), every other part handed to @other. Content with
+ * attachment parts is encoded as a whole instead, into *@out_parts
+ * (encode_user_parts()). Returns %FALSE with @error set when the message
+ * has no content or a part is refused; @role names the message in the
+ * error. */
+static gboolean
+encode_content (JsonObject      *message,
+                const char      *role,
+                guint            position,
+                EncodePartFunc   other,
+                gpointer         other_data,
+                GString         *text,
+                JsonObject     **out_parts,
+                GError         **error)
 {
   JsonNode *content = json_object_get_member (message, "content");
-  g_autoptr(JsonObject) out = json_object_new ();
-  g_autoptr(GString) text = g_string_new (NULL);
 
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
       && json_node_get_value_type (content) == G_TYPE_STRING)
     g_string_append (text, json_node_get_string (content));
   else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) &&
            has_attachment_parts (json_node_get_array (content)))
-    return encode_user_parts (json_node_get_array (content), position, error);
+    return (*out_parts = encode_user_parts (json_node_get_array (content), position, error)) != NULL;
   else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
     {
       JsonArray *parts = json_node_get_array (content);
@@ -118,28 +137,55 @@ encode_user (JsonObject  *message,
 
           if (g_strcmp0 (type, "text") == 0 && natter_openai_get_string (part, "text") != NULL)
             append_paragraph (text, natter_openai_get_string (part, "text"));
-          else if (g_strcmp0 (type, "attachment") == 0)
-            {
-              /* Attachments are not uploaded yet; the model at least
-               * learns that the user attached something. */
-              const char *filename = natter_openai_get_string (part, "filename");
-              g_autofree char *note = g_strdup_printf ("[attachment: %s]",
-                                                       filename != NULL ? filename : "unnamed");
-
-              append_paragraph (text, note);
-            }
-          else
-            {
-              invalid (error, "message %u has a user content part of unknown type", position);
-              return NULL;
-            }
+          else if (!other (type, part, position, other_data, error))
+            return FALSE;
         }
     }
   else
     {
-      invalid (error, "message %u (user) has no content", position);
-      return NULL;
+      invalid (error, "message %u (%s) has no content", position, role);
+      return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+encode_user_part (const char  *type,
+                  JsonObject  *part,
+                  guint        position,
+                  gpointer     data,
+                  GError     **error)
+{
+  GString *text = data;
+
+  if (g_strcmp0 (type, "attachment") == 0)
+    {
+      /* Attachments are not uploaded yet; the model at least
+       * learns that the user attached something. */
+      const char *filename = natter_openai_get_string (part, "filename");
+      g_autofree char *note = g_strdup_printf ("[attachment: %s]",
+                                               filename != NULL ? filename : "unnamed");
+
+      append_paragraph (text, note);
+      return TRUE;
+    }
+  invalid (error, "message %u has a user content part of unknown type", position);
+  return FALSE;
+}
+
+static JsonObject *
+encode_user (JsonObject  *message,
+             guint        position,
+             GError     **error)
+{
+  g_autoptr(JsonObject) out = json_object_new ();
+  g_autoptr(GString) text = g_string_new (NULL);
+  JsonObject *parts = NULL;
+
+  if (!encode_content (message, "user", position, encode_user_part, text, text, &parts, error))
+    return NULL;
+  if (parts != NULL)
+    return parts;
 
   json_object_set_string_member (out, "role", "user");
   json_object_set_string_member (out, "content", text->str);
@@ -185,58 +231,47 @@ encode_tool_call (JsonObject  *part,
   return out;
 }
 
+static gboolean
+encode_assistant_part (const char  *type,
+                       JsonObject  *part,
+                       guint        position,
+                       gpointer     data,
+                       GError     **error)
+{
+  JsonArray *tool_calls = data;
+
+  /* Reasoning is the model's scratchpad: servers reject it or
+   * bill it again, so it is never sent back. */
+  if (g_strcmp0 (type, "reasoning") == 0)
+    return TRUE;
+  if (g_strcmp0 (type, "tool-call") == 0)
+    {
+      JsonObject *call = encode_tool_call (part, position, error);
+
+      if (call == NULL)
+        return FALSE;
+      json_array_add_object_element (tool_calls, call);
+      return TRUE;
+    }
+  invalid (error, "message %u has an assistant content part of unknown type", position);
+  return FALSE;
+}
+
 static JsonObject *
 encode_assistant (JsonObject  *message,
                   guint        position,
                   GError     **error)
 {
-  JsonNode *content = json_object_get_member (message, "content");
   g_autoptr(JsonObject) out = json_object_new ();
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(JsonArray) tool_calls = json_array_new ();
+  JsonObject *parts = NULL;
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content)
-      && json_node_get_value_type (content) == G_TYPE_STRING)
-    g_string_append (text, json_node_get_string (content));
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) &&
-           has_attachment_parts (json_node_get_array (content)))
-    return encode_user_parts (json_node_get_array (content), position, error);
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *node = json_array_get_element (parts, i);
-          JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-          const char *type = natter_openai_get_string (part, "type");
-
-          if (g_strcmp0 (type, "text") == 0 && natter_openai_get_string (part, "text") != NULL)
-            append_paragraph (text, natter_openai_get_string (part, "text"));
-          else if (g_strcmp0 (type, "reasoning") == 0)
-            /* Reasoning is the model's scratchpad: servers reject it or
-             * bill it again, so it is never sent back. */
-            continue;
-          else if (g_strcmp0 (type, "tool-call") == 0)
-            {
-              JsonObject *call = encode_tool_call (part, position, error);
-
-              if (call == NULL)
-                return NULL;
-              json_array_add_object_element (tool_calls, call);
-            }
-          else
-            {
-              invalid (error, "message %u has an assistant content part of unknown type", position);
-              return NULL;
-            }
-        }
-    }
-  else
-    {
-      invalid (error, "message %u (assistant) has no content", position);
-      return NULL;
-    }
+  if (!encode_content (message, "assistant", position, encode_assistant_part, tool_calls, text, &parts,
+                       error))
+    return NULL;
+  if (parts != NULL)
+    return parts;
 
   json_object_set_string_member (out, "role", "assistant");
   if (text->len == 0 && json_array_get_length (tool_calls) > 0)

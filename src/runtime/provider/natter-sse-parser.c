@@ -127,6 +127,27 @@ reset_event (NatterSseParser *self)
   self->has_data = FALSE;
 }
 
+/* What the event function answered: @ok, or the stream ends with the
+ * function's @handler_error (transfer full), a generic
+ * %NATTER_PROVIDER_ERROR_STREAM_ERROR when it set none. */
+static gboolean
+handler_answered (NatterSseParser  *self,
+                  gboolean          ok,
+                  GError           *handler_error,
+                  GError          **error)
+{
+  if (ok)
+    {
+      g_assert (handler_error == NULL);
+      return TRUE;
+    }
+  if (handler_error == NULL)
+    handler_error = g_error_new_literal (NATTER_PROVIDER_ERROR,
+                                         NATTER_PROVIDER_ERROR_STREAM_ERROR,
+                                         "The event handler stopped the stream");
+  return fail (self, error, handler_error);
+}
+
 static gboolean
 dispatch (NatterSseParser  *self,
           GError          **error)
@@ -146,18 +167,7 @@ dispatch (NatterSseParser  *self,
                          self->data->str, self->data->len,
                          self->user_data, &local_error);
   reset_event (self);
-
-  if (ok)
-    {
-      g_assert (local_error == NULL);
-      return TRUE;
-    }
-
-  if (local_error == NULL)
-    local_error = g_error_new_literal (NATTER_PROVIDER_ERROR,
-                                       NATTER_PROVIDER_ERROR_STREAM_ERROR,
-                                       "The event handler stopped the stream");
-  return fail (self, error, g_steal_pointer (&local_error));
+  return handler_answered (self, ok, g_steal_pointer (&local_error), error);
 }
 
 /* Hands over one line as an event of its own, outside the event being
@@ -171,21 +181,14 @@ dispatch_now (NatterSseParser  *self,
 {
   g_autoptr(GError) local_error = NULL;
   g_autofree char *copy = g_malloc (len + 1);
+  gboolean ok;
 
   /* The data handed over is NUL-terminated at @len, like an event's. */
   memcpy (copy, value, len);
   copy[len] = '\0';
 
-  if (self->event_func (event_name, copy, len, self->user_data, &local_error))
-    {
-      g_assert (local_error == NULL);
-      return TRUE;
-    }
-  if (local_error == NULL)
-    local_error = g_error_new_literal (NATTER_PROVIDER_ERROR,
-                                       NATTER_PROVIDER_ERROR_STREAM_ERROR,
-                                       "The event handler stopped the stream");
-  return fail (self, error, g_steal_pointer (&local_error));
+  ok = self->event_func (event_name, copy, len, self->user_data, &local_error);
+  return handler_answered (self, ok, g_steal_pointer (&local_error), error);
 }
 
 static gboolean

@@ -12,6 +12,8 @@
 #include "natter-file-tool.h"
 #include "natter-tool-path.h"
 
+#include <string.h>
+
 typedef struct
 {
   JsonObject *descriptor;
@@ -95,19 +97,36 @@ natter_file_tool_init (NatterFileTool *self)
 /**
  * natter_file_tool_set_descriptor:
  * @self: a file tool
- * @descriptor: (transfer full): its descriptor (natter_tool_get_descriptor())
+ * @tool_id: the registry key
+ * @name: the model-facing name
+ * @description: what the model reads about the tool
+ * @path_description: what the model reads about its one input, `path`;
+ *   plain text, without a quotation mark or backslash
  *
- * Gives the tool its descriptor; called once, from the subclass's init.
+ * Gives the tool its descriptor (natter_tool_get_descriptor(), docs/runtime.md
+ * §1): sync, no human needed, and the input schema every file tool has,
+ * an object with one required string `path`. Called once, from the
+ * subclass's init.
  */
 void
 natter_file_tool_set_descriptor (NatterFileTool *self,
-                                 JsonObject     *descriptor)
+                                 const char     *tool_id,
+                                 const char     *name,
+                                 const char     *description,
+                                 const char     *path_description)
 {
   NatterFileToolPrivate *priv = natter_file_tool_get_instance_private (self);
+  g_autofree char *schema = NULL;
 
   g_return_if_fail (NATTER_IS_FILE_TOOL (self));
-  g_return_if_fail (descriptor != NULL);
+  g_return_if_fail (tool_id != NULL && name != NULL && description != NULL);
+  /* Put into the schema's JSON as it is. */
+  g_return_if_fail (path_description != NULL && strpbrk (path_description, "\"\\") == NULL);
 
+  schema = g_strdup_printf ("{\"type\":\"object\",\"properties\":{\"path\":"
+                            "{\"type\":\"string\",\"description\":\"%s\"}},"
+                            "\"required\":[\"path\"]}",
+                            path_description);
   g_clear_pointer (&priv->descriptor, json_object_unref);
-  priv->descriptor = descriptor;
+  priv->descriptor = natter_tool_descriptor_new (tool_id, name, description, schema, FALSE, FALSE);
 }

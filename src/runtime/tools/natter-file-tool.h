@@ -41,6 +41,9 @@ struct _NatterFileToolClass
 };
 
 void natter_file_tool_set_descriptor (NatterFileTool *self,
-                                      JsonObject     *descriptor);
+                                      const char     *tool_id,
+                                      const char     *name,
+                                      const char     *description,
+                                      const char     *path_description);
 
 G_END_DECLS

@@ -116,17 +116,11 @@ natter_tool_list_directory_class_init (NatterToolListDirectoryClass *klass)
 static void
 natter_tool_list_directory_init (NatterToolListDirectory *self)
 {
-  JsonObject *descriptor;
-
-  descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_LIST_DIRECTORY, "list_directory",
-                                           "List the entries of a directory, sorted; "
-                                           "directories end with “/”. Relative paths are "
-                                           "resolved against the session's working directory.",
-                                           "{\"type\":\"object\",\"properties\":{\"path\":"
-                                           "{\"type\":\"string\",\"description\":\"The directory to list\"}},"
-                                           "\"required\":[\"path\"]}",
-                                           FALSE, FALSE);
-  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), descriptor);
+  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), NATTER_TOOL_ID_LIST_DIRECTORY, "list_directory",
+                                   "List the entries of a directory, sorted; "
+                                   "directories end with “/”. Relative paths are "
+                                   "resolved against the session's working directory.",
+                                   "The directory to list");
 }
 
 /**

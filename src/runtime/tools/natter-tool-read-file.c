@@ -186,16 +186,10 @@ natter_tool_read_file_class_init (NatterToolReadFileClass *klass)
 static void
 natter_tool_read_file_init (NatterToolReadFile *self)
 {
-  JsonObject *descriptor;
-
-  descriptor = natter_tool_descriptor_new (NATTER_TOOL_ID_READ_FILE, "read_file",
-                                           "Read a text file. Relative paths are resolved against "
-                                           "the session's working directory. Long files are cut.",
-                                           "{\"type\":\"object\",\"properties\":{\"path\":"
-                                           "{\"type\":\"string\",\"description\":\"The file to read\"}},"
-                                           "\"required\":[\"path\"]}",
-                                           FALSE, FALSE);
-  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), descriptor);
+  natter_file_tool_set_descriptor (NATTER_FILE_TOOL (self), NATTER_TOOL_ID_READ_FILE, "read_file",
+                                   "Read a text file. Relative paths are resolved against "
+                                   "the session's working directory. Long files are cut.",
+                                   "The file to read");
 }
 
 /**

@@ -37,6 +37,22 @@ untranslated_locale (void)
   return locale;
 }
 
+/* Switches this thread's messages to untranslated_locale() for a tool's
+ * run; returns what leave_untranslated() restores, (locale_t)
+ * 0 when nothing was switched. */
+static locale_t
+enter_untranslated (void)
+{
+  return untranslated_locale () != (locale_t) 0 ? uselocale (untranslated_locale ()) : (locale_t) 0;
+}
+
+static void
+leave_untranslated (locale_t previous)
+{
+  if (previous != (locale_t) 0)
+    uselocale (previous);
+}
+
 /**
  * natter_tool_strerror:
  * @errnum: an errno value
@@ -145,10 +161,9 @@ natter_tool_run (NatterTool              *self,
                    "Tool “%s” has no executor", natter_tool_get_id (self));
       return NULL;
     }
-  previous = untranslated_locale () != (locale_t) 0 ? uselocale (untranslated_locale ()) : (locale_t) 0;
+  previous = enter_untranslated ();
   result = iface->run (self, input, progress, progress_data, cancellable, error);
-  if (previous != (locale_t) 0)
-    uselocale (previous);
+  leave_untranslated (previous);
   return result;
 }
 
@@ -190,10 +205,9 @@ natter_tool_run_in (NatterTool              *self,
   iface = NATTER_TOOL_GET_IFACE (self);
   if (iface->run_in == NULL)
     return natter_tool_run (self, input, progress, progress_data, cancellable, error);
-  previous = untranslated_locale () != (locale_t) 0 ? uselocale (untranslated_locale ()) : (locale_t) 0;
+  previous = enter_untranslated ();
   result = iface->run_in (self, input, cwd, progress, progress_data, cancellable, error);
-  if (previous != (locale_t) 0)
-    uselocale (previous);
+  leave_untranslated (previous);
   return result;
 }
 

@@ -84,16 +84,6 @@ natter_tool_result_to_message (JsonObject *tool_result_event)
 }
 
 static void
-append_copies (JsonArray *to,
-               JsonArray *from)
-{
-  if (from == NULL)
-    return;
-  for (guint i = 0; i < json_array_get_length (from); i++)
-    json_array_add_element (to, json_node_copy (json_array_get_element (from, i)));
-}
-
-static void
 append_object_copy (JsonArray  *to,
                     JsonObject *object)
 {
@@ -115,7 +105,7 @@ resolve_ref (NatterTurnState  *state,
 
   if (g_str_equal (ref, "context"))
     {
-      append_copies (messages, materialized_context);
+      natter_json_array_add_copies (messages, materialized_context);
       return TRUE;
     }
   if (g_str_equal (ref, "input"))
@@ -219,7 +209,7 @@ natter_compose_request (NatterTurnState  *state,
       /* A referenced context has no ref of its own: it is the prefix of
        * call 0, named by contextRef. */
       if (i == 0 && json_object_has_member (request, "contextRef"))
-        append_copies (messages, materialized_context);
+        natter_json_array_add_copies (messages, materialized_context);
       for (guint j = 0; j < json_array_get_length (refs); j++)
         if (!resolve_ref (state, json_array_get_string_element (refs, j),
                           materialized_context, messages, error))
@@ -265,7 +255,7 @@ natter_build_closed_transcript (NatterTurnState  *state,
   g_return_val_if_fail (state != NULL, NULL);
 
   definition = natter_turn_state_get_definition (state);
-  append_copies (messages, materialized_context);
+  natter_json_array_add_copies (messages, materialized_context);
   append_object_copy (messages, json_object_get_object_member (definition, "input"));
 
   for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)

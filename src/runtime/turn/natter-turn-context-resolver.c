@@ -21,6 +21,7 @@
 
 #define G_LOG_DOMAIN "natter-turn-context-resolver"
 
+#include "natter-json.h"
 #include "natter-log-read.h"
 #include "natter-request-composer.h"
 #include "natter-runtime-error.h"
@@ -80,16 +81,6 @@ materialize_free (Materialize *m)
 
 static void step (GTask *task);
 
-static void
-append_copies (JsonArray *to,
-               JsonArray *from)
-{
-  if (from == NULL)
-    return;
-  for (guint i = 0; i < json_array_get_length (from); i++)
-    json_array_add_element (to, json_node_copy (json_array_get_element (from, i)));
-}
-
 /* Concatenates the segments from the base of the chain up. */
 static void
 assemble (GTask *task)
@@ -101,8 +92,8 @@ assemble (GTask *task)
     {
       Segment *segment = g_ptr_array_index (m->segments, i - 1);
 
-      append_copies (transcript, segment->base);
-      append_copies (transcript, segment->own);
+      natter_json_array_add_copies (transcript, segment->base);
+      natter_json_array_add_copies (transcript, segment->own);
     }
   g_task_return_pointer (task, transcript, (GDestroyNotify) json_array_unref);
 }

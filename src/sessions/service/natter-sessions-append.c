@@ -84,7 +84,6 @@ events_appended_cb (GObject      *object,
                     gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  AppendData *data = append_data_get (task);
   GError *error = NULL;
 
   if (!natter_sessions_op_append_v2_finish (task, result, &error))
@@ -92,10 +91,7 @@ events_appended_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
-                 data->base.session_id);
+  natter_sessions_op_publish (task);
   g_task_return_boolean (task, TRUE);
 }
 

@@ -68,30 +68,9 @@ title_job_free (TitleJob *job)
 static char *
 quoted_text (JsonNode *content)
 {
-  g_autoptr(GString) text = g_string_new (NULL);
-  g_autofree char *valid = NULL;
+  g_autofree char *valid = natter_session_message_text (content);
   char *stripped;
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    g_string_append (text, json_node_get_string (content));
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-
-          if (JSON_NODE_HOLDS_OBJECT (part) &&
-              g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (part), "type", NULL),
-                         "text") == 0)
-            g_string_append_printf (text, "%s\n",
-                                    json_object_get_string_member_with_default (json_node_get_object (part),
-                                                                                "text", ""));
-        }
-    }
-  valid = g_utf8_make_valid (text->str, text->len);
   stripped = g_strstrip (valid);
   if (g_utf8_strlen (stripped, -1) <= QUOTE_MAX_CHARS)
     return g_strdup (stripped);
@@ -223,7 +202,6 @@ typedef struct
 {
   NatterSessionsOp  base;
   char             *title;
-  GPtrArray        *events;
 } AutoTitleData;
 
 NATTER_SESSIONS_DEFINE_OP (AutoTitleData, auto_title_data)
@@ -232,36 +210,12 @@ static void
 auto_title_data_clear (AutoTitleData *data)
 {
   g_free (data->title);
-  g_clear_pointer (&data->events, g_ptr_array_unref);
-}
-
-static void
-auto_title_appended_cb (GObject      *object,
-                        GAsyncResult *result,
-                        gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  AutoTitleData *data = auto_title_data_get (task);
-  GError *error = NULL;
-
-  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
-  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
-                 data->base.session_id);
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
 auto_title_session_read (GTask *task)
 {
   AutoTitleData *data = auto_title_data_get (task);
-  g_autofree char *ts = NULL;
 
   /* Read again under the lock: a rename while the model was asked wins. */
   if (!natter_session_state_get_title_is_default (data->base.state))
@@ -270,11 +224,7 @@ auto_title_session_read (GTask *task)
       g_task_return_boolean (task, FALSE);
       return;
     }
-  ts = natter_clock_format_ts (data->base.self->clock);
-  data->events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_ptr_array_add (data->events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
-  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, data->events, NULL,
-                                  auto_title_appended_cb, g_object_ref (task));
+  natter_sessions_op_write_title (task, data->title);
 }
 
 static void

@@ -292,8 +292,7 @@ context_walked_cb (GObject      *object,
           g_task_return_error (task, error);
           return;
         }
-      for (guint j = 0; j < json_array_get_length (segment); j++)
-        json_array_add_element (context, json_node_copy (json_array_get_element (segment, j)));
+      natter_json_array_add_copies (context, segment);
     }
   g_task_return_pointer (task, g_steal_pointer (&context), (GDestroyNotify) json_array_unref);
 }
@@ -393,10 +392,7 @@ compact_appended_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
-                 data->base.session_id);
+  natter_sessions_op_publish (task);
   g_task_return_pointer (task, g_strdup (data->compaction_id), g_free);
 }
 

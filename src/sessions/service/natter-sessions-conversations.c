@@ -550,7 +550,6 @@ typedef struct
 {
   NatterSessionsOp  base;
   char             *title;
-  GPtrArray        *events;   /* the title_changed being appended */
 } TitleData;
 
 NATTER_SESSIONS_DEFINE_OP (TitleData, title_data)
@@ -559,45 +558,16 @@ static void
 title_data_clear (TitleData *data)
 {
   g_free (data->title);
-  g_clear_pointer (&data->events, g_ptr_array_unref);
-}
-
-static void
-title_appended_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  TitleData *data = title_data_get (task);
-  GError *error = NULL;
-
-  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
-      !natter_sessions_op_apply_appended (&data->base, data->events, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
-  natter_session_index_update_from_state (data->base.self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (data->base.self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->base.session_id);
-  g_task_return_boolean (task, TRUE);
 }
 
 static void
 title_session_read (GTask *task)
 {
   TitleData *data = title_data_get (task);
-  g_autofree char *ts = NULL;
-  GPtrArray *events;
 
   if (natter_sessions_op_check_cancelled (task))
     return;
-  ts = natter_clock_format_ts (data->base.self->clock);
-  events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_ptr_array_add (events, natter_session_event_new_title_changed (data->base.session_id, ts, data->title));
-  data->events = events;
-  natter_jsonl_repo_append_async (data->base.self->session_repo, data->base.session_id, events, NULL,
-                                  title_appended_cb, g_object_ref (task));
+  natter_sessions_op_write_title (task, data->title);
 }
 
 /**

@@ -13,6 +13,8 @@
 
 #include "natter-log-read.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-index-internal.h"
+#include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
@@ -478,6 +480,63 @@ natter_sessions_op_finish (GTask *task)
       natter_sessions_end_op (data->self, data->op);
       data->op = 0;
     }
+}
+
+/* After a write under the lock: brings the session's index entry up to
+ * the state the write left (natter_session_index_update_from_state()
+ * with the status it had), ends the operation as
+ * natter_sessions_op_finish() does, and only then emits
+ * #NatterSessions::session-index-changed, so a handler finds the lock
+ * free. The caller still returns the task's value. */
+void
+natter_sessions_op_publish (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+
+  natter_session_index_update_from_state (data->self->index, data->state, NULL);
+  natter_sessions_op_finish (task);
+  g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
+                 data->session_id);
+}
+
+static void
+title_appended_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) appended = g_steal_pointer (&data->appending);
+  GError *error = NULL;
+
+  if (!natter_jsonl_repo_append_finish (NATTER_JSONL_REPO (object), result, &error) ||
+      !natter_sessions_op_apply_appended (data, appended, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  natter_sessions_op_publish (task);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Under the operation's lock, with data->state read: appends
+ * `title_changed` with @title (docs/format.md §3.1), folds it into the
+ * state and publishes it (natter_sessions_op_publish()); @task then
+ * returns %TRUE, or the repository's error. Both a person's rename and
+ * an automatic title (docs/sessions.md §13) write it so. */
+void
+natter_sessions_op_write_title (GTask      *task,
+                                const char *title)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  g_autofree char *ts = natter_clock_format_ts (data->self->clock);
+
+  g_assert (data->guard != NULL && data->state != NULL && data->appending == NULL);
+
+  data->appending = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_ptr_array_add (data->appending, natter_session_event_new_title_changed (data->session_id, ts, title));
+  natter_jsonl_repo_append_async (data->self->session_repo, data->session_id, data->appending, NULL,
+                                  title_appended_cb, g_object_ref (task));
 }
 
 void

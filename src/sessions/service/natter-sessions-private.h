@@ -240,6 +240,9 @@ GTask              *natter_sessions_op_task_new        (NatterSessions        *s
                                                         gpointer               user_data,
                                                         gpointer               source_tag);
 void                natter_sessions_op_finish          (GTask                 *task);
+void                natter_sessions_op_publish         (GTask                 *task);
+void                natter_sessions_op_write_title     (GTask                 *task,
+                                                        const char            *title);
 void                natter_sessions_op_return_error    (GTask                 *task,
                                                         GError                *error);
 gboolean            natter_sessions_op_check_cancelled (GTask                 *task);

@@ -80,10 +80,7 @@ queue_appended_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_session_index_update_from_state (self->index, data->base.state, NULL);
-  natter_sessions_op_finish (task);
-  g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0,
-                 data->base.session_id);
+  natter_sessions_op_publish (task);
   /* A queued message behind a completed turn (or a promotion a crash
    * lost) goes now; behind a running one, when it completes. */
   if (g_task_get_source_tag (task) == natter_sessions_queue_message_async)
