@@ -91,10 +91,11 @@ struct _NatterMarkdownView
   guint                   idle_id;
 
   /* Pacing (see STEP_BUDGET_US). */
-  gint64                  step_frame_cpu;    /* thread CPU at a timed frame's tick, or 0 */
+  gint64                  step_frame_start;  /* tick of a timed frame, or 0 */
+  gint64                  step_frame_cpu;    /* the thread's CPU time at that tick */
   gsize                   step_bytes;        /* text built in that frame */
   gint64                  open_built_at;
-  gint64                  open_cost_us;      /* CPU of the last frame that rebuilt it */
+  gint64                  open_cost_us;      /* last frame that rebuilt it */
   gboolean                open_rebuilt;
   GdkFrameClock          *paint_clock;
   gulong                  after_paint_id;
@@ -498,10 +499,10 @@ after_paint_cb (GdkFrameClock      *frame_clock,
 {
   gint64 cost;
 
-  if (self->step_frame_cpu == 0)
+  if (self->step_frame_start == 0)
     return;
   cost = thread_cpu_us () - self->step_frame_cpu;
-  self->step_frame_cpu = 0;
+  self->step_frame_start = 0;
 
   /* Small steps say little about the cost of a byte. */
   if (self->step_bytes >= MIN_STEP_BYTES)
@@ -510,9 +511,10 @@ after_paint_cb (GdkFrameClock      *frame_clock,
 
       us_per_byte = us_per_byte > 0 ? (us_per_byte + per_byte) / 2 : per_byte;
     }
+  /* The open chunk's pause is a share of the wall time (open_chunk_due()). */
   if (self->open_rebuilt)
     {
-      self->open_cost_us = cost;
+      self->open_cost_us = g_get_monotonic_time () - self->open_built_at;
       self->open_rebuilt = FALSE;
     }
 }
@@ -524,7 +526,7 @@ disconnect_paint_clock (NatterMarkdownView *self)
     return;
   g_clear_signal_handler (&self->after_paint_id, self->paint_clock);
   g_clear_object (&self->paint_clock);
-  self->step_frame_cpu = 0;
+  self->step_frame_start = 0;
 }
 
 static void
@@ -553,6 +555,7 @@ tick_cb (GtkWidget     *widget,
   self->open_rebuilt = FALSE;
   self->step_bytes = 0;
   more = process (self, step_budget_bytes (), TRUE);
+  self->step_frame_start = now;
   self->step_frame_cpu = cpu;
   if (self->open_rebuilt)
     self->open_built_at = now;
