@@ -29,6 +29,7 @@ struct _NatterComposer
 
   gboolean            running;
   char               *blocked_reason;
+  char               *note;
   gboolean            can_attach;
   guint64             attachment_limit;  /* bytes; 0: not checked here */
   GPtrArray          *attachments;   /* Pending, in the order added */
@@ -121,8 +122,11 @@ update_button (NatterComposer *self)
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->send_button), label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->send_button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
-  gtk_label_set_text (self->reason_label, self->blocked_reason != NULL ? self->blocked_reason : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->reason_label), self->blocked_reason != NULL && !self->running);
+  /* Why sending is refused, else what a message here does. */
+  gtk_label_set_text (self->reason_label, self->blocked_reason != NULL ? self->blocked_reason
+                                          : self->note != NULL ? self->note : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->reason_label),
+                          (self->blocked_reason != NULL || self->note != NULL) && !self->running);
 }
 
 /* GtkTextView has no placeholder: a label over the empty field says
@@ -715,6 +719,7 @@ natter_composer_finalize (GObject *object)
   NatterComposer *self = NATTER_COMPOSER (object);
 
   g_free (self->blocked_reason);
+  g_free (self->note);
   g_ptr_array_unref (self->attachments);
 
   G_OBJECT_CLASS (natter_composer_parent_class)->finalize (object);
@@ -1015,6 +1020,44 @@ natter_composer_set_blocked_reason (NatterComposer *self,
   self->blocked_reason = g_strdup (reason);
   update_button (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BLOCKED_REASON]);
+}
+
+/**
+ * natter_composer_get_note:
+ * @self: a composer
+ *
+ * Returns: (transfer none) (nullable): what a message sent here does,
+ *   as shown above the entry (natter_composer_set_note()), or %NULL
+ */
+const char *
+natter_composer_get_note (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
+  return self->note;
+}
+
+/**
+ * natter_composer_set_note:
+ * @self: a composer
+ * @note: (nullable): a plain sentence on what a message sent here does
+ *   (another device's copy goes on as a new version, docs/format.md
+ *   §9.1); %NULL for none
+ *
+ * Shown above the entry where a blocked reason would be, while sending
+ * is allowed; it blocks nothing. A blocked reason takes its place while
+ * there is one. The string is copied.
+ */
+void
+natter_composer_set_note (NatterComposer *self,
+                          const char     *note)
+{
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  if (g_strcmp0 (self->note, note) == 0)
+    return;
+  g_free (self->note);
+  self->note = g_strdup (note);
+  update_button (self);
 }
 
 /**

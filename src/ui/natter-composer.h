@@ -25,6 +25,9 @@ void        natter_composer_set_running        (NatterComposer *self,
 const char *natter_composer_get_blocked_reason (NatterComposer *self);
 void        natter_composer_set_blocked_reason (NatterComposer *self,
                                                 const char     *reason);
+const char *natter_composer_get_note           (NatterComposer *self);
+void        natter_composer_set_note           (NatterComposer *self,
+                                                const char     *note);
 gboolean    natter_composer_send               (NatterComposer *self);
 const char *natter_composer_get_placeholder    (NatterComposer *self);
 

@@ -4,8 +4,10 @@
  *
  * The messages queued in the open conversation (docs/sessions.md
  * §4), shown under the running turn as pending bubbles, each with Edit
- * and Remove. Read from the session file, and again whenever the session
- * changes: queueing, an edit, a removal and a promotion all do.
+ * and Remove — or read only, saying why, behind a turn another device
+ * runs, whose queue is that device's (docs/format.md §4.5). Read from
+ * the session file, and again whenever the session changes: queueing,
+ * an edit, a removal and a promotion all do.
  */
 
 #define G_LOG_DOMAIN "natter-queue-view"
@@ -142,16 +144,35 @@ caption_for_status (const char *latest_status)
   return _("Queued: sent when the answer above is complete");
 }
 
+/* The caption of a queue behind a turn another device runs
+ * (docs/format.md §4.5): that device sends the messages as its answer
+ * ends, and the session layer refuses every change of them here. */
+static char *
+elsewhere_caption (NatterSessionIndexEntry *entry)
+{
+  const char *name = natter_session_index_entry_get_latest_turn_device_name (entry);
+
+  if (name == NULL || name[0] == '\0')
+    name = natter_session_index_entry_get_latest_turn_device_id (entry);
+  /* Translators: %s is the name of another computer the answer is written on */
+  return g_strdup_printf (_("The answer is being written on another device (“%s”); that device sends this message "
+                            "when it ends, and it cannot be changed here."), name);
+}
+
 /* One pending message: a bubble (the message, plainly, and "Queued")
- * with Edit and Remove under it. */
+ * with Edit and Remove under it; read only, with @elsewhere as its
+ * caption, when the queue is another device's. */
 static GtkWidget *
 bubble_new (NatterQueueView                  *self,
             const NatterSessionQueuedMessage *queued,
-            const char                       *latest_status)
+            const char                       *latest_status,
+            const char                       *elsewhere)
 {
   g_autofree char *text = message_text (queued->message);
-  GtkWidget *bubble = natter_queued_message_new (queued->queue_id, text, caption_for_status (latest_status));
+  GtkWidget *bubble = natter_queued_message_new (queued->queue_id, text,
+                                                 elsewhere != NULL ? elsewhere : caption_for_status (latest_status));
 
+  natter_queued_message_set_read_only (NATTER_QUEUED_MESSAGE (bubble), elsewhere != NULL);
   g_signal_connect (bubble, "edit", G_CALLBACK (edit_cb), self);
   g_signal_connect (bubble, "remove", G_CALLBACK (remove_cb), self);
   return bubble;
@@ -178,6 +199,7 @@ session_read_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
   const char *latest_status = NULL;
+  g_autofree char *elsewhere = NULL;
 
   state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, &error);
   /* Another conversation was opened meanwhile. */
@@ -187,12 +209,18 @@ session_read_cb (GObject      *source,
   entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), self->session_id);
   if (entry != NULL)
     latest_status = natter_session_index_entry_get_latest_turn_status (entry);
+  /* A turn not running here and not ended, that names another device,
+   * runs there. */
+  if (entry != NULL && g_strcmp0 (latest_status, "idle") == 0 &&
+      !natter_sessions_is_turn_running (self->sessions, natter_session_index_entry_get_latest_turn_id (entry)) &&
+      natter_sessions_is_turn_elsewhere (self->sessions, entry))
+    elsewhere = elsewhere_caption (entry);
   for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
     {
       const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, i);
 
       g_ptr_array_add (self->queue_ids, g_strdup (queued->queue_id));
-      gtk_box_append (GTK_BOX (self->list), bubble_new (self, queued, latest_status));
+      gtk_box_append (GTK_BOX (self->list), bubble_new (self, queued, latest_status, elsewhere));
     }
   gtk_widget_set_visible (GTK_WIDGET (self), self->queue_ids->len > 0);
 }

@@ -4,9 +4,11 @@
  *
  * One message waiting in a conversation's queue, as the queue view shows
  * it: a bubble with the message, plainly, and what it waits for, with
- * Edit and Remove under it. The bubble only says what the person asked
- * for, through ::edit and ::remove; the queue view acts on it. Its
- * widgets are declared in natter-queued-message.ui.
+ * Edit and Remove under it — or, read only, without them, when the
+ * queue is not this device's to change (its caption says why). The
+ * bubble only says what the person asked for, through ::edit and
+ * ::remove; the queue view acts on it. Its widgets are declared in
+ * natter-queued-message.ui.
  */
 
 #define G_LOG_DOMAIN "natter-queue-view"
@@ -148,4 +150,45 @@ const char *
 natter_queued_message_get_text (NatterQueuedMessage *self)
 {
   return self->text;
+}
+
+/**
+ * natter_queued_message_get_caption:
+ * @self: the bubble
+ *
+ * Returns: (transfer none): what the message waits for, as shown
+ */
+const char *
+natter_queued_message_get_caption (NatterQueuedMessage *self)
+{
+  return gtk_label_get_text (self->state_label);
+}
+
+/**
+ * natter_queued_message_set_read_only:
+ * @self: the bubble
+ * @read_only: whether the message cannot be changed here
+ *
+ * A read-only bubble shows the message and its caption without Edit
+ * and Remove: the queue behind a turn another device runs is that
+ * device's (docs/format.md §4.5), and the caption says so.
+ */
+void
+natter_queued_message_set_read_only (NatterQueuedMessage *self,
+                                     gboolean             read_only)
+{
+  gtk_widget_set_visible (self->edit_button, !read_only);
+  gtk_widget_set_visible (self->remove_button, !read_only);
+}
+
+/**
+ * natter_queued_message_get_read_only:
+ * @self: the bubble
+ *
+ * Returns: whether Edit and Remove are hidden
+ */
+gboolean
+natter_queued_message_get_read_only (NatterQueuedMessage *self)
+{
+  return !gtk_widget_get_visible (self->edit_button);
 }

@@ -18,5 +18,9 @@ GtkWidget  *natter_queued_message_new          (const char          *queue_id,
                                                 const char          *caption);
 const char *natter_queued_message_get_queue_id (NatterQueuedMessage *self);
 const char *natter_queued_message_get_text     (NatterQueuedMessage *self);
+const char *natter_queued_message_get_caption  (NatterQueuedMessage *self);
+void        natter_queued_message_set_read_only (NatterQueuedMessage *self,
+                                                 gboolean             read_only);
+gboolean    natter_queued_message_get_read_only (NatterQueuedMessage *self);
 
 G_END_DECLS

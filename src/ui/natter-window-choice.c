@@ -22,11 +22,23 @@
 
 /* The composer */
 
+/* The name of the device the latest turn of @entry runs on, for people
+ * to read: its name, else its id. */
+static const char *
+device_name (NatterSessionIndexEntry *entry)
+{
+  const char *name = natter_session_index_entry_get_latest_turn_device_name (entry);
+
+  return name != NULL && name[0] != '\0' ? name : natter_session_index_entry_get_latest_turn_device_id (entry);
+}
+
 void
 _natter_window_update_composer (NatterWindow *self)
 {
   const char *status;
   const char *reason = NULL;
+  const char *note = NULL;
+  g_autofree char *elsewhere = NULL;
   gboolean running;
 
   if (self->conversation.entry == NULL && self->conversation.new_chat)
@@ -34,6 +46,7 @@ _natter_window_update_composer (NatterWindow *self)
       /* A new conversation: nothing runs, anything may be sent. */
       natter_composer_set_running (self->conversation.composer, FALSE);
       natter_composer_set_blocked_reason (self->conversation.composer, NULL);
+      natter_composer_set_note (self->conversation.composer, NULL);
       gtk_widget_set_sensitive (GTK_WIDGET (self->conversation.composer), !self->conversation.sending);
       _natter_window_update_keyboard_actions (self);
       return;
@@ -43,21 +56,32 @@ _natter_window_update_composer (NatterWindow *self)
 
   status = natter_session_index_entry_get_latest_turn_status (self->conversation.entry);
   running = _natter_window_latest_is_unsettled (self);
+  /* Another device's copy is never written: a message there goes on
+   * from it as a new version (docs/format.md §9.1) — but a copy of one
+   * answer, whose turn is the copy itself, has no turn to go on from. */
+  if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
+    note = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
+             "once. A message sent here goes on from it as a new version; the copy stays as it is.");
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
-  else if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
-    reason = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
+  else if (note != NULL &&
+           natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
+    reason = _("This version is another device’s copy of one answer, kept when both devices went on with it at "
                "once. It is read only.");
   else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
     reason = _("The last answer has not arrived from another device yet.");
   else if (!running && g_strcmp0 (status, "idle") == 0 &&
            natter_sessions_is_turn_elsewhere (self->sessions, self->conversation.entry))
-    reason = _("The last answer is being written on another device. It shows here when it arrives.");
+    /* Translators: %s is the name of another computer the answer is written on */
+    reason = elsewhere = g_strdup_printf (_("The answer is being written on another device (“%s”); a message can be "
+                                            "sent or queued here once it has ended."),
+                                          device_name (self->conversation.entry));
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
 
   natter_composer_set_running (self->conversation.composer, running);
   natter_composer_set_blocked_reason (self->conversation.composer, reason);
+  natter_composer_set_note (self->conversation.composer, note);
   gtk_widget_set_sensitive (GTK_WIDGET (self->conversation.composer), !self->conversation.sending);
   _natter_window_update_keyboard_actions (self);
 }

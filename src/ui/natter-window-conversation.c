@@ -140,8 +140,11 @@ sent_cb (GObject      *source,
     _natter_window_show_error_toast (self, g_strdup_printf (_("The conversation could not be compacted before "
                                                               "sending: %s"), sent->compaction_error->message));
   /* A new version goes on with the model and agent of the conversation
-   * it was made from, and is shown where it differs. */
-  if (sent->created && natter_message_request_get_version_of (data->request) != NULL)
+   * it was made from, and is shown where it differs. So does the new
+   * version a message typed in another device's copy made
+   * (docs/format.md §9.1): the message went there. */
+  if (sent->created && (natter_message_request_get_version_of (data->request) != NULL ||
+                        natter_message_request_get_session (data->request) != NULL))
     {
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->conversation.session_id, data->session_id) == 0)

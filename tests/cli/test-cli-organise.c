@@ -4,7 +4,7 @@
  *
  * Keeping conversations in order from the command line: grants,
  * parameters, pins and folders, the queue, titles, forks and deletes,
- * versions and search.
+ * versions (another device's copy among them) and search.
  */
 
 #include "test-cli.h"
@@ -703,6 +703,108 @@ test_sessions_mark_versions (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\tSalutations\tversion of "));
 }
 
+/* The path of session @name's file (an id, or a conflict copy's name
+ * that begins with one). */
+static char *
+session_path (Fixture    *f,
+              const char *name)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", name, name + 5,
+                                               name + 8, name);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+
+  return g_file_get_path (file);
+}
+
+/* The user messages of the model request @index, joined by "|". */
+static char *
+request_user_texts (Fixture *f,
+                    guint    index)
+{
+  g_autoptr(JsonObject) body = request_body (f, index);
+  JsonArray *messages = json_object_get_array_member (body, "messages");
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+
+      JsonNode *content = json_object_get_member (message, "content");
+      g_autofree char *text = JSON_NODE_HOLDS_VALUE (content) ? g_strdup (json_node_get_string (content))
+                                                              : json_to_string (content, FALSE);
+
+      if (g_strcmp0 (json_object_get_string_member (message, "role"), "user") == 0)
+        g_string_append_printf (out, "%s%s", out->len > 0 ? "|" : "", text);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* `natter send --session` with the name of the copy Syncthing kept of a
+ * conversation both devices continued (docs/format.md §9.1): the
+ * message goes on from the copy in a new version, whose id the command
+ * prints; the model gets the copy's history; neither the copy nor the
+ * log is written; the new version is listed as a version of the
+ * conversation. */
+static void
+test_send_in_copy (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *log_before = NULL;
+  g_autofree char *log_after = NULL;
+  g_autofree char *copy_after = NULL;
+  g_autofree char *users = NULL;
+  g_autofree char *listed = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Where to?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  log_path = session_path (f, session_id);
+  g_assert_true (g_file_get_contents (log_path, &before, NULL, NULL));
+  /* The other device's continuation, then this one's on the log as it
+   * was: what Syncthing leaves is the log and the other as the copy. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--base-url", f->server->base_url, "--model", "m1", "By train, then");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_file_get_contents (log_path, &theirs, NULL, NULL));
+  g_assert_true (g_file_set_contents (log_path, before, -1, NULL));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--base-url", f->server->base_url, "--model", "m1", "By car, then");
+  g_assert_cmpint (r.status, ==, 0);
+  copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  copy_path = session_path (f, copy);
+  g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
+  g_assert_true (g_file_get_contents (log_path, &log_before, NULL, NULL));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", copy, "--base-url", f->server->base_url, "--model", "m1", "And back?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version, NULL);
+  g_assert_cmpstr (version, !=, session_id);
+  g_assert_nonnull (strstr (r.out, "Hello world"));
+  users = request_user_texts (f, 3);
+  g_assert_cmpstr (users, ==, "Where to?|By train, then|And back?");
+
+  g_assert_true (g_file_get_contents (copy_path, &copy_after, NULL, NULL));
+  g_assert_cmpstr (copy_after, ==, theirs);
+  g_assert_true (g_file_get_contents (log_path, &log_after, NULL, NULL));
+  g_assert_cmpstr (log_after, ==, log_before);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  listed = listed_version_of (r.out, version);
+  g_assert_cmpstr (listed, ==, session_id);
+}
+
 void
 cli_add_organise_tests (void)
 {
@@ -715,5 +817,6 @@ cli_add_organise_tests (void)
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
+  ADD ("/cli/send/in-conflict-copy", test_send_in_copy);
   ADD ("/cli/search", test_search);
 }

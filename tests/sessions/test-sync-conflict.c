@@ -318,6 +318,180 @@ test_session_copy (Fixture       *f,
   diverged_clear (&d);
 }
 
+/* The roles and texts of the messages a model request holds, one
+ * "role: text" a line (the agent's system prompt left out). */
+static char *
+request_transcript (JsonObject *request)
+{
+  JsonArray *messages = json_object_get_array_member (request, "messages");
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (messages); i++)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i);
+      JsonNode *content = json_object_get_member (message, "content");
+      const char *role = json_object_get_string_member (message, "role");
+
+      if (g_strcmp0 (role, "system") == 0)
+        continue;
+      g_string_append_printf (out, "%s: ", role);
+      if (JSON_NODE_HOLDS_VALUE (content))
+        g_string_append (out, json_node_get_string (content));
+      else
+        for (guint k = 0; k < json_array_get_length (json_node_get_array (content)); k++)
+          {
+            JsonObject *part = json_array_get_object_element (json_node_get_array (content), k);
+
+            g_string_append (out, json_object_get_string_member_with_default (part, "text", ""));
+          }
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+continue_copy (Fixture     *f,
+               const char  *copy,
+               GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_continue_copy_async (f->sessions, copy, NULL, natter_test_result_cb, &result);
+  return natter_sessions_continue_copy_finish (f->sessions, natter_test_sessions_wait_result (&result), error);
+}
+
+/* Going on from the copy (docs/format.md §9.1): a new ordinary version,
+ * branched where the copy is, whose own turns are the copy's own turns,
+ * referenced; the message sent there has exactly the copy's history
+ * before it. Neither the copy nor the log is written, and the message
+ * where the devices parted lists the copy once, as the new version. */
+static void
+test_continue_copy (Fixture       *f,
+                    gconstpointer  data)
+{
+  Diverged d = { 0 };
+  g_autofree char *log_path = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *log_before = NULL;
+  g_autofree char *copy_before = NULL;
+  g_autofree char *log_after = NULL;
+  g_autofree char *copy_after = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *turn = NULL;
+  g_autofree char *sent = NULL;
+  g_autofree char *copy_history = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterTurnState) answer = NULL;
+  g_autoptr(NatterSessionIndex) index = NULL;
+  g_autoptr(NatterSessions) started = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GHashTable) versions = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *context;
+  GPtrArray *of_here;
+  guint n;
+
+  diverge (f, &d);
+  log_path = path_of (f->w->session_repo, d.session);
+  copy_path = path_of (f->w->session_repo, d.copy);
+  log_before = contents_of (log_path);
+  copy_before = contents_of (copy_path);
+  /* What the other device sent when it asked "By train, then": the
+   * copy's history up to its last message. */
+  copy_history = request_transcript (natter_fake_model_get_request (f->w->fakes->model, 1));
+  g_assert_cmpstr (copy_history, ==, "user: Where to?\nassistant: done\nuser: By train, then\n");
+
+  version = continue_copy (f, d.copy, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (version);
+  g_assert_false (natter_sync_conflict_is_candidate (version));
+  state = natter_test_sessions_get (f, version);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, d.session);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, d.shared);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Trip");
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, d.there);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->index, version)),
+                   ==, "completed");
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"And back by train.\"}", NULL);
+  n = natter_fake_model_get_n_requests (f->w->fakes->model);
+  turn = natter_test_sessions_send_and_wait (f, version, "And back?");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->w->fakes->model), ==, n + 1);
+  sent = request_transcript (natter_fake_model_get_request (f->w->fakes->model, n));
+  expected = g_strconcat (copy_history, "assistant: done\nuser: And back?\n", NULL);
+  g_assert_cmpstr (sent, ==, expected);
+  answer = natter_turn_reduce_file_sync (f->w->turn_repo, turn, NULL, NULL, &error);
+  g_assert_no_error (error);
+  context = json_object_get_object_member (natter_turn_state_get_definition (answer), "context");
+  g_assert_cmpstr (json_object_get_string_member (context, "previousTurnId"), ==, d.there);
+  g_clear_pointer (&state, natter_session_state_unref);
+  state = natter_test_sessions_get (f, version);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 2);
+  g_assert_cmpstr (natter_session_state_get_turn (state, 1)->turn_id, ==, turn);
+
+  /* Neither the copy nor the log changed. */
+  log_after = contents_of (log_path);
+  copy_after = contents_of (copy_path);
+  g_assert_cmpstr (log_after, ==, log_before);
+  g_assert_cmpstr (copy_after, ==, copy_before);
+
+  /* Where the devices parted: this device's message and the new
+   * version's, which shows all the copy shows; not the copy again. */
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  started = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                 NATTER_CLOCK (f->w->clock), f->w->ids, index);
+  natter_sessions_list_versions_async (started, d.session, NULL, natter_test_result_cb, &result);
+  versions = natter_sessions_list_versions_finish (started, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  of_here = g_hash_table_lookup (versions, d.here);
+  g_assert_nonnull (of_here);
+  g_assert_cmpuint (of_here->len, ==, 2);
+  g_assert_cmpstr (((NatterTurnVersion *) g_ptr_array_index (of_here, 1))->session_id, ==, version);
+  g_assert_cmpstr (((NatterTurnVersion *) g_ptr_array_index (of_here, 1))->turn_id, ==, d.there);
+  /* The copy is still there, and still a version of the conversation. */
+  g_assert_true (natter_session_index_entry_get_is_version (lookup (index, d.copy)));
+  g_assert_true (natter_session_index_entry_get_is_version (lookup (index, version)));
+  diverged_clear (&d);
+}
+
+/* Two devices that both go on from the same copy each make a version of
+ * their own: two new files, never one file written twice. What is no
+ * copy, or a copy that is not there, is refused with nothing written. */
+static void
+test_continue_copy_twice (Fixture       *f,
+                          gconstpointer  data)
+{
+  Diverged d = { 0 };
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autofree char *none = NULL;
+
+  diverge (f, &d);
+  one = continue_copy (f, d.copy, &error);
+  g_assert_no_error (error);
+  two = continue_copy (f, d.copy, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (one, !=, two);
+
+  /* Not a copy's name; a copy of nothing. */
+  none = continue_copy (f, d.session, &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  before = snapshot (f);
+  none = continue_copy (f, "2026-01-01T00-00-00Z-0000009-000" STAMP, &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+  after = snapshot (f);
+  assert_same_files (before, after);
+  diverged_clear (&d);
+}
+
 /* Two devices in step hold the same files, and read the same
  * conversations and versions from them: the copy's identity is its name,
  * nothing either device chose. */
@@ -418,6 +592,14 @@ test_turn_copy (Fixture       *f,
   g_assert_no_error (error);
   text = natter_turn_state_dup_final_text (answer);
   g_assert_cmpstr (text, ==, "Roses are red");
+
+  /* Its one turn is the copy itself, which no other session can name:
+   * nothing goes on from it, and nothing is written. */
+  g_assert_null (continue_copy (f, copy, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY);
+  g_clear_object (&index);
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 2);
 }
 
 /* A copy that cannot be read, by its name or by its lines, is listed
@@ -676,6 +858,8 @@ main (int   argc,
   g_test_add_func ("/sync-conflict/names", test_names);
   ADD ("/sync-conflict/session-copy", test_session_copy);
   ADD ("/sync-conflict/both-devices-read-the-same", test_both_devices_read_the_same);
+  ADD ("/sync-conflict/continue-copy", test_continue_copy);
+  ADD ("/sync-conflict/continue-copy-twice", test_continue_copy_twice);
   ADD ("/sync-conflict/turn-copy", test_turn_copy);
   ADD ("/sync-conflict/malformed-copies", test_malformed_copies);
   ADD ("/sync-conflict/folder-copy", test_folder_copy);

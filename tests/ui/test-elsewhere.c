@@ -9,12 +9,14 @@
  * and never resumed by itself. The device's name comes from another
  * machine and holds markup, which shows as text. Continue Here… asks
  * first; Cancel changes nothing; Continue Here finishes the answer on
- * this device, the first new event naming it.
+ * this device, the first new event naming it. The messages queued
+ * behind such a turn are that device's: shown read only, saying so.
  */
 
 #include <string.h>
 
 #include "natter-markdown-view.h"
+#include "natter-queued-message.h"
 #include "natter-session-row.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
@@ -24,7 +26,10 @@ static NatterApplication *app;
 
 #define LAPTOP "laptop <b>&</b>"
 static const char *answering_text = "Answering on “" LAPTOP "”…";
-static const char *waiting_text = "The last answer is being written on another device. It shows here when it arrives.";
+static const char *waiting_text = "The answer is being written on another device (“" LAPTOP "”); a message can be "
+                                  "sent or queued here once it has ended.";
+static const char *queued_text = "The answer is being written on another device (“" LAPTOP "”); that device sends "
+                                 "this message when it ends, and it cannot be changed here.";
 
 static gboolean
 answering_shown (gpointer data)
@@ -152,6 +157,101 @@ test_continue_here (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *caption;
+} QueueShown;
+
+/* The bubbles the open conversation's queue shows. */
+static GPtrArray *
+bubbles (NatterWindow *window)
+{
+  return ui_find_all (GTK_WIDGET (window->conversation.queue_view), NATTER_TYPE_QUEUED_MESSAGE);
+}
+
+static gboolean
+queue_shown (gpointer data)
+{
+  QueueShown *q = data;
+  g_autoptr(GPtrArray) shown = NULL;
+
+  ui_settle ();
+  shown = bubbles (q->window);
+  return shown->len == 1 &&
+         g_strcmp0 (natter_queued_message_get_caption (g_ptr_array_index (shown, 0)), q->caption) == 0;
+}
+
+/* A message queued on the laptop behind its answer, found here while the
+ * answer is still being written there: the bubble shows it without Edit
+ * and Remove and says why, and the message field says the same; nothing
+ * is sent or changed here. Once the laptop's answer has been taken over
+ * here and ended, the bubble is this device's to change again. */
+static void
+test_queue_elsewhere (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterDevice) laptop = natter_device_new ("laptop-id", LAPTOP);
+  g_autoptr(NatterDevice) desktop = natter_device_new ("desktop-id", "desktop");
+  g_autofree char *session_id = ui_create_session (u, "A story from the laptop");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *begun = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autofree char *session_before = NULL;
+  g_autofree char *session_after = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) session_file = NULL;
+  g_autoptr(GPtrArray) shown = NULL;
+  NatterQueuedMessage *bubble;
+  NatterComposer *composer;
+  NatterWindow *window;
+  QueueShown q;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_turn_runtime_set_device (u->w->runtime, laptop);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &begun);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "And another one");
+  natter_sessions_queue_message_async (u->sessions, session_id, input, options, FALSE, NULL, ui_result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (queue_id);
+  /* The result holds the service, which the restart replaces. */
+  g_clear_object (&result);
+  natter_turn_runtime_set_device (u->w->runtime, desktop);
+  ui_world_restart (u);
+  session_file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  session_before = ui_read_file (session_file);
+
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (answering_shown, window);
+  q = (QueueShown) { window, queued_text };
+  ui_wait_until (queue_shown, &q);
+  shown = bubbles (window);
+  bubble = g_ptr_array_index (shown, 0);
+  g_assert_true (natter_queued_message_get_read_only (bubble));
+  g_assert_cmpstr (natter_queued_message_get_text (bubble), ==, "And another one");
+  g_assert_true (ui_label_shown (GTK_WIDGET (window->conversation.queue_view), queued_text));
+  g_assert_null (ui_find_button (GTK_WIDGET (window->conversation.queue_view), "_Edit"));
+  g_assert_null (ui_find_button (GTK_WIDGET (window->conversation.queue_view), "_Remove"));
+  /* The message field refuses in the same words: no send, no queueing. */
+  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, waiting_text);
+  natter_composer_set_text (composer, "A third one");
+  g_assert_false (natter_composer_send (composer));
+  session_after = ui_read_file (session_file);
+  g_assert_cmpstr (session_after, ==, session_before);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
+
+  ui_destroy_window (window);
+  natter_turn_runtime_set_device (u->w->runtime, NULL);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -160,6 +260,7 @@ main (int   argc,
 
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/elsewhere/continue-here", test_continue_here);
+  g_test_add_func ("/elsewhere/queue", test_queue_elsewhere);
   status = g_test_run ();
   g_clear_object (&app);
   return status;

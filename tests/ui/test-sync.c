@@ -8,7 +8,8 @@
  * in the conversation, in the composer, which does not send on it), not
  * as damage, and shows as usual once it is there; the copy Syncthing
  * kept of a conversation both devices continued opens as its other
- * version, read only.
+ * version, never written: a message sent there goes on from it as a new
+ * version, which opens.
  */
 
 #include <string.h>
@@ -26,8 +27,11 @@ static NatterApplication *app;
 
 static const char *arriving_text = "Arriving from another device…";
 static const char *arriving_blocked = "The last answer has not arrived from another device yet.";
-static const char *copy_blocked = "This version is another device’s copy of the conversation, kept when both "
-                                  "devices changed it at once. It is read only.";
+static const char *turn_copy_blocked = "This version is another device’s copy of one answer, kept when both "
+                                       "devices went on with it at once. It is read only.";
+static const char *copy_note = "This version is another device’s copy of the conversation, kept when both "
+                               "devices changed it at once. A message sent here goes on from it as a new version; "
+                               "the copy stays as it is.";
 
 static NatterSessionRow *
 find_row (NatterWindow *window,
@@ -198,8 +202,9 @@ diverge (UiWorld    *u,
 }
 
 /* The copy Syncthing kept of a conversation both devices continued opens
- * as its other version: the shared turn, then the other device's answer;
- * read only. The conversation shows this device's answer. */
+ * as its other version: the shared turn, then the other device's answer,
+ * and a plain word on what a message there does. The conversation shows
+ * this device's answer. */
 static void
 test_conflict_copy (void)
 {
@@ -223,15 +228,138 @@ test_conflict_copy (void)
   g_assert_true (natter_window_open_session (window, copy));
   shown = (Shown) { window, "Anywhere you like.|The train it is." };
   ui_wait_until_full (texts_shown, describe_texts, &shown);
-  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, copy_blocked);
-  natter_composer_set_text (composer, "And back?");
-  g_assert_false (natter_composer_send (composer));
+  g_assert_null (natter_composer_get_blocked_reason (composer));
+  g_assert_cmpstr (natter_composer_get_note (composer), ==, copy_note);
+  g_assert_true (ui_label_shown (GTK_WIDGET (composer), copy_note));
 
   g_assert_true (natter_window_open_session (window, session_id));
   shown = (Shown) { window, "Anywhere you like.|The car it is." };
   ui_wait_until_full (texts_shown, describe_texts, &shown);
   g_assert_null (natter_composer_get_blocked_reason (composer));
+  g_assert_null (natter_composer_get_note (composer));
   g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 3);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+opened_elsewhere (gpointer data)
+{
+  Shown *s = data;
+
+  ui_settle ();
+  return natter_window_get_session_id (s->window) != NULL &&
+         strstr (natter_window_get_session_id (s->window), ".sync-conflict-") == NULL && texts_shown (s);
+}
+
+/* A message sent in the copy goes on from it: a new version opens with
+ * the copy's turns and the new answer, the model having been sent the
+ * copy's history; neither the copy nor the log is written. */
+static void
+test_conflict_copy_continue (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  g_autofree char *log_path = NULL;
+  g_autofree char *log_before = NULL;
+  g_autofree char *log_after = NULL;
+  g_autofree char *copy_after = NULL;
+  g_autoptr(NatterSessionState) version = NULL;
+  JsonArray *messages;
+  NatterWindow *window;
+  NatterComposer *composer;
+  Shown shown;
+
+  copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
+  g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
+  log_path = natter_jsonl_repo_dup_path (u->w->session_repo, session_id, NULL);
+  g_assert_true (g_file_get_contents (log_path, &log_before, NULL, NULL));
+  ui_world_restart (u);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"And back by train.\"}",
+                            NULL);
+
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, copy));
+  shown = (Shown) { window, "Anywhere you like.|The train it is." };
+  ui_wait_until_full (texts_shown, describe_texts, &shown);
+  natter_composer_set_text (composer, "And back?");
+  g_assert_true (natter_composer_send (composer));
+  shown = (Shown) { window, "Anywhere you like.|The train it is.|And back by train." };
+  ui_wait_until_full (opened_elsewhere, describe_texts, &shown);
+  ui_wait_until (ui_no_advances, u);
+
+  /* The model was sent the copy's history, then the message. */
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 4);
+  messages = json_object_get_array_member (natter_fake_model_get_request (u->w->fakes->model, 3), "messages");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages,
+                                                                                 json_array_get_length (messages) - 3),
+                                                  "content"), ==, "By train, then");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (messages,
+                                                                                 json_array_get_length (messages) - 1),
+                                                  "content"), ==, "And back?");
+  version = ui_get_session (u, natter_window_get_session_id (window));
+  g_assert_cmpstr (natter_session_state_get_parent_session (version), ==, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_turns (version), ==, 2);
+  g_assert_null (natter_composer_get_note (composer));
+  g_assert_null (natter_composer_get_blocked_reason (composer));
+
+  g_assert_true (g_file_get_contents (copy_path, &copy_after, NULL, NULL));
+  g_assert_cmpstr (copy_after, ==, theirs);
+  g_assert_true (g_file_get_contents (log_path, &log_after, NULL, NULL));
+  g_assert_cmpstr (log_after, ==, log_before);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The copy Syncthing kept of one answer both devices went on with
+ * opens as another answer to the message; it has no turn a conversation
+ * could go on from, so the message field says it is read only and
+ * sends nothing. */
+static void
+test_turn_copy_read_only (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Poem");
+  g_autofree char *turn = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *copy_path = NULL;
+  g_auto(GStrv) parts = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  Shown shown;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Violets are blue\"}", NULL);
+  turn = ui_send (u, session_id, "A poem, please");
+  ui_wait_turn (u, turn);
+  path = turn_path (u, turn);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  parts = g_strsplit (contents, "Violets are blue", -1);
+  theirs = g_strjoinv ("Roses are red", parts);
+  copy = g_strconcat (turn, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  copy_path = natter_jsonl_repo_dup_path (u->w->turn_repo, copy, NULL);
+  g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
+  share_folder (u);
+  ui_world_restart (u);
+  g_assert_nonnull (natter_session_index_lookup (u->index, copy));
+
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, copy));
+  shown = (Shown) { window, "Roses are red" };
+  ui_wait_until_full (texts_shown, describe_texts, &shown);
+  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, turn_copy_blocked);
+  natter_composer_set_text (composer, "Another one?");
+  g_assert_false (natter_composer_send (composer));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -421,6 +549,8 @@ main (int   argc,
 
   g_test_add_func ("/sync/turn-arriving", test_turn_arriving);
   g_test_add_func ("/sync/conflict-copy", test_conflict_copy);
+  g_test_add_func ("/sync/conflict-copy-continue", test_conflict_copy_continue);
+  g_test_add_func ("/sync/turn-copy-read-only", test_turn_copy_read_only);
   g_test_add_func ("/sync/conflict-copy-arrives", test_conflict_copy_arrives);
   g_test_add_func ("/sync/turn-item-reread", test_turn_item_reread);
 

@@ -10,8 +10,9 @@
  *   - what is sent: new words, or a message sent again as it was (its
  *     words and its attachments, read from its turn);
  *   - where: the conversation asked for, a new one (a conversation
- *     exists from its first message), or a new version of a message (a
- *     branch at the turn before it);
+ *     exists from its first message), a new version of a message (a
+ *     branch at the turn before it), or for another device's copy of a
+ *     conversation, a new version that goes on from it;
  *   - to whom: the agent (the one asked for, else the conversation's)
  *     and the model, by the one rule of natter-model-choice.c;
  *
@@ -40,6 +41,7 @@
 #include "natter-session-error.h"
 #include "natter-sessions-queue.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-turn-reducer.h"
 
 /* The turns a Compact and Continue keeps whole: the message sent again
@@ -47,6 +49,11 @@
  * conversation keeps (the failed turn is not among them: its message
  * goes once, in the new version). */
 #define KEEP_TURNS_BEFORE 1
+
+/* How many sessions a new version's message is looked for in, past its
+ * own: the conversation it was typed in and those it branched from (a
+ * bound against a damaged store naming a cycle). */
+#define MAX_OWNER_HOPS 64
 
 struct _NatterSendPipeline
 {
@@ -383,6 +390,8 @@ typedef struct
    * branch starts (the turn before the message, in @fork_owner), or for
    * a first message, the conversation it descends from. */
   char                 *version_owner;
+  gboolean              owner_searched;  /* the turn's own session did not have it */
+  guint                 owner_hops;
   char                 *fork_owner;
   char                 *fork_turn;
   char                 *parent;
@@ -607,6 +616,8 @@ placed_cb (GObject      *object,
 
   if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async)
     state->result->session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
+  else if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_continue_copy_async)
+    state->result->session_id = natter_sessions_continue_copy_finish (NATTER_SESSIONS (object), result, &error);
   else
     state->result->session_id = natter_sessions_create_session_finish (NATTER_SESSIONS (object), result, &error);
   if (state->result->session_id == NULL)
@@ -620,8 +631,10 @@ placed_cb (GObject      *object,
 
 /* Where the message goes: a new version branches at the turn before its
  * message (a first message's version starts a conversation of the same
- * family); a message to no conversation starts one; else the
- * conversation asked for. */
+ * family); a message to no conversation starts one; a message to
+ * another device's copy of the conversation, which is never written,
+ * goes on in a new version with the copy's history (docs/format.md
+ * §9.1); else the conversation asked for. */
 static void
 place (GTask *task)
 {
@@ -643,6 +656,8 @@ place (GTask *task)
   else if (state->origin == NULL)
     natter_sessions_create_session_async (self->sessions, title, natter_message_request_get_cwd (state->request),
                                           NULL, NULL, cancellable, placed_cb, task);
+  else if (natter_sync_conflict_is_candidate (state->origin))
+    natter_sessions_continue_copy_async (self->sessions, state->origin, cancellable, placed_cb, task);
   else
     {
       state->result->session_id = g_strdup (state->origin);
@@ -921,6 +936,27 @@ version_session_read_cb (GObject      *object,
     ;
   if (i == n)
     {
+      /* A turn is usually its own session's (`turn_created.sessionId`),
+       * but a session may name turns first sent in another: a copy of
+       * a damaged session's readable part, a version that went on from
+       * another device's copy (docs/format.md §3.1). Then the
+       * conversation it was typed in is looked in, and the ones it
+       * shows turns of. */
+      const char *next = NULL;
+
+      if (!state->owner_searched && state->origin != NULL && g_strcmp0 (state->origin, state->version_owner) != 0)
+        next = state->origin;
+      else if (state->owner_searched)
+        next = natter_session_state_get_parent_session (session);
+      state->owner_searched = TRUE;
+      if (next != NULL && state->owner_hops++ < MAX_OWNER_HOPS)
+        {
+          g_free (state->version_owner);
+          state->version_owner = g_strdup (next);
+          natter_sessions_get_session_async (pipeline_of (task)->sessions, state->version_owner,
+                                             g_task_get_cancellable (task), version_session_read_cb, task);
+          return;
+        }
       fail (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
                                "Turn %s is not in session %s", turn_id, state->version_owner));
       return;

@@ -21,6 +21,7 @@
 #include "natter-log-read.h"
 #include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
+#include "natter-sync-conflict-name.h"
 
 /**
  * natter_turn_version_free:
@@ -112,6 +113,33 @@ fork_point_of (NatterSessionState  *owner,
   *point = k > 0 ? natter_session_state_get_turn (owner, k - 1)->turn_id : NULL;
 }
 
+/* Whether a session of @branches that is no conflict copy begins with
+ * every own turn of @copy, in order: a version that went on from the
+ * copy (docs/format.md §9.1), which shows all the copy shows. */
+static gboolean
+continued_elsewhere (GPtrArray          *branches,
+                     NatterSessionState *copy)
+{
+  guint n = natter_session_state_get_n_turns (copy);
+
+  for (guint b = 0; b < branches->len; b++)
+    {
+      NatterSessionState *branch = g_ptr_array_index (branches, b);
+      guint i;
+
+      if (natter_sync_conflict_is_candidate (natter_session_state_get_session_id (branch)) ||
+          natter_session_state_get_n_turns (branch) < n)
+        continue;
+      for (i = 0; i < n; i++)
+        if (g_strcmp0 (natter_session_state_get_turn (branch, i)->turn_id,
+                       natter_session_state_get_turn (copy, i)->turn_id) != 0)
+          break;
+      if (i == n)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static int
 compare_ids (gconstpointer a,
              gconstpointer b)
@@ -198,9 +226,17 @@ versions_thread (GTask        *task,
           for (guint b = 0; b < branches->len; b++)
             {
               NatterSessionState *branch = g_ptr_array_index (branches, b);
+              const char *first = natter_session_state_get_turn (branch, 0)->turn_id;
 
-              g_ptr_array_add (versions, version_new (natter_session_state_get_session_id (branch),
-                                                      natter_session_state_get_turn (branch, 0)->turn_id));
+              /* Another device's copy that a new version went on from
+               * (docs/format.md §9.1) is that version's message: shown
+               * once, where it can go on, unless the copy is what is
+               * open. */
+              if (natter_sync_conflict_is_candidate (natter_session_state_get_session_id (branch)) &&
+                  g_strcmp0 (natter_session_state_get_session_id (branch), data->session_id) != 0 &&
+                  continued_elsewhere (branches, branch))
+                continue;
+              g_ptr_array_add (versions, version_new (natter_session_state_get_session_id (branch), first));
             }
           if (versions->len > 1)
             g_hash_table_insert (result, g_strdup (turn_id), versions);

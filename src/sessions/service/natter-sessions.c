@@ -24,7 +24,8 @@
  * resume, the queue's promotion); natter-sessions-advances.c the live
  * advances; natter-sessions-op.c the lock-and-read machinery every
  * session-locked operation runs on; natter-sessions-damage.c the
- * inspection and recovery of damaged sessions.
+ * inspection and recovery of damaged sessions; natter-sessions-copies.c
+ * the new version that goes on from another device's copy.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"

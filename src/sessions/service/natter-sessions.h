@@ -113,6 +113,15 @@ char               *natter_sessions_fork_finish                  (NatterSessions
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 
+void                natter_sessions_continue_copy_async          (NatterSessions      *self,
+                                                                  const char          *copy,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_continue_copy_finish         (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
 void                natter_sessions_get_session_async            (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   GCancellable        *cancellable,
