@@ -123,6 +123,29 @@ guess_language (const char *word)
   return language;
 }
 
+/* GtkSourceView reads, validates and compiles a language's definitions
+ * (its .lang file, against a RELAX NG schema, and its regular expressions)
+ * when a buffer first highlights in it, and drops them again when the
+ * last buffer that did is gone: every answer's first code block of a
+ * language would pay that again on the main thread (the largest single
+ * cost of building a long answer's widgets). An empty buffer per language
+ * used keeps them for the process; there are only as many as languages
+ * answers were written in. */
+static void
+keep_highlighting_loaded (GtkSourceLanguage *language)
+{
+  static GHashTable *keepers;   /* language id -> GtkSourceBuffer */
+  const char *id;
+
+  if (language == NULL)
+    return;
+  if (keepers == NULL)
+    keepers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  id = gtk_source_language_get_id (language);
+  if (!g_hash_table_contains (keepers, id))
+    g_hash_table_insert (keepers, g_strdup (id), gtk_source_buffer_new_with_language (language));
+}
+
 static void
 update_style_scheme (NatterCodeBlock *self)
 {
@@ -336,6 +359,7 @@ natter_code_block_new (const char *info,
   word[strcspn (word, " \t")] = '\0';
 
   language = guess_language (word);
+  keep_highlighting_loaded (language);
   gtk_source_buffer_set_language (self->buffer, language);
   gtk_source_buffer_set_highlight_syntax (self->buffer, language != NULL);
 

@@ -19,27 +19,46 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "natter-code-block.h"
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
 
-/* Time one step may spend building widgets. A frame at 60 Hz is 16 ms and
- * GTK still has to style, measure and draw what we built, which costs many
- * times what building it did, and not in proportion to it: measured under
- * Xvfb, 29 paragraphs built in 1.6 ms made a 48 ms frame (each new
- * wrapping label is shaped by Pango several times on its first layout),
- * while tables cost about four times their build time. What GTK spends
- * follows the amount of text better, so a step is also bounded in bytes:
- * each frame that ran one of our steps is timed from its tick to its
- * paint, which gives what a byte of new text costs on this machine now,
- * and the next step gets the bytes that fit in TARGET_FRAME_US. A loaded
- * machine then gets smaller steps instead of long stalls. */
-#define STEP_BUDGET_US 2000
-#define TARGET_FRAME_US 16000
-#define FIRST_STEP_BYTES 2048
-#define MIN_STEP_BYTES 256
+/* Time one step may spend building widgets. A frame leaves about 8 ms of
+ * the main thread at 120 Hz, and GTK still has to style, measure and draw
+ * what we built, which costs many times what building it did, and not in
+ * proportion to it: measured under Xvfb, 29 paragraphs built in 1.6 ms
+ * made a 48 ms frame (each new wrapping label is shaped by Pango several
+ * times on its first layout), while tables cost about four times their
+ * build time. What GTK spends follows the amount of text better, so a
+ * step is also bounded in bytes: each frame that ran one of our steps is
+ * timed from its tick to its paint in the main thread's CPU time, which
+ * gives what a byte of new text costs this thread now, and the next step
+ * gets the bytes that fit in TARGET_FRAME_CPU_US. CPU time, not wall
+ * time: on a loaded machine or with a software GL renderer's threads,
+ * the wall time measures the scheduler and other threads, not the work
+ * this thread can spread over frames. The first step of a view, before
+ * any frame was timed, is a guess that fits a slow machine. */
+#define STEP_BUDGET_US 1500
+#define TARGET_FRAME_CPU_US 6000
+#define FIRST_STEP_BYTES 512
+#define MIN_STEP_BYTES 128
 #define MAX_STEP_BYTES (64 * 1024)
+
+/* What a byte of new text costs the main thread, in microseconds of CPU
+ * per frame (0: not measured yet). Shared by every view: it is this
+ * machine's cost now, and a new answer's first step need not guess
+ * again. Only the main thread touches it. */
+static double us_per_byte;
+
+static gsize
+step_budget_bytes (void)
+{
+  if (us_per_byte <= 0)
+    return FIRST_STEP_BYTES;
+  return CLAMP ((gsize) (TARGET_FRAME_CPU_US / MAX (us_per_byte, 0.01)), MIN_STEP_BYTES, MAX_STEP_BYTES);
+}
 
 /* An open chunk larger than this is shown as plain text until it closes:
  * parsing it again on every frame would cost more than a frame. */
@@ -72,10 +91,9 @@ struct _NatterMarkdownView
   guint                   idle_id;
 
   /* Pacing (see STEP_BUDGET_US). */
-  gsize                   budget_bytes;
   gint64                  step_frame_start;  /* tick of a timed frame, or 0 */
+  gint64                  step_frame_cpu;    /* the thread's CPU time at that tick */
   gsize                   step_bytes;        /* text built in that frame */
-  double                  us_per_byte;       /* frame time per byte built */
   gint64                  open_built_at;
   gint64                  open_cost_us;      /* last frame that rebuilt it */
   gboolean                open_rebuilt;
@@ -194,6 +212,17 @@ append_bytes (NatterMarkdownView *self,
 
   memcpy (self->tail, buf->str + use, keep);
   self->tail_len = keep;
+}
+
+/* The calling thread's CPU time in microseconds. */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return g_get_monotonic_time ();
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
 static void
@@ -472,7 +501,7 @@ after_paint_cb (GdkFrameClock      *frame_clock,
 
   if (self->step_frame_start == 0)
     return;
-  cost = g_get_monotonic_time () - self->step_frame_start;
+  cost = thread_cpu_us () - self->step_frame_cpu;
   self->step_frame_start = 0;
 
   /* Small steps say little about the cost of a byte. */
@@ -480,13 +509,12 @@ after_paint_cb (GdkFrameClock      *frame_clock,
     {
       double per_byte = (double) cost / (double) self->step_bytes;
 
-      self->us_per_byte = self->us_per_byte > 0 ? (self->us_per_byte + per_byte) / 2 : per_byte;
-      self->budget_bytes = CLAMP ((gsize) (TARGET_FRAME_US / MAX (self->us_per_byte, 0.01)),
-                                  MIN_STEP_BYTES, MAX_STEP_BYTES);
+      us_per_byte = us_per_byte > 0 ? (us_per_byte + per_byte) / 2 : per_byte;
     }
+  /* The open chunk's pause is a share of the wall time (open_chunk_due()). */
   if (self->open_rebuilt)
     {
-      self->open_cost_us = cost;
+      self->open_cost_us = g_get_monotonic_time () - self->open_built_at;
       self->open_rebuilt = FALSE;
     }
 }
@@ -520,13 +548,15 @@ tick_cb (GtkWidget     *widget,
 {
   NatterMarkdownView *self = NATTER_MARKDOWN_VIEW (widget);
   gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
   gboolean more;
 
   watch_paint_clock (self, frame_clock);
   self->open_rebuilt = FALSE;
   self->step_bytes = 0;
-  more = process (self, self->budget_bytes, TRUE);
+  more = process (self, step_budget_bytes (), TRUE);
   self->step_frame_start = now;
+  self->step_frame_cpu = cpu;
   if (self->open_rebuilt)
     self->open_built_at = now;
   if (more)
@@ -766,7 +796,6 @@ natter_markdown_view_init (NatterMarkdownView *self)
   self->source = g_string_new (NULL);
   self->closed = g_array_new (FALSE, FALSE, sizeof (NatterMarkdownRange));
   self->ready = TRUE;
-  self->budget_bytes = FIRST_STEP_BYTES;
   natter_markdown_splitter_init (&self->splitter);
 }
 
