@@ -274,7 +274,10 @@ natter_cli_command_send (Run *run)
 /* natter retry TURN: the message of TURN again, as a new version of it
  * (its words and its attachments; the turn stays, one version away),
  * the way the window's Try Again sends it. --compact summarizes the
- * earlier turns first, as Compact and Continue does. */
+ * earlier turns first, as Compact and Continue does. --session says in
+ * which conversation, for a turn several hold (a recovered copy, a
+ * version that went on from another device's copy: docs/format.md
+ * §3.1). */
 void
 natter_cli_command_retry (Run *run)
 {
@@ -286,7 +289,12 @@ natter_cli_command_retry (Run *run)
       natter_cli_fail_error (run, error);
       return;
     }
+  /* Without --session the conversations that hold the turn are found;
+   * more than one is refused (natter_send_pipeline_send_async()). */
+  if (run->session_id != NULL && natter_cli_lookup_session (run, run->session_id) == NULL)
+    return;
   request = natter_message_request_new_again (run->args[0]);
+  natter_message_request_set_session (request, run->session_id);
   natter_message_request_set_compact_first (request, run->compact);
   send_request (run, request);
 }

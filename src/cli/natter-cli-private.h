@@ -41,6 +41,7 @@ typedef enum
   OPT_PROVIDER   = 1 << 14,  /* --provider, --base-url: whose server, without a model */
   OPT_HERE       = 1 << 15,  /* --here */
   OPT_WRITE      = 1 << 16,  /* --write-ignore */
+  OPT_IN         = 1 << 17,  /* --session: where a turn is used, when several conversations hold it */
 } OptionSet;
 
 typedef struct

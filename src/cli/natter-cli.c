@@ -88,9 +88,9 @@ static const Command commands[] = {
     natter_cli_command_fork },
   { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
     natter_cli_command_recover },
-  { "retry", N_("[--compact] TURN"),
+  { "retry", N_("[--compact] [--session ID] TURN"),
     N_("Send a turn's message again, with its attachments, as a new version of it, and wait until the turn settles"),
-    1, 1, OPT_MODEL | OPT_COMPACT | OPT_TOOLS, natter_cli_command_retry },
+    1, 1, OPT_MODEL | OPT_COMPACT | OPT_TOOLS | OPT_IN, natter_cli_command_retry },
   { "compact", N_("SESSION [--keep N]"),
     N_("Summarize a session's earlier turns so the conversation fits the model's context window"), 1, 1, OPT_KEEP,
     natter_cli_command_compact },
@@ -282,6 +282,10 @@ option_context_new (Run *run)
                                       N_("Keep the title taken from the first message instead of asking the model for one"),
                                       NULL };
     }
+  if (command->options & OPT_IN)
+    entries[n++] = (GOptionEntry) { "session", 0, 0, G_OPTION_ARG_STRING, &run->session_id,
+                                    N_("The conversation to try the turn again in, when several hold it"),
+                                    N_("ID") };
   if (command->options & OPT_MODEL)
     {
       entries[n++] = (GOptionEntry) { "base-url", 0, 0, G_OPTION_ARG_STRING, &run->base_url,

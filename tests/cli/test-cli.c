@@ -412,6 +412,80 @@ test_send_damaged_history (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* A recovered copy holds turns first sent in the damaged session:
+ * `natter retry TURN` finds the conversations that hold the turn,
+ * refuses to choose between two of them (naming both, and --session),
+ * goes on in the one --session names, and in the only one left once
+ * the damaged session is deleted. */
+static void
+test_retry_in_recovered_copy (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *other_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "third");
+  g_assert_cmpint (r.status, ==, 0);
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", second_id, second_id + 5, second_id + 8,
+                              second_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+
+  /* Both hold the first turn: nothing is guessed, nothing sent. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", first_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, session_id));
+  g_assert_nonnull (strstr (r.err, copy_id));
+  g_assert_nonnull (strstr (r.err, "--session"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", copy_id, first_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  g_assert_cmpstr (version_id, !=, copy_id);
+  g_assert_cmpstr (version_id, !=, session_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+
+  /* The damaged session deleted: the copy is the one that holds it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", first_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &other_id, NULL);
+  g_assert_cmpstr (other_id, !=, version_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+}
+
 /* `sessions --json` writes its array an entry at a time; what it prints
  * is still one document, spelled exactly as the whole array would be,
  * across the pieces it is written in (1,000 titled sessions are several),
@@ -549,6 +623,7 @@ main (int   argc,
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
+  ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
 
   cli_add_organise_tests ();

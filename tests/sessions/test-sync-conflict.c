@@ -360,6 +360,21 @@ continue_copy (Fixture     *f,
   return natter_sessions_continue_copy_finish (f->sessions, natter_test_sessions_wait_result (&result), error);
 }
 
+static char **
+find_turn (NatterSessions *sessions,
+           const char     *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char **holders;
+
+  natter_sessions_find_turn_async (sessions, turn_id, NULL, natter_test_result_cb, &result);
+  holders = natter_sessions_find_turn_finish (sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (holders);
+  return holders;
+}
+
 /* Going on from the copy (docs/format.md §9.1): a new ordinary version,
  * branched where the copy is, whose own turns are the copy's own turns,
  * referenced; the message sent there has exactly the copy's history
@@ -390,6 +405,7 @@ test_continue_copy (Fixture       *f,
   g_autoptr(GError) error = NULL;
   JsonObject *context;
   GPtrArray *of_here;
+  char **holders;
   guint n;
 
   diverge (f, &d);
@@ -453,6 +469,34 @@ test_continue_copy (Fixture       *f,
   /* The copy is still there, and still a version of the conversation. */
   g_assert_true (natter_session_index_entry_get_is_version (lookup (index, d.copy)));
   g_assert_true (natter_session_index_entry_get_is_version (lookup (index, version)));
+
+  /* The copy's turn was first sent in the log's session, which does not
+   * hold it: the copy and the new version do, and a turn asked for
+   * without its conversation is found in both (natter retry TURN). */
+  holders = find_turn (started, d.there);
+  g_assert_cmpuint (g_strv_length (holders), ==, 2);
+  g_assert_true (g_strv_contains ((const char * const *) holders, d.copy));
+  g_assert_true (g_strv_contains ((const char * const *) holders, version));
+  g_strfreev (holders);
+  holders = find_turn (started, d.here);
+  g_assert_cmpuint (g_strv_length (holders), ==, 1);
+  g_assert_cmpstr (holders[0], ==, d.session);
+  g_strfreev (holders);
+  holders = find_turn (started, turn);
+  g_assert_cmpuint (g_strv_length (holders), ==, 1);
+  g_assert_cmpstr (holders[0], ==, version);
+  g_strfreev (holders);
+  /* The copy deleted, the new version alone holds it. */
+  g_assert_cmpint (g_unlink (copy_path), ==, 0);
+  g_clear_object (&started);
+  g_clear_object (&index);
+  index = scan (f->w->session_repo, f->w->turn_repo);
+  started = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                 NATTER_CLOCK (f->w->clock), f->w->ids, index);
+  holders = find_turn (started, d.there);
+  g_assert_cmpuint (g_strv_length (holders), ==, 1);
+  g_assert_cmpstr (holders[0], ==, version);
+  g_strfreev (holders);
   diverged_clear (&d);
 }
 

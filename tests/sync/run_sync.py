@@ -524,6 +524,86 @@ def assert_refused_elsewhere(pair, device, *args):
     return said
 
 
+def turn_file(root, turn_id):
+    """The bytes of turn @turn_id's file under @root, or None."""
+    for rel, data in read_shared(root).items():
+        if rel.endswith(os.sep + turn_id + ".jsonl"):
+            return data
+    return None
+
+
+def assert_prefix_of(here, there, what):
+    """Every shared file of @here is one of @there's, or a log @there has
+    since grown: @here wrote nothing of its own."""
+    for rel, data in here.items():
+        theirs = there.get(rel)
+        if theirs is None or not (theirs == data or (rel.endswith(".jsonl") and theirs.startswith(data))):
+            raise SyncFailure("%s: %s is not what the other device wrote" % (what, rel))
+
+
+def scenario_syncthing_killed_on_a(pair, tmp):
+    """The writing device's Syncthing killed (kill -9) while it carries a
+    long answer to the other: A goes on writing the answer, B keeps what
+    it had (the answer running on A) and never advances the turn itself;
+    A's Syncthing started again, both converge byte for byte and nothing
+    A wrote is lost."""
+    release = threading.Event()
+    question = "Tell me a story that outlives its carrier"
+    ending = "and the last page arrived after all. " * 200
+    pair.server.add_rule("outlives its carrier", [("text", "The first page. " * 200), ("hold", release),
+                                                  ("text", ending)])
+    sending = pair.natter_start(pair.a, "send", "--no-auto-title", "--base-url", pair.server.base_url,
+                                "--model", "m1", question)
+    try:
+        wait_for_request(pair, question, "a's model call")
+        pair.settle()
+        session_id, turn_id = started_session(pair, pair.b, question)
+        running = turn_file(pair.a.data, turn_id)
+        # The rest of the answer is written on a while its Syncthing is
+        # told to carry it, and killed as soon as a's turn file has grown:
+        # in the middle of writing and of carrying.
+        release.set()
+        pair.a.scan()
+        wait_until(lambda: turn_file(pair.a.data, turn_id) != running, SYNC_TIMEOUT, "a to write the answer")
+        pair.a.kill()
+        out, err = sending.communicate(timeout=120)
+        if sending.returncode != 0:
+            raise SyncFailure("a's send failed (%d): %s" % (sending.returncode, err))
+    finally:
+        release.set()
+        if sending.poll() is None:
+            sending.kill()
+            sending.wait()
+    written = snapshot(pair.a.data)
+    # B has what arrived before the kill, whole files only, and nothing of
+    # its own; whatever it has, it does not take the answer over.
+    received = snapshot(pair.b.data)
+    assert_prefix_of(received, written, "b")
+    entry = session_entry(pair, pair.b, session_id)
+    if entry.get("latestTurnStatus") == "idle":
+        if "latestTurnDevice" not in entry:
+            raise SyncFailure("b does not list a's answer as running on a: %r" % entry)
+        assert_refused_elsewhere(pair, pair.b, "resume", session_id)
+        assert_refused_elsewhere(pair, pair.b, "stop", turn_id)
+    else:
+        pair.natter_refused(pair.b, "resume", session_id)
+    if snapshot(pair.b.data) != received:
+        raise SyncFailure("b wrote to a's answer without being asked")
+
+    pair.a.start()
+    wait_until(lambda: pair.a.connected_to(pair.b) and pair.b.connected_to(pair.a), SYNC_TIMEOUT,
+               "the devices to connect again")
+    pair.settle()
+    assert_same_files(pair)
+    assert_unchanged(written, snapshot(pair.a.data))
+    assert_unchanged(written, snapshot(pair.b.data))
+    entry = session_entry(pair, pair.b, session_id)
+    if entry.get("latestTurnStatus") != "completed" or "latestTurnDevice" in entry:
+        raise SyncFailure("b does not list the finished answer: %r" % entry)
+    if "the last page arrived after all." not in pair.natter(pair.b, "show", session_id):
+        raise SyncFailure("b does not show the end of the answer")
+
+
 def scenario_long_turn_on_a(pair, tmp):
     """A long answer streams on A while B reads: B lists it as running on
     A's device, never resumes or stops it (nothing it refuses writes a
@@ -862,6 +942,7 @@ SCENARIOS = {
     "session-before-turn": scenario_session_before_turn,
     "continue-on-b": scenario_continue_on_b,
     "syncthing-killed": scenario_syncthing_killed,
+    "syncthing-killed-on-a": scenario_syncthing_killed_on_a,
     "send-on-a-seen-on-b": scenario_send_on_a_seen_on_b,
     "attachment": scenario_attachment,
     "long-turn-on-a": scenario_long_turn_on_a,

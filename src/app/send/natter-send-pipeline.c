@@ -989,12 +989,66 @@ version_session_read_cb (GObject      *object,
 }
 
 static void
+holders_found_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+  SendState *state = state_of (task);
+  g_auto(GStrv) holders = NULL;
+  GError *error = NULL;
+
+  holders = natter_sessions_find_turn_finish (NATTER_SESSIONS (object), result, &error);
+  if (holders == NULL)
+    {
+      fail (task, error);
+      return;
+    }
+  /* Tried again in one of several conversations, the message would go
+   * on from a history the person did not choose: they say which. */
+  if (g_strv_length (holders) > 1)
+    {
+      g_autofree char *list = g_strjoinv (", ", holders);
+
+      fail (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                               "Turn %s is in several conversations (%s): say which one with --session",
+                               natter_message_request_get_version_of (state->request), list));
+      return;
+    }
+  if (holders[0] != NULL)
+    {
+      g_free (state->version_owner);
+      state->version_owner = g_strdup (holders[0]);
+    }
+  natter_sessions_get_session_async (pipeline_of (task)->sessions, state->version_owner,
+                                     g_task_get_cancellable (task), version_session_read_cb, task);
+}
+
+/* The conversation the new version is made in: the one the request
+ * names, else the one that holds the message's turn. A turn is usually
+ * its own session's, but a recovered copy and a version that went on
+ * from another device's copy hold turns first sent in another
+ * (docs/format.md §3.1, §9.1), so without a conversation every one that
+ * holds it is found. */
+static void
+read_version_owner (GTask *task)
+{
+  SendState *state = state_of (task);
+
+  if (state->origin == NULL)
+    natter_sessions_find_turn_async (pipeline_of (task)->sessions, natter_message_request_get_version_of (state->request),
+                                     g_task_get_cancellable (task), holders_found_cb, task);
+  else
+    natter_sessions_get_session_async (pipeline_of (task)->sessions, state->version_owner,
+                                       g_task_get_cancellable (task), version_session_read_cb, task);
+}
+
+static void
 verified_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
   GTask *task = user_data;
-  SendState *state = state_of (task);
   g_autoptr(JsonArray) checked = natter_attachments_verify_finish (result);
 
   /* Sent again without one of its files, the message would ask another
@@ -1012,8 +1066,7 @@ verified_cb (GObject      *object,
           return;
         }
     }
-  natter_sessions_get_session_async (pipeline_of (task)->sessions, state->version_owner,
-                                     g_task_get_cancellable (task), version_session_read_cb, task);
+  read_version_owner (task);
 }
 
 /* A new version of a message starts from the message's own turn: the
@@ -1068,8 +1121,7 @@ version_turn_read_cb (GObject      *object,
           return;
         }
     }
-  natter_sessions_get_session_async (self->sessions, state->version_owner, g_task_get_cancellable (task),
-                                     version_session_read_cb, task);
+  read_version_owner (task);
 }
 
 /**

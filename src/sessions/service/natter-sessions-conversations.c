@@ -788,3 +788,136 @@ natter_sessions_flush_finish (NatterSessions  *self,
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+typedef struct
+{
+  char      *turn_id;
+  GPtrArray *candidates;  /* session ids still to read */
+  guint      next;
+  GPtrArray *holders;     /* those that name the turn, NULL-terminated at the end */
+} FindTurnData;
+
+static void
+find_turn_data_free (FindTurnData *data)
+{
+  g_free (data->turn_id);
+  g_ptr_array_unref (data->candidates);
+  g_ptr_array_unref (data->holders);
+  g_free (data);
+}
+
+static void find_turn_next (GTask *task);
+
+static void
+find_turn_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  FindTurnData *data = g_task_get_task_data (task);
+  g_autoptr(NatterSessionState) state = NULL;
+  const char *session_id = g_ptr_array_index (data->candidates, data->next - 1);
+
+  /* A conversation that cannot be read holds no turn anyone can go on
+   * from: it is passed over, as the list shows it damaged. */
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, NULL);
+  for (guint i = 0; state != NULL && i < natter_session_state_get_n_turns (state); i++)
+    if (g_strcmp0 (natter_session_state_get_turn (state, i)->turn_id, data->turn_id) == 0)
+      {
+        g_ptr_array_add (data->holders, g_strdup (session_id));
+        break;
+      }
+  find_turn_next (task);
+}
+
+static void
+find_turn_next (GTask *task)
+{
+  FindTurnData *data = g_task_get_task_data (task);
+
+  if (g_task_return_error_if_cancelled (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (data->next == data->candidates->len)
+    {
+      g_ptr_array_add (data->holders, NULL);
+      g_task_return_pointer (task, g_ptr_array_steal (data->holders, NULL), (GDestroyNotify) g_strfreev);
+      g_object_unref (task);
+      return;
+    }
+  natter_sessions_get_session_async (g_task_get_source_object (task),
+                                     g_ptr_array_index (data->candidates, data->next++),
+                                     g_task_get_cancellable (task), find_turn_read_cb, task);
+}
+
+/**
+ * natter_sessions_find_turn_async:
+ * @self: the service
+ * @turn_id: a turn
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Finds every conversation that has @turn_id as one of its own turns.
+ * A turn is usually its own session's (`turn_created.sessionId`), but a
+ * session may name turns first sent in another: a recovered copy of a
+ * damaged session, a version that went on from another device's copy,
+ * and that copy itself (docs/format.md §3.1, §9.1). So every listed
+ * conversation with turns is read; one that cannot be read is passed
+ * over. For a turn given without the conversation it is to be used in
+ * (`natter retry TURN`); the window always knows that conversation.
+ */
+void
+natter_sessions_find_turn_async (NatterSessions      *self,
+                                 const char          *turn_id,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GListModel *index;
+  FindTurnData *data;
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_find_turn_async);
+  data = g_new0 (FindTurnData, 1);
+  data->turn_id = g_strdup (turn_id);
+  data->candidates = g_ptr_array_new_with_free_func (g_free);
+  data->holders = g_ptr_array_new_with_free_func (g_free);
+  g_task_set_task_data (task, data, (GDestroyNotify) find_turn_data_free);
+  index = G_LIST_MODEL (natter_sessions_list_sessions (self));
+  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+
+      if (natter_session_index_entry_get_error (entry) == NULL && natter_session_index_entry_get_turn_count (entry) > 0)
+        g_ptr_array_add (data->candidates, g_strdup (natter_session_index_entry_get_session_id (entry)));
+    }
+  find_turn_next (task);
+}
+
+/**
+ * natter_sessions_find_turn_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the ids of the conversations
+ *   that hold the turn, in the order of the list, possibly none; or
+ *   %NULL with %G_IO_ERROR_CANCELLED
+ */
+char **
+natter_sessions_find_turn_finish (NatterSessions  *self,
+                                  GAsyncResult    *result,
+                                  GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_find_turn_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -131,6 +131,15 @@ NatterSessionState *natter_sessions_get_session_finish           (NatterSessions
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 
+void                natter_sessions_find_turn_async              (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char              **natter_sessions_find_turn_finish             (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
 void                natter_sessions_get_turn_async               (NatterSessions      *self,
                                                                   const char          *turn_id,
                                                                   GCancellable        *cancellable,
