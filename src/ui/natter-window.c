@@ -210,6 +210,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
   g_clear_pointer (&self->versions.open_session, g_free);
   g_clear_pointer (&self->versions.open_turn, g_free);
+  _natter_window_voice_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -306,6 +307,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_recovery_init (widget_class);
   _natter_window_class_choice_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
+  _natter_window_class_voice_init (widget_class);
 
 }
 
@@ -467,6 +469,7 @@ natter_window_new (NatterApplication  *application,
   attachment_limit_cb (self);
   g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
                            G_CONNECT_SWAPPED);
+  _natter_window_voice_init (self);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);
