@@ -186,15 +186,20 @@ natter_window_dispose (GObject *object)
 
   /* GTK 4.8 now and then keeps a reference on the conversation view
    * after its window is gone (seen when a window goes soon after it was
-   * shown, with the keyboard in the message field). Whatever holds it,
-   * the view lets go of the conversation and the session service here,
-   * so that they never outlive the window. */
+   * shown, with the keyboard in the message field, and when the focus
+   * moved inside the view before its conversation was left: a reference
+   * its focus handling took on the view as a focus child). Whatever
+   * holds it, the view and the queue inside it let go of the
+   * conversation and the session service here, so that they never
+   * outlive the window. */
   if (self->conversation.view != NULL)
     {
       natter_conversation_view_set_timeline (self->conversation.view, NULL);
       natter_conversation_view_set_sessions (self->conversation.view, NULL);
       natter_conversation_view_set_blob_store (self->conversation.view, NULL);
     }
+  if (self->conversation.queue_view != NULL)
+    natter_queue_view_set_session (self->conversation.queue_view, NULL, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
   g_clear_pointer (&self->conversation.timelines, g_hash_table_unref);
