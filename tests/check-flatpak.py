@@ -42,6 +42,11 @@ PROVIDERS = {
     "poppler-glib": "poppler",
     # The tests write PDFs with cairo, which the runtime ships.
     "cairo-pdf": "runtime",
+    # Dictation records with GStreamer and its PipeWire and PulseAudio
+    # sources; answers are read aloud through Speech Dispatcher's client
+    # library. The freedesktop base of org.gnome.Platform ships all three.
+    "gstreamer-1.0": "runtime",
+    "speech-dispatcher": "runtime",
     # Math is typeset by KaTeX in a WebKitGTK view (docs/math.md); the
     # runtime ships WebKitGTK 6.0, the manifest's "katex" module KaTeX.
     "webkitgtk-6.0": "runtime",
@@ -54,6 +59,8 @@ FINISH_ARGS = {
     "--socket=fallback-x11",  # X11 only where there is no Wayland
     "--device=dri",           # GL rendering
     "--talk-name=org.freedesktop.secrets",  # API keys through libsecret
+    "--socket=pulseaudio",    # the microphone for dictation (PipeWire's PulseAudio server)
+    "--filesystem=xdg-run/speech-dispatcher:ro",  # the speech service's socket, to read aloud
 }
 
 MIN_GNOME = 47

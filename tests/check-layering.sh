@@ -76,7 +76,7 @@ parts () {
 
 parts runtime provider tools permissions agents turn
 parts sessions index archive folders service search
-parts app math settings secrets attachments send search-provider wiring
+parts app math settings secrets attachments send search-provider voice wiring
 
 # Headers (src/README.md, "Headers"): a private header (-private.h) is
 # shared by the files of its own folder only, an internal one

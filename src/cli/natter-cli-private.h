@@ -213,6 +213,9 @@ void natter_cli_command_folder       (Run *run);
 /* natter-cli-models.c */
 void natter_cli_command_models       (Run *run);
 
+/* natter-cli-transcribe.c */
+void natter_cli_command_transcribe   (Run *run);
+
 /* natter-cli-grants.c */
 void natter_cli_command_grant        (Run *run);
 void natter_cli_command_grants       (Run *run);

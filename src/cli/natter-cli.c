@@ -125,6 +125,9 @@ static const Command commands[] = {
   { "sync", N_("[--write-ignore] [--json]"),
     N_("Say whether the data folder is synchronised with other devices (Syncthing), and what stays on this one"),
     0, 0, OPT_WRITE | OPT_JSON, natter_cli_command_sync },
+  { "transcribe", N_("FILE.wav [--provider ID]"),
+    N_("Print what is said in a recording, as the provider’s transcription model hears it"),
+    1, 1, OPT_PROVIDER, natter_cli_command_transcribe },
   { "help", N_("[COMMAND]"), N_("Show this help, or a command’s help"), 0, 1, 0, command_help },
 };
 

@@ -286,6 +286,8 @@ static const struct
   { "win.focus-composer", { "<Control>l", NULL } },
   { "win.choose-model", { "<Control>m", NULL } },
   { "win.go-back", { "<Alt>Left", NULL } },
+  { "win.dictate", { "<Shift><Control>d", NULL } },
+  { "win.read-aloud-focused", { "<Shift><Control>r", NULL } },
 };
 
 static void

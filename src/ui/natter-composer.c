@@ -44,6 +44,14 @@ struct _NatterComposer
   GtkButton          *send_button;
   GtkButton          *attach_button;
   GtkFlowBox         *attachments_box;
+  GtkButton          *dictate_button;
+  GtkWidget          *dictation_box;
+  GtkLevelBar        *level_bar;
+  GtkLabel           *dictation_label;
+
+  NatterComposerDictation dictation;
+  char               *dictation_hint;  /* why dictation cannot start, or NULL */
+  GtkTextMark        *dictation_mark;  /* where the words go */
 };
 
 /* An attachment of the message being written. */
@@ -696,6 +704,195 @@ natter_composer_set_can_attach (NatterComposer *self,
   gtk_widget_set_visible (GTK_WIDGET (self->attach_button), self->can_attach);
 }
 
+/* The microphone button and the line above the message while
+ * dictating. */
+static void
+update_dictation (NatterComposer *self)
+{
+  GtkWidget *button = GTK_WIDGET (self->dictate_button);
+  gboolean recording = self->dictation == NATTER_COMPOSER_DICTATION_RECORDING;
+  const char *label;
+  const char *tooltip;
+
+  switch (self->dictation)
+    {
+    case NATTER_COMPOSER_DICTATION_RECORDING:
+      label = _("Stop Dictation");
+      tooltip = label;
+      gtk_button_set_icon_name (self->dictate_button, "media-playback-stop-symbolic");
+      break;
+    case NATTER_COMPOSER_DICTATION_TRANSCRIBING:
+      label = _("Cancel Dictation");
+      tooltip = label;
+      gtk_button_set_icon_name (self->dictate_button, "process-stop-symbolic");
+      break;
+    case NATTER_COMPOSER_DICTATION_IDLE:
+    default:
+      label = _("Dictate");
+      tooltip = self->dictation_hint != NULL ? self->dictation_hint : label;
+      gtk_button_set_icon_name (self->dictate_button, "audio-input-microphone-symbolic");
+      break;
+    }
+  /* Recording, Stop is a filled red button, as a recorder's is: a flat
+   * one loses the red fill and keeps the white icon, which is then
+   * invisible on a light field. */
+  if (recording)
+    {
+      gtk_widget_remove_css_class (button, "flat");
+      gtk_widget_add_css_class (button, "destructive-action");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (button, "destructive-action");
+      gtk_widget_add_css_class (button, "flat");
+    }
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->dictate_button), tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->dictate_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  self->dictation == NATTER_COMPOSER_DICTATION_IDLE && self->dictation_hint != NULL
+                                  ? self->dictation_hint : "",
+                                  -1);
+  gtk_widget_set_visible (self->dictation_box, self->dictation != NATTER_COMPOSER_DICTATION_IDLE);
+  gtk_widget_set_visible (GTK_WIDGET (self->level_bar), self->dictation == NATTER_COMPOSER_DICTATION_RECORDING);
+  if (self->dictation == NATTER_COMPOSER_DICTATION_TRANSCRIBING)
+    gtk_label_set_text (self->dictation_label, _("Making text of the recording…"));
+}
+
+/**
+ * natter_composer_set_dictation:
+ * @self: the composer
+ * @dictation: what dictation is doing
+ *
+ * Shows @dictation: the microphone button becomes Stop while recording
+ * and Cancel while the words are made, and a line above the message
+ * shows the level and the time. Starting to record marks the cursor:
+ * natter_composer_insert_dictation() puts the words there, whatever is
+ * typed meanwhile, until the composer is idle again.
+ */
+void
+natter_composer_set_dictation (NatterComposer          *self,
+                               NatterComposerDictation  dictation)
+{
+  GtkTextIter cursor;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  if (self->dictation == NATTER_COMPOSER_DICTATION_IDLE && dictation != NATTER_COMPOSER_DICTATION_IDLE)
+    {
+      gtk_text_buffer_get_iter_at_mark (self->buffer, &cursor, gtk_text_buffer_get_insert (self->buffer));
+      if (self->dictation_mark == NULL)
+        self->dictation_mark = gtk_text_buffer_create_mark (self->buffer, NULL, &cursor, TRUE);
+      else
+        gtk_text_buffer_move_mark (self->buffer, self->dictation_mark, &cursor);
+      natter_composer_set_dictation_progress (self, 0.0, 0);
+    }
+  /* The place is the dictation's: words that come later go to the
+   * cursor. */
+  if (dictation == NATTER_COMPOSER_DICTATION_IDLE && self->dictation_mark != NULL)
+    {
+      gtk_text_buffer_delete_mark (self->buffer, self->dictation_mark);
+      self->dictation_mark = NULL;
+    }
+  self->dictation = dictation;
+  update_dictation (self);
+}
+
+/**
+ * natter_composer_get_dictation:
+ * @self: the composer
+ *
+ * Returns: what dictation is doing
+ */
+NatterComposerDictation
+natter_composer_get_dictation (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NATTER_COMPOSER_DICTATION_IDLE);
+  return self->dictation;
+}
+
+/**
+ * natter_composer_set_dictation_progress:
+ * @self: the composer
+ * @level: how loud the microphone hears, 0 to 1
+ * @seconds: how long the recording has run
+ */
+void
+natter_composer_set_dictation_progress (NatterComposer *self,
+                                        double          level,
+                                        guint           seconds)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  gtk_level_bar_set_value (self->level_bar, CLAMP (level, 0.0, 1.0));
+  /* Translators: shown while dictating; %u:%02u is the time recorded, minutes and seconds */
+  text = g_strdup_printf (_("Recording %u:%02u"), seconds / 60, seconds % 60);
+  gtk_label_set_text (self->dictation_label, text);
+}
+
+/**
+ * natter_composer_set_dictation_hint:
+ * @self: the composer
+ * @hint: (nullable): why dictation cannot start and where to change
+ *   that, or %NULL when it can
+ *
+ * The microphone button's tooltip (and accessible description) while
+ * dictation is idle.
+ */
+void
+natter_composer_set_dictation_hint (NatterComposer *self,
+                                    const char     *hint)
+{
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+
+  if (g_strcmp0 (self->dictation_hint, hint) == 0)
+    return;
+  g_free (self->dictation_hint);
+  self->dictation_hint = g_strdup (hint);
+  update_dictation (self);
+}
+
+/**
+ * natter_composer_insert_dictation:
+ * @self: the composer
+ * @text: the words dictated
+ *
+ * Inserts @text where the cursor was when recording started (at the
+ * cursor if no recording marked a place), with a space between it and a
+ * word before or after, and leaves the cursor after it. What was typed
+ * stays as it is.
+ */
+void
+natter_composer_insert_dictation (NatterComposer *self,
+                                  const char     *text)
+{
+  g_autoptr(GString) words = NULL;
+  GtkTextIter at;
+  GtkTextIter before;
+
+  g_return_if_fail (NATTER_IS_COMPOSER (self));
+  g_return_if_fail (text != NULL);
+
+  if (text[0] == '\0')
+    return;
+  if (self->dictation_mark != NULL)
+    gtk_text_buffer_get_iter_at_mark (self->buffer, &at, self->dictation_mark);
+  else
+    gtk_text_buffer_get_iter_at_mark (self->buffer, &at, gtk_text_buffer_get_insert (self->buffer));
+  words = g_string_new (text);
+  before = at;
+  if (gtk_text_iter_backward_char (&before) && !g_unichar_isspace (gtk_text_iter_get_char (&before)))
+    g_string_prepend_c (words, ' ');
+  if (!gtk_text_iter_is_end (&at) && !g_unichar_isspace (gtk_text_iter_get_char (&at)))
+    g_string_append_c (words, ' ');
+  gtk_text_buffer_begin_user_action (self->buffer);
+  gtk_text_buffer_insert (self->buffer, &at, words->str, (int) words->len);
+  gtk_text_buffer_end_user_action (self->buffer);
+  gtk_text_buffer_place_cursor (self->buffer, &at);
+}
+
 static void
 natter_composer_dispose (GObject *object)
 {
@@ -720,6 +917,7 @@ natter_composer_finalize (GObject *object)
 
   g_free (self->blocked_reason);
   g_free (self->note);
+  g_free (self->dictation_hint);
   g_ptr_array_unref (self->attachments);
 
   G_OBJECT_CLASS (natter_composer_parent_class)->finalize (object);
@@ -775,7 +973,8 @@ natter_composer_grab_focus (GtkWidget *widget)
 
 /* Tab goes through the composer as it reads, left to right: the chips of
  * the attachments, the attach button, the message, the agent chooser,
- * Send. GTK's own order goes by the children's middles from the top, and
+ * Send, then the microphone at the field's end (which, like an entry's
+ * icon, comes after what the row is for). GTK's own order goes by the children's middles from the top, and
  * the buttons sit at the bottom of a message that is taller than they
  * are, so it would put them all after the message. */
 static gboolean
@@ -785,7 +984,7 @@ natter_composer_focus (GtkWidget        *widget,
   NatterComposer *self = NATTER_COMPOSER (widget);
   GtkWidget *stops[] = {
     GTK_WIDGET (self->attachments_box), GTK_WIDGET (self->attach_button), GTK_WIDGET (self->text_view),
-    GTK_WIDGET (self->agent_chooser), GTK_WIDGET (self->send_button),
+    GTK_WIDGET (self->agent_chooser), GTK_WIDGET (self->send_button), GTK_WIDGET (self->dictate_button),
   };
   int n = G_N_ELEMENTS (stops);
   int step = direction == GTK_DIR_TAB_FORWARD ? 1 : -1;
@@ -876,6 +1075,10 @@ natter_composer_class_init (NatterComposerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, agent_chooser);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, attach_button);
   gtk_widget_class_bind_template_child (widget_class, NatterComposer, attachments_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, dictate_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, dictation_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, level_bar);
+  gtk_widget_class_bind_template_child (widget_class, NatterComposer, dictation_label);
   gtk_widget_class_bind_template_callback (widget_class, button_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
@@ -904,6 +1107,7 @@ natter_composer_init (NatterComposer *self)
 
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->text_view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Message"), -1);
+  update_dictation (self);
   update_button (self);
   update_placeholder (self);
 }

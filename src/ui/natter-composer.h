@@ -15,6 +15,21 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (NatterComposer, natter_composer, NATTER, COMPOSER, GtkWidget)
 
+/**
+ * NatterComposerDictation:
+ * @NATTER_COMPOSER_DICTATION_IDLE: not dictating
+ * @NATTER_COMPOSER_DICTATION_RECORDING: recording what is said
+ * @NATTER_COMPOSER_DICTATION_TRANSCRIBING: the recording is being made text
+ *
+ * What the composer's dictation is doing.
+ */
+typedef enum
+{
+  NATTER_COMPOSER_DICTATION_IDLE,
+  NATTER_COMPOSER_DICTATION_RECORDING,
+  NATTER_COMPOSER_DICTATION_TRANSCRIBING,
+} NatterComposerDictation;
+
 GtkWidget  *natter_composer_new                (void);
 char       *natter_composer_dup_text           (NatterComposer *self);
 void        natter_composer_set_text           (NatterComposer *self,
@@ -47,5 +62,16 @@ void        natter_composer_restore_attachments  (NatterComposer *self,
                                                   GPtrArray      *sources);
 void        natter_composer_add_drop_target      (NatterComposer *self,
                                                   GtkWidget      *widget);
+
+void        natter_composer_set_dictation          (NatterComposer          *self,
+                                                    NatterComposerDictation  dictation);
+NatterComposerDictation natter_composer_get_dictation (NatterComposer    *self);
+void        natter_composer_set_dictation_progress (NatterComposer          *self,
+                                                    double                   level,
+                                                    guint                    seconds);
+void        natter_composer_set_dictation_hint     (NatterComposer          *self,
+                                                    const char              *hint);
+void        natter_composer_insert_dictation       (NatterComposer          *self,
+                                                    const char              *text);
 
 G_END_DECLS

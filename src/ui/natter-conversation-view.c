@@ -62,6 +62,7 @@ struct _NatterConversationView
   GtkListView         *timeline_list;
   GtkWidget           *new_chat_page;
   GtkRevealer         *editing_bar;
+  GtkRevealer         *reading_bar;
   NatterQueueView     *queue_view;
   NatterComposer      *composer;
 };
@@ -389,6 +390,7 @@ natter_conversation_view_class_init (NatterConversationViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, timeline_list);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, new_chat_page);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, editing_bar);
+  gtk_widget_class_bind_template_child (widget_class, NatterConversationView, reading_bar);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, queue_view);
   gtk_widget_class_bind_template_child (widget_class, NatterConversationView, composer);
   gtk_widget_class_bind_template_callback (widget_class, timeline_setup_cb);
@@ -647,6 +649,38 @@ natter_conversation_view_get_editing (NatterConversationView *self)
   g_return_val_if_fail (NATTER_IS_CONVERSATION_VIEW (self), FALSE);
 
   return gtk_revealer_get_reveal_child (self->editing_bar);
+}
+
+/**
+ * natter_conversation_view_set_reading_aloud:
+ * @self: the view
+ * @reading: whether an answer is being read aloud
+ *
+ * Says so above the composer, with Stop (`win.stop-reading`), for as
+ * long as it reads: the answer's own Stop may be scrolled away, or in
+ * another conversation.
+ */
+void
+natter_conversation_view_set_reading_aloud (NatterConversationView *self,
+                                            gboolean                reading)
+{
+  g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
+
+  gtk_revealer_set_reveal_child (self->reading_bar, reading);
+}
+
+/**
+ * natter_conversation_view_get_reading_aloud:
+ * @self: the view
+ *
+ * Returns: whether the view says an answer is being read aloud
+ */
+gboolean
+natter_conversation_view_get_reading_aloud (NatterConversationView *self)
+{
+  g_return_val_if_fail (NATTER_IS_CONVERSATION_VIEW (self), FALSE);
+
+  return gtk_revealer_get_reveal_child (self->reading_bar);
 }
 
 /**

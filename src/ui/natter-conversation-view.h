@@ -37,6 +37,9 @@ void                 natter_conversation_view_set_new_chat_hint    (NatterConver
 void                 natter_conversation_view_set_editing          (NatterConversationView *self,
                                                                     gboolean                editing);
 gboolean             natter_conversation_view_get_editing          (NatterConversationView *self);
+void                 natter_conversation_view_set_reading_aloud    (NatterConversationView *self,
+                                                                    gboolean                reading);
+gboolean             natter_conversation_view_get_reading_aloud    (NatterConversationView *self);
 GtkListView         *natter_conversation_view_get_list             (NatterConversationView *self);
 GtkScrolledWindow   *natter_conversation_view_get_scroller         (NatterConversationView *self);
 NatterComposer      *natter_conversation_view_get_composer         (NatterConversationView *self);

@@ -47,6 +47,7 @@ struct _NatterTurnItem
 
   gboolean         running;
   gboolean         latest;
+  gboolean         speaking;
   /* The summary of a compaction that keeps this turn and the later ones
    * whole; the timeline shows it before the turn. */
   char            *compaction_summary;
@@ -68,6 +69,7 @@ enum
   PROP_LOADING,
   PROP_COMPACTION_SUMMARY,
   PROP_VERSIONS,
+  PROP_SPEAKING,
   N_PROPS
 };
 
@@ -136,6 +138,9 @@ natter_turn_item_get_property (GObject    *object,
     case PROP_LATEST:
       g_value_set_boolean (value, self->latest);
       break;
+    case PROP_SPEAKING:
+      g_value_set_boolean (value, self->speaking);
+      break;
     case PROP_LOADING:
       g_value_set_boolean (value, self->loading);
       break;
@@ -148,6 +153,37 @@ natter_turn_item_get_property (GObject    *object,
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+/**
+ * natter_turn_item_get_speaking:
+ * @self: a turn item
+ *
+ * Returns: #NatterTurnItem:speaking
+ */
+gboolean
+natter_turn_item_get_speaking (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), FALSE);
+  return self->speaking;
+}
+
+/**
+ * natter_turn_item_set_speaking:
+ * @self: a turn item
+ * @speaking: whether its answer is being read aloud
+ */
+void
+natter_turn_item_set_speaking (NatterTurnItem *self,
+                               gboolean        speaking)
+{
+  g_return_if_fail (NATTER_IS_TURN_ITEM (self));
+
+  speaking = !!speaking;
+  if (self->speaking == speaking)
+    return;
+  self->speaking = speaking;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SPEAKING]);
 }
 
 static void
@@ -167,6 +203,15 @@ natter_turn_item_class_init (NatterTurnItemClass *klass)
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_LATEST] =
     g_param_spec_boolean ("latest", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterTurnItem:speaking:
+   *
+   * Whether the answer is being read aloud (natter-speech.h): its row
+   * offers Stop instead of Read Aloud.
+   */
+  properties[PROP_SPEAKING] =
+    g_param_spec_boolean ("speaking", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_LOADING] =
     g_param_spec_boolean ("loading", NULL, NULL, FALSE,

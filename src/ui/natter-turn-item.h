@@ -39,6 +39,9 @@ gboolean         natter_turn_item_get_running         (NatterTurnItem  *self);
 void             natter_turn_item_set_running         (NatterTurnItem  *self,
                                                        gboolean         running);
 gboolean         natter_turn_item_get_latest          (NatterTurnItem  *self);
+gboolean         natter_turn_item_get_speaking        (NatterTurnItem  *self);
+void             natter_turn_item_set_speaking        (NatterTurnItem  *self,
+                                                       gboolean         speaking);
 void             natter_turn_item_set_latest          (NatterTurnItem  *self,
                                                        gboolean         latest);
 const char      *natter_turn_item_get_overlay_text    (NatterTurnItem  *self);

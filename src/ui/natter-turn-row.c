@@ -73,11 +73,17 @@ struct _NatterTurnRow
   GtkImage       *status_icon;
   GtkLabel       *status_label;
   GtkButton      *action_button;
-  GtkWidget      *actions_box;
+  GtkWidget      *read_aloud_button;
+  GtkWidget      *actions_line;
   GtkWidget      *copy_button;
   GtkWidget      *branch_button;
   GtkWidget      *retry_button;
   GtkLabel       *usage_label;
+
+  /* Whether the pointer, or the focus, is in the row: Read Aloud shows
+   * then (update_read_aloud()). */
+  gboolean        pointer_in;
+  gboolean        focus_in;
 };
 
 G_DEFINE_FINAL_TYPE (NatterTurnRow, natter_turn_row, GTK_TYPE_WIDGET)
@@ -495,6 +501,110 @@ show_usage (NatterTurnRow   *self,
   g_string_free (details, TRUE);
 }
 
+/* Read Aloud, or Stop while this answer is being read (the same action
+ * toggles). It lies over the turn's part (place_read_aloud()) and
+ * shows only while the pointer or the focus is in the turn, or while it
+ * reads: a code block's Copy in other apps does the same. Hidden, it stays on the Tab
+ * path (the focus then shows it) and is never clicked by mistake. */
+static void
+update_read_aloud (NatterTurnRow *self)
+{
+  gboolean speaking = self->item != NULL && natter_turn_item_get_speaking (self->item);
+  const char *label = speaking ? _("Stop Reading Aloud") : _("Read Aloud");
+  gboolean revealed = speaking || self->pointer_in || self->focus_in;
+
+  if (!self->built)
+    return;
+  gtk_button_set_icon_name (GTK_BUTTON (self->read_aloud_button),
+                            speaking ? "media-playback-stop-symbolic" : "audio-speakers-symbolic");
+  gtk_widget_set_tooltip_text (self->read_aloud_button, label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->read_aloud_button),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+  if (revealed)
+    gtk_widget_add_css_class (self->read_aloud_button, "revealed");
+  else
+    gtk_widget_remove_css_class (self->read_aloud_button, "revealed");
+  gtk_widget_set_can_target (self->read_aloud_button, revealed);
+}
+
+static void
+pointer_changed_cb (NatterTurnRow            *self,
+                    GParamSpec               *pspec,
+                    GtkEventControllerMotion *motion)
+{
+  self->pointer_in = gtk_event_controller_motion_contains_pointer (motion);
+  update_read_aloud (self);
+}
+
+static void
+focus_changed_cb (NatterTurnRow           *self,
+                  GParamSpec              *pspec,
+                  GtkEventControllerFocus *focus)
+{
+  self->focus_in = gtk_event_controller_focus_contains_focus (focus);
+  update_read_aloud (self);
+}
+
+/* The room Read Aloud wants beside the last of the actions, and the
+ * spacing of the turn's lines (natter-turn-row.ui). */
+#define READ_ALOUD_GAP 6
+#define LINE_SPACING   8
+
+/* Where Read Aloud lies over the turn's own part (the overlay's
+ * ::get-child-position): at the end of the actions' line where its
+ * buttons leave room, else just above that end, its icon on the
+ * answer's last line of text, whose end a paragraph's last line seldom
+ * reaches. */
+static gboolean
+place_read_aloud (NatterTurnRow *self,
+                  GtkWidget     *button,
+                  GdkRectangle  *allocation,
+                  GtkOverlay    *overlay)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (overlay));
+  int height = gtk_widget_get_height (GTK_WIDGET (overlay));
+  graphene_rect_t line;
+  int used = 0;
+
+  gtk_widget_measure (button, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &allocation->width, NULL, NULL);
+  gtk_widget_measure (button, GTK_ORIENTATION_VERTICAL, allocation->width, NULL, &allocation->height, NULL, NULL);
+  allocation->x = gtk_widget_get_direction (button) == GTK_TEXT_DIR_RTL ? 0 : width - allocation->width;
+  allocation->y = MAX (0, height - allocation->height);
+  if (!gtk_widget_get_visible (self->actions_line) ||
+      !gtk_widget_compute_bounds (self->actions_line, GTK_WIDGET (overlay), &line))
+    return TRUE;
+  gtk_widget_measure (self->actions_line, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &used, NULL, NULL);
+  if (used + READ_ALOUD_GAP + allocation->width <= width)
+    allocation->y = (int) (line.origin.y + (line.size.height - allocation->height) / 2);
+  else
+    {
+      PangoFontMetrics *metrics = pango_context_get_metrics (gtk_widget_get_pango_context (GTK_WIDGET (self)),
+                                                             NULL, NULL);
+      int text_line = PANGO_PIXELS (pango_font_metrics_get_height (metrics));
+
+      pango_font_metrics_unref (metrics);
+      allocation->y = MAX (0, (int) line.origin.y - LINE_SPACING - text_line / 2 - allocation->height / 2);
+    }
+  return TRUE;
+}
+
+/**
+ * natter_turn_row_get_read_aloud_revealed:
+ * @self: a turn row
+ *
+ * Whether the row's Read Aloud (or Stop) shows: while the pointer or the
+ * focus is in the row, or while its answer is read aloud.
+ *
+ * Returns: %TRUE if it shows
+ */
+gboolean
+natter_turn_row_get_read_aloud_revealed (NatterTurnRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ROW (self), FALSE);
+
+  return self->built && gtk_widget_has_css_class (self->read_aloud_button, "revealed");
+}
+
 /* Copy, Branch from Here and (on the latest turn) Try Again, once the turn
  * has ended: an unfinished turn has no final words to copy or fork at. */
 static void
@@ -508,7 +618,7 @@ show_actions (NatterTurnRow   *self,
                      status == NATTER_TURN_STATUS_FAILED ||
                      status == NATTER_TURN_STATUS_CANCELLED;
 
-  gtk_widget_set_visible (self->actions_box, settled);
+  gtk_widget_set_visible (self->actions_line, settled);
   if (!settled)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
@@ -520,6 +630,9 @@ show_actions (NatterTurnRow   *self,
    * does on every other turn. */
   gtk_widget_set_visible (self->copy_button, TRUE);
   gtk_widget_set_child_visible (self->copy_button, self->assistant_text->len > 0);
+  /* Nothing to read on a turn without words. */
+  gtk_widget_set_visible (self->read_aloud_button, self->assistant_text->len > 0);
+  update_read_aloud (self);
   /* The target first: an action name without its target warns. */
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->branch_button), "s", turn_id);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->branch_button), "win.branch-from-turn");
@@ -529,6 +642,28 @@ show_actions (NatterTurnRow   *self,
   gtk_widget_set_visible (self->retry_button,
                           natter_turn_item_get_latest (self->item) && status != NATTER_TURN_STATUS_FAILED);
   show_usage (self, state);
+}
+
+/**
+ * natter_turn_row_read_aloud:
+ * @self: a turn row
+ *
+ * Reads the row's answer aloud, or stops it if it is being read: the
+ * window's `win.read-aloud` with the turn's id and its words. Does
+ * nothing on a row without an answer's words.
+ *
+ * Returns: whether the row has words to read
+ */
+gboolean
+natter_turn_row_read_aloud (NatterTurnRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ROW (self), FALSE);
+
+  if (self->item == NULL || self->assistant_text->len == 0)
+    return FALSE;
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.read-aloud", "(ss)",
+                              natter_turn_item_get_turn_id (self->item), self->assistant_text->str);
+  return TRUE;
 }
 
 static void
@@ -650,7 +785,8 @@ update (NatterTurnRow *self)
   self->stopped_mid_answer = FALSE;
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
-  gtk_widget_set_visible (self->actions_box, FALSE);
+  gtk_widget_set_visible (self->actions_line, FALSE);
+  gtk_widget_set_visible (self->read_aloud_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
   gtk_widget_set_visible (self->input_actions, FALSE);
   if (self->item == NULL)
@@ -935,12 +1071,15 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
-  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_box);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_line);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, read_aloud_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, branch_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, retry_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, usage_label);
   gtk_widget_class_bind_template_callback (widget_class, copy_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, natter_turn_row_read_aloud);
+  gtk_widget_class_bind_template_callback (widget_class, place_read_aloud);
   gtk_widget_class_set_css_name (widget_class, "natter-turn-row");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -948,8 +1087,15 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
 static void
 natter_turn_row_init (NatterTurnRow *self)
 {
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  GtkEventController *focus = gtk_event_controller_focus_new ();
+
   self->assistant_text = g_string_new (NULL);
   /* The template waits for ensure_built(). */
+  g_signal_connect_swapped (motion, "notify::contains-pointer", G_CALLBACK (pointer_changed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
+  g_signal_connect_swapped (focus, "notify::contains-focus", G_CALLBACK (focus_changed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), focus);
 }
 
 /**
@@ -1011,6 +1157,7 @@ natter_turn_row_set_item (NatterTurnRow  *self,
       g_signal_connect_swapped (item, "notify::latest", G_CALLBACK (item_changed_cb), self);
       g_signal_connect_swapped (item, "notify::compaction-summary", G_CALLBACK (update_summary), self);
       g_signal_connect_swapped (item, "notify::versions", G_CALLBACK (item_changed_cb), self);
+      g_signal_connect_swapped (item, "notify::speaking", G_CALLBACK (update_read_aloud), self);
       root = gtk_widget_get_root (GTK_WIDGET (self));
       if (root == NULL)
         {

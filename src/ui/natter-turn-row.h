@@ -23,4 +23,7 @@ void            natter_turn_row_set_item (NatterTurnRow  *self,
                                           NatterTurnItem *item);
 NatterTurnItem *natter_turn_row_get_item (NatterTurnRow  *self);
 
+gboolean   natter_turn_row_read_aloud              (NatterTurnRow *self);
+gboolean   natter_turn_row_get_read_aloud_revealed (NatterTurnRow *self);
+
 G_END_DECLS

@@ -454,6 +454,24 @@ open_branched_from_activated (GtkWidget  *widget,
                                 _("The conversation this was branched from is no longer available."));
 }
 
+/* A conversation named by a facet that cannot open one itself (a toast's
+ * Open: words dictated for it, natter-window-voice.c), shown with the
+ * conversation side in view when the window is narrow. */
+static void
+open_conversation_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+
+  if (!natter_window_open_session (self, g_variant_get_string (parameter, NULL)))
+    {
+      gtk_widget_activate_action (widget, "win.show-toast", "s", _("The conversation is no longer available."));
+      return;
+    }
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 /* The error bar's Retry: the message that was not sent, again, with its
  * files. Its words and files were put back into the composer: they go
  * from there now. */
@@ -641,6 +659,7 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.branch-from-turn", "s", branch_activated);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_activated);
   gtk_widget_class_install_action (widget_class, "win.open-branched-from", "s", open_branched_from_activated);
+  gtk_widget_class_install_action (widget_class, "win.open-conversation", "s", open_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.retry-send", NULL, retry_send_activated);
   gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, show_help_overlay_activated);
   gtk_widget_class_install_action (widget_class, "win.open-search-hit", "(ss)", open_search_hit_activated);

@@ -424,18 +424,19 @@ _natter_window_update_model_picker (NatterWindow *self)
 {
   gboolean usable = (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL) ||
                     (self->conversation.entry == NULL && self->conversation.new_chat);
-  NatterModelChoice choice;
+  NatterModelChoice choice = model_choice (self);
   const char *provider = NULL;
   const char *model = NULL;
 
+  natter_model_choice_shown (&choice, &provider, &model);
+  /* Dictation goes to the provider of the model shown. */
+  _natter_window_set_dictation_provider (self, provider);
   gtk_widget_set_visible (GTK_WIDGET (self->choice.model_picker), usable);
   if (!usable)
     {
       natter_model_picker_set_model (self->choice.model_picker, NULL);
       return;
     }
-  choice = model_choice (self);
-  natter_model_choice_shown (&choice, &provider, &model);
   /* Resolving looks the key up: only when the provider changes. */
   if (self->choice.listed_provider == NULL || g_strcmp0 (provider, self->choice.listed_provider) != 0)
     list_provider (self, provider);

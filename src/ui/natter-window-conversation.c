@@ -109,6 +109,8 @@ adopt_new_chat (NatterWindow *self,
     g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), value);
   g_hash_table_remove (self->conversation.drafts, NATTER_WINDOW_NEW_CHAT_KEY);
   g_hash_table_remove (self->conversation.draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
+  /* Words still being dictated for it go to it too. */
+  _natter_window_voice_rekey (self, NATTER_WINDOW_NEW_CHAT_KEY, session_id);
 }
 
 static void

@@ -204,6 +204,9 @@ _natter_window_close_session (NatterWindow *self)
   /* What went wrong is said where it went wrong: the next conversation
    * opens without it. */
   _natter_window_hide_error (self);
+  /* A dictation under way goes on for this conversation, never into the
+   * next one's message. */
+  _natter_window_voice_conversation_closed (self);
   save_draft (self);
   self->conversation.new_chat = FALSE;
   if (self->conversation.timeline != NULL)

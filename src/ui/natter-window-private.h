@@ -12,8 +12,8 @@
  * the next message goes to), -conversation.c (sending it), -versions.c
  * and -editing.c (a message's versions, and Edit), -actions.c (the
  * win.* actions), -keyboard.c (tab stops and focus), -errors.c (the
- * error bar and the damaged-conversation page) and -recovery.c (its
- * readable part copied). Each facet installs its own actions and
+ * error bar and the damaged-conversation page), -recovery.c (its
+ * readable part copied) and -voice.c (Read Aloud and dictation). Each facet installs its own actions and
  * template callbacks from natter_window_class_init(); the order in
  * which they call each other is the order of their functions below.
  *
@@ -26,11 +26,13 @@
 #include "natter-composer.h"
 #include "natter-model-picker.h"
 #include "natter-queue-view.h"
+#include "natter-recorder.h"
 #include "natter-session-row.h"
 #include "natter-send-pipeline.h"
 #include "natter-settings.h"
 #include "natter-conversation-view.h"
 #include "natter-sidebar.h"
+#include "natter-speech.h"
 #include "natter-window.h"
 
 G_BEGIN_DECLS
@@ -181,6 +183,23 @@ typedef struct
   char                 *open_turn;
 } NatterWindowVersions;
 
+/* natter-window-voice.c: who reads aloud and which answer, the
+ * provider the next message goes to (its transcription model makes
+ * dictation text), and the dictations under way: the one the composer
+ * shows, and any whose conversation was left before its words came
+ * (they go there). */
+typedef struct _NatterWindowDictation NatterWindowDictation;
+
+typedef struct
+{
+  NatterSpeech         *speech;
+  char                 *speaking_turn_id;
+  char                 *provider;         /* nullable: none to go to */
+  NatterWindowDictation *dictation;       /* nullable: the composer's */
+  GPtrArray            *dictations;       /* every one under way */
+  guint                 dictation_tick_id;
+} NatterWindowVoice;
+
 /* natter-window-archive.c */
 typedef struct
 {
@@ -223,6 +242,7 @@ struct _NatterWindow
   NatterWindowKeyboard  keyboard;
   NatterWindowClosing   closing;
   NatterWindowArchive   archive;
+  NatterWindowVoice     voice;
 };
 
 /* The facets' functions, from the bottom up: a facet calls only those
@@ -279,6 +299,23 @@ void
 _natter_window_setup_keyboard (NatterWindow *self);
 void
 _natter_window_class_keyboard_init (GtkWidgetClass *widget_class);
+
+/* natter-window-voice.c */
+void
+_natter_window_set_dictation_provider (NatterWindow *self,
+                                       const char   *provider_id);
+void
+_natter_window_voice_conversation_closed (NatterWindow *self);
+void
+_natter_window_voice_rekey (NatterWindow *self,
+                            const char   *old_key,
+                            const char   *new_key);
+void
+_natter_window_voice_init (NatterWindow *self);
+void
+_natter_window_voice_dispose (NatterWindow *self);
+void
+_natter_window_class_voice_init (GtkWidgetClass *widget_class);
 
 /* natter-window-folders.c */
 void
@@ -430,6 +467,8 @@ void
 _natter_window_class_actions_init (GtkWidgetClass *widget_class);
 
 /* Test seams */
+void            natter_window_set_speech              (NatterWindow *self,
+                                                       NatterSpeech *speech);
 void            natter_window_dismiss_pending_deletes (NatterWindow *self);
 guint           natter_window_get_n_pending_deletes   (NatterWindow *self);
 NatterComposer *natter_window_get_composer            (NatterWindow *self);

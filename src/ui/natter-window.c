@@ -186,15 +186,20 @@ natter_window_dispose (GObject *object)
 
   /* GTK 4.8 now and then keeps a reference on the conversation view
    * after its window is gone (seen when a window goes soon after it was
-   * shown, with the keyboard in the message field). Whatever holds it,
-   * the view lets go of the conversation and the session service here,
-   * so that they never outlive the window. */
+   * shown, with the keyboard in the message field, and when the focus
+   * moved inside the view before its conversation was left: a reference
+   * its focus handling took on the view as a focus child). Whatever
+   * holds it, the view and the queue inside it let go of the
+   * conversation and the session service here, so that they never
+   * outlive the window. */
   if (self->conversation.view != NULL)
     {
       natter_conversation_view_set_timeline (self->conversation.view, NULL);
       natter_conversation_view_set_sessions (self->conversation.view, NULL);
       natter_conversation_view_set_blob_store (self->conversation.view, NULL);
     }
+  if (self->conversation.queue_view != NULL)
+    natter_queue_view_set_session (self->conversation.queue_view, NULL, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_WINDOW);
 
   g_clear_pointer (&self->conversation.timelines, g_hash_table_unref);
@@ -210,6 +215,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
   g_clear_pointer (&self->versions.open_session, g_free);
   g_clear_pointer (&self->versions.open_turn, g_free);
+  _natter_window_voice_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -306,6 +312,7 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_recovery_init (widget_class);
   _natter_window_class_choice_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
+  _natter_window_class_voice_init (widget_class);
 
 }
 
@@ -467,6 +474,7 @@ natter_window_new (NatterApplication  *application,
   attachment_limit_cb (self);
   g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
                            G_CONNECT_SWAPPED);
+  _natter_window_voice_init (self);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   natter_window_restore_state (self);

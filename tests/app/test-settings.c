@@ -332,6 +332,34 @@ test_services_mcp_timeout (Fixture       *f,
   natter_test_remove_tree (dir);
 }
 
+/* Each provider's transcription model is an entry of one dictionary:
+ * setting one keeps the others, a blank one forgets it. */
+static void
+test_transcription_models (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GVariant) models = NULL;
+  g_autofree char *groq = NULL;
+  g_autofree char *openai = NULL;
+
+  g_assert_null (natter_settings_dup_transcription_model (f->settings, "groq"));
+  natter_settings_set_transcription_model (f->settings, "groq", "whisper-large-v3");
+  natter_settings_set_transcription_model (f->settings, "openai", "  gpt-4o-transcribe ");
+  natter_settings_set_transcription_model (f->settings, "groq", "whisper-large-v3-turbo");
+  groq = natter_settings_dup_transcription_model (f->settings, "groq");
+  openai = natter_settings_dup_transcription_model (f->settings, "openai");
+  g_assert_cmpstr (groq, ==, "whisper-large-v3-turbo");
+  g_assert_cmpstr (openai, ==, "gpt-4o-transcribe");
+
+  natter_settings_set_transcription_model (f->settings, "openai", " ");
+  natter_settings_set_transcription_model (f->settings, "absent", NULL);
+  models = g_settings_get_value (f->gsettings, "transcription-models");
+  g_assert_cmpuint (g_variant_n_children (models), ==, 1);
+  g_assert_null (natter_settings_dup_transcription_model (f->settings, "openai"));
+  natter_settings_set_transcription_model (f->settings, "groq", NULL);
+  g_assert_null (natter_settings_dup_transcription_model (f->settings, "groq"));
+}
+
 static void
 test_endpoint_ids (void)
 {
@@ -361,6 +389,7 @@ main (int   argc,
   ADD ("/settings/providers/usable", test_usable_providers);
   ADD ("/settings/services-follow", test_services_follow);
   ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
+  ADD ("/settings/transcription-models", test_transcription_models);
 
   return g_test_run ();
 }

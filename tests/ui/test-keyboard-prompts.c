@@ -274,7 +274,7 @@ test_keyboard_conversation_controls (void)
   g_autoptr(GPtrArray) blocks = NULL;
   NatterWindow *window;
   GtkWidget *timeline;
-  GtkWidget *copy, *branch, *retry, *code_copy;
+  GtkWidget *copy, *branch, *retry, *code_copy, *read_aloud;
 
   natter_fake_model_script (u->w->fakes->model, RICH_STEP,
                             "{\"role\":\"assistant\",\"content\":\"Here:\\n\\n```c\\nint x;\\n```\\n\"}", NULL);
@@ -290,6 +290,7 @@ test_keyboard_conversation_controls (void)
   branch = find_button_with_icon_or_label (timeline, "_Branch from Here");
   retry = find_button_with_icon_or_label (timeline, "_Try Again");
   code_copy = find_button_with_icon_or_label (timeline, "Copy code");
+  read_aloud = find_button_with_icon_or_label (timeline, "Read Aloud");
   expanders = ui_find_all (timeline, GTK_TYPE_EXPANDER);
   cards = ui_find_all (timeline, NATTER_TYPE_TOOL_CALL_CARD);
   blocks = ui_find_all (timeline, NATTER_TYPE_CODE_BLOCK);
@@ -297,15 +298,18 @@ test_keyboard_conversation_controls (void)
   g_assert_nonnull (branch);
   g_assert_nonnull (retry);
   g_assert_nonnull (code_copy);
+  g_assert_nonnull (read_aloud);
   g_assert_cmpuint (cards->len, ==, 1);
   g_assert_cmpuint (blocks->len, ==, 1);
   g_assert_cmpuint (expanders->len, >=, 2);   /* reasoning + the tool card */
 
-  /* Always shown (not on hover only), focusable, and on the Tab path. */
+  /* Always shown (not on hover only), focusable, and on the Tab path;
+   * Read Aloud, which shows while the focus is in its answer, too. */
   cycle = tab_cycle (window);
   assert_reachable (cycle, copy, "Copy Message");
   assert_reachable (cycle, branch, "Branch from Here");
   assert_reachable (cycle, retry, "Try Again");
+  assert_reachable (cycle, read_aloud, "Read Aloud");
   assert_reachable (cycle, code_copy, "the code block's Copy");
   for (guint i = 0; i < expanders->len; i++)
     assert_reachable (cycle, g_ptr_array_index (expanders, i), "an expander (reasoning, tool call)");

@@ -37,6 +37,8 @@ static const struct
   { "win.focus-composer", "<Control>l" },
   { "win.choose-model", "<Control>m" },
   { "win.go-back", "<Alt>Left" },
+  { "win.dictate", "<Shift><Control>d" },
+  { "win.read-aloud-focused", "<Shift><Control>r" },
 };
 
 static void

@@ -5,7 +5,9 @@
  * Queued messages in the window (docs/sessions.md §4): while an
  * answer streams the composer stays usable and Enter queues; queued
  * messages show as pending bubbles with Edit and Remove; they are sent
- * when the answer completes; Stop asks whether the queue stays.
+ * when the answer completes; Stop asks whether the queue stays. A
+ * conversation view that GTK keeps after its window went holds the
+ * session service no longer.
  */
 
 #include "natter-composer.h"
@@ -580,6 +582,36 @@ test_stop_while_prompt_waits (void)
   ui_world_free (u);
 }
 
+static gboolean
+queue_read_begun (gpointer data)
+{
+  NatterWindow *window = data;
+
+  return window->queue.clock == NULL;
+}
+
+/* GTK 4.8 now and then keeps the conversation view after its window
+ * went (a reference its focus handling took): the queue view inside it
+ * lets go of the session service all the same, so that the turn runtime
+ * goes when the service does. */
+static void
+test_kept_view_lets_go_of_the_service (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Kept");
+  NatterWindow *window = ui_window_new (app, u);
+  g_autoptr(GtkWidget) kept = NULL;
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_wait_until (queue_read_begun, window);
+  kept = g_object_ref (GTK_WIDGET (window->conversation.view));
+  ui_destroy_window (window);
+  /* Fails ("The turn runtime was not finalized") while anything in the
+   * kept view holds the service. */
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -598,6 +630,7 @@ main (int   argc,
   g_test_add_func ("/queue/opening-sends-what-a-crash-left-queued", test_opening_sends_what_a_crash_left_queued);
   g_test_add_func ("/queue/queue-while-prompt-waits", test_queue_while_prompt_waits);
   g_test_add_func ("/queue/stop-while-prompt-waits", test_stop_while_prompt_waits);
+  g_test_add_func ("/queue/kept-view-lets-go-of-the-service", test_kept_view_lets_go_of_the_service);
 
   status = g_test_run ();
   g_clear_object (&app);

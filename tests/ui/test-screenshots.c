@@ -7,7 +7,8 @@
  * a conversation, a pending permission prompt, a damaged session; and the
  * README's pictures, a real conversation (a file attached, Markdown, a
  * code block, a tool card) and the search in light and dark style, wide
- * and at 360 px. With
+ * and at 360 px; an answer being read aloud (its Stop over its actions
+ * and the bar above the composer) in both styles, wide and at 360 px. With
  * NATTER_UPDATE_SCREENSHOTS=1 in the environment the README's pictures
  * are also written to data/screenshots/ in the source tree.
  */
@@ -17,6 +18,7 @@
 #include "natter-blob-store.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-test-speech.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 
@@ -246,12 +248,51 @@ search_shows_snippet (gpointer window)
          ui_find_first_full (natter_window_get_session_list (window), GTK_TYPE_LABEL, is_snippet) != NULL;
 }
 
+static gboolean
+is_read_aloud (GtkWidget *widget)
+{
+  return gtk_widget_get_mapped (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), "Read Aloud") == 0;
+}
+
+static gboolean
+reading_bar_shown (gpointer window)
+{
+  g_autoptr(GPtrArray) revealers = ui_find_all (((NatterWindow *) window)->conversation.view, GTK_TYPE_REVEALER);
+
+  ui_settle ();
+  for (guint i = 0; i < revealers->len; i++)
+    if (gtk_revealer_get_child_revealed (revealers->pdata[i]) &&
+        ui_label_shown (revealers->pdata[i], "Reading an answer aloud"))
+      return TRUE;
+  return FALSE;
+}
+
+/* The last answer read aloud (by a fake speaker): its Stop over its
+ * actions and the bar above the composer; then stopped. */
+static void
+save_read_aloud_screenshot (NatterWindow *window,
+                            const char   *name)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (natter_window_get_timeline_list (window), GTK_TYPE_BUTTON);
+  GtkWidget *last = NULL;
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (is_read_aloud (buttons->pdata[i]))
+      last = buttons->pdata[i];
+  g_assert_nonnull (last);
+  g_signal_emit_by_name (last, "clicked");
+  ui_wait_until (reading_bar_shown, window);
+  save_screenshot (window, name);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop-reading", NULL);
+}
+
 static void
 save_readme_screenshots (gboolean dark)
 {
   AdwStyleManager *style = adw_style_manager_get_default ();
   UiWorld *u = ui_world_new ();
   g_autoptr(GFile) agents_dir = g_file_get_child (u->w->dir, "agents");
+  g_autoptr(NatterSpeech) speech = natter_fake_speech_new ();
   g_autoptr(NatterAgentStore) store = natter_agent_store_new (agents_dir);
   g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
   g_autofree char *session_id = NULL;
@@ -284,6 +325,8 @@ save_readme_screenshots (gboolean dark)
   g_assert_cmpstr (natter_model_picker_get_model (natter_window_get_model_picker (window)), ==, README_MODEL);
   save_screenshot (window, dark ? "main-dark.png" : "main.png");
   publish_screenshot (dark ? "main-dark.png" : "main.png");
+  natter_window_set_speech (window, speech);
+  save_read_aloud_screenshot (window, dark ? "read-aloud-dark.png" : "read-aloud.png");
 
   /* The search by what was said: the conversation found by a word of an
    * answer, the words around it under its title. */
@@ -304,6 +347,7 @@ save_readme_screenshots (gboolean dark)
   ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-dark.png" : "narrow.png");
   publish_screenshot (dark ? "narrow-dark.png" : "narrow.png");
+  save_read_aloud_screenshot (window, dark ? "read-aloud-narrow-dark.png" : "read-aloud-narrow.png");
   adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_BACK);
   ui_wait_until (leaflet_settled, window);
   save_screenshot (window, dark ? "narrow-sidebar-dark.png" : "narrow-sidebar.png");

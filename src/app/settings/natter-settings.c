@@ -861,6 +861,36 @@ natter_settings_get_auto_compact (NatterSettings *self)
   return self->auto_compact;
 }
 
+/* Writes the dictionary key @key (a{s…}) with its entry @name set to
+ * @value (floating, taken), or without it when @value is %NULL, every
+ * other entry kept as it is. */
+static void
+set_dict_entry (NatterSettings *self,
+                const char     *key,
+                const char     *name,
+                GVariant       *value)
+{
+  g_autoptr(GVariant) dict = g_settings_get_value (self->settings, key);
+  GVariantBuilder builder;
+  GVariantIter iter;
+  GVariant *entry;
+
+  g_variant_builder_init (&builder, g_variant_get_type (dict));
+  g_variant_iter_init (&iter, dict);
+  while ((entry = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      const char *entry_name;
+
+      g_variant_get_child (entry, 0, "&s", &entry_name);
+      if (!g_str_equal (entry_name, name))
+        g_variant_builder_add_value (&builder, entry);
+      g_variant_unref (entry);
+    }
+  if (value != NULL)
+    g_variant_builder_add_value (&builder, g_variant_new_dict_entry (g_variant_new_string (name), value));
+  g_settings_set_value (self->settings, key, g_variant_builder_end (&builder));
+}
+
 /**
  * natter_settings_get_context_window:
  * @self: the settings
@@ -914,12 +944,7 @@ natter_settings_set_context_window (NatterSettings *self,
                                     const char     *model,
                                     guint           tokens)
 {
-  g_autoptr(GVariant) windows = NULL;
-  g_autofree char *key = NULL;
-  GVariantBuilder builder;
-  GVariantIter iter;
-  const char *name;
-  gint32 value;
+  g_autofree char *name = NULL;
 
   g_return_if_fail (NATTER_IS_SETTINGS (self));
   g_return_if_fail (provider != NULL && model != NULL && *model != '\0');
@@ -927,16 +952,64 @@ natter_settings_set_context_window (NatterSettings *self,
 
   if (self->settings == NULL)
     return;
-  key = g_strconcat (provider, "/", model, NULL);
-  windows = g_settings_get_value (self->settings, "context-windows");
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{si}"));
-  g_variant_iter_init (&iter, windows);
-  while (g_variant_iter_next (&iter, "{&si}", &name, &value))
-    if (!g_str_equal (name, key))
-      g_variant_builder_add (&builder, "{si}", name, value);
-  if (tokens > 0)
-    g_variant_builder_add (&builder, "{si}", key, (gint32) tokens);
-  g_settings_set_value (self->settings, "context-windows", g_variant_builder_end (&builder));
+  name = g_strconcat (provider, "/", model, NULL);
+  set_dict_entry (self, "context-windows", name, tokens > 0 ? g_variant_new_int32 ((gint32) tokens) : NULL);
+}
+
+/**
+ * natter_settings_dup_transcription_model:
+ * @self: the settings
+ * @provider: a provider id
+ *
+ * The model @provider transcribes dictation with, through its
+ * `/audio/transcriptions` (docs/runtime.md §14): the entry @provider of
+ * the `transcription-models` key.
+ *
+ * Returns: (transfer full) (nullable): the model, or %NULL when the user
+ *   set none (or the settings are the built-in defaults)
+ */
+char *
+natter_settings_dup_transcription_model (NatterSettings *self,
+                                         const char     *provider)
+{
+  g_autoptr(GVariant) models = NULL;
+  const char *model = NULL;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), NULL);
+  g_return_val_if_fail (provider != NULL, NULL);
+
+  if (self->settings == NULL)
+    return NULL;
+  models = g_settings_get_value (self->settings, "transcription-models");
+  if (!g_variant_lookup (models, provider, "&s", &model) || model[0] == '\0')
+    return NULL;
+  return g_strdup (model);
+}
+
+/**
+ * natter_settings_set_transcription_model:
+ * @self: the settings
+ * @provider: a provider id
+ * @model: (nullable): the model; %NULL or empty forgets it
+ *
+ * Sets the entry @provider of the `transcription-models` key, keeping
+ * every other entry. Does nothing on the built-in defaults (settings
+ * without a #GSettings).
+ */
+void
+natter_settings_set_transcription_model (NatterSettings *self,
+                                         const char     *provider,
+                                         const char     *model)
+{
+  g_autofree char *stripped = NULL;
+
+  g_return_if_fail (NATTER_IS_SETTINGS (self));
+  g_return_if_fail (provider != NULL);
+
+  if (self->settings == NULL)
+    return;
+  stripped = g_strstrip (g_strdup (model != NULL ? model : ""));
+  set_dict_entry (self, "transcription-models", provider, stripped[0] != '\0' ? g_variant_new_string (stripped) : NULL);
 }
 
 /**

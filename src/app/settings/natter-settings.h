@@ -102,6 +102,11 @@ void            natter_settings_set_context_window  (NatterSettings *self,
                                                      const char     *provider,
                                                      const char     *model,
                                                      guint           tokens);
+char           *natter_settings_dup_transcription_model (NatterSettings *self,
+                                                         const char     *provider);
+void            natter_settings_set_transcription_model (NatterSettings *self,
+                                                         const char     *provider,
+                                                         const char     *model);
 const char     *natter_settings_get_last_session   (NatterSettings  *self);
 void            natter_settings_set_last_session   (NatterSettings  *self,
                                                     const char      *session_id);

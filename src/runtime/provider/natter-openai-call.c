@@ -78,6 +78,8 @@ typedef struct
   GByteArray       *line;
   NatterOpenaiLineFunc line_func;
   gpointer          line_data;
+  /* The request body's type: JSON unless an upload says otherwise. */
+  char             *content_type;
 } Call;
 
 static void
@@ -102,6 +104,7 @@ call_free (gpointer data)
   g_clear_pointer (&call->alternate_body, g_bytes_unref);
   g_free (call->alternate_limit_name);
   g_clear_pointer (&call->line, g_byte_array_unref);
+  g_free (call->content_type);
   g_free (call);
 }
 
@@ -716,7 +719,9 @@ send_message (NatterOpenaiProvider *self,
       soup_message_headers_replace (headers, "Authorization", authorization);
     }
   if (body != NULL)
-    soup_message_set_request_body_from_bytes (call->msg, "application/json", body);
+    soup_message_set_request_body_from_bytes (call->msg,
+                                              call->content_type != NULL ? call->content_type : "application/json",
+                                              body);
 
   soup_session_send_async (self->session, call->msg, G_PRIORITY_DEFAULT,
                            call->cancellable, send_cb, task);
@@ -724,7 +729,8 @@ send_message (NatterOpenaiProvider *self,
 
 /* What a call has beyond its method, URL and body: for a chat call, what
  * it sends again, once, if the server refuses the name of its token
- * limit; for a JSON-lines call, who reads the lines. */
+ * limit; for a JSON-lines call, who reads the lines; for an upload, its
+ * body's type. */
 typedef struct
 {
   const char           *model;
@@ -733,6 +739,7 @@ typedef struct
   const char           *alternate_limit_name;
   NatterOpenaiLineFunc  line_func;
   gpointer              line_data;
+  const char           *content_type;
 } Extras;
 
 static void
@@ -764,6 +771,7 @@ call_start_url (NatterOpenaiProvider *self,
     {
       call->line_func = extras->line_func;
       call->line_data = extras->line_data;
+      call->content_type = g_strdup (extras->content_type);
     }
   call->cancellable = g_cancellable_new ();
   g_task_set_task_data (task, call, call_free);
@@ -873,7 +881,7 @@ natter_openai_call_start_chat (NatterOpenaiProvider *self,
                                GCancellable         *cancellable)
 {
   g_autofree char *url = g_strconcat (self->base_url, "/chat/completions", NULL);
-  Extras extras = { model, limit_name, alternate_body, alternate_limit_name, NULL, NULL };
+  Extras extras = { model, limit_name, alternate_body, alternate_limit_name, NULL, NULL, NULL };
 
   g_assert (stream != NULL);
   g_assert ((alternate_body == NULL) == (alternate_limit_name == NULL));
@@ -962,10 +970,38 @@ natter_openai_call_start_lines (NatterOpenaiProvider *self,
                                 gpointer              line_data,
                                 GCancellable         *cancellable)
 {
-  Extras extras = { NULL, NULL, NULL, NULL, line_func, line_data };
+  Extras extras = { NULL, NULL, NULL, NULL, line_func, line_data, NULL };
 
   g_assert (line_func != NULL);
   call_start_url (self, task, CALL_LINES, NULL, method, url, NULL, body, &extras, cancellable);
+}
+
+/**
+ * natter_openai_call_start_upload:
+ * @self: a provider
+ * @task: (transfer full): the task of the operation
+ * @url: the whole URL
+ * @content_type: the body's type, e.g. a multipart form's with its
+ *   boundary
+ * @body: the request body
+ * @cancellable: (nullable): the caller's cancellable
+ *
+ * natter_openai_call_start_json() of a `POST` whose body is not JSON (an
+ * audio file in a form): @task returns the answer's root #JsonNode
+ * (transfer full), or a %NATTER_PROVIDER_ERROR as the other calls do.
+ */
+void
+natter_openai_call_start_upload (NatterOpenaiProvider *self,
+                                 GTask                *task,
+                                 const char           *url,
+                                 const char           *content_type,
+                                 GBytes               *body,
+                                 GCancellable         *cancellable)
+{
+  Extras extras = { NULL, NULL, NULL, NULL, NULL, NULL, content_type };
+
+  g_assert (content_type != NULL);
+  call_start_url (self, task, CALL_JSON, NULL, SOUP_METHOD_POST, url, NULL, body, &extras, cancellable);
 }
 
 /**

@@ -126,6 +126,13 @@ void    natter_openai_call_start_lines             (NatterOpenaiProvider *self,
                                                     gpointer              line_data,
                                                     GCancellable         *cancellable);
 
+void    natter_openai_call_start_upload            (NatterOpenaiProvider *self,
+                                                    GTask                *task,
+                                                    const char           *url,
+                                                    const char           *content_type,
+                                                    GBytes               *body,
+                                                    GCancellable         *cancellable);
+
 guint   natter_openai_call_get_status              (GAsyncResult         *result);
 
 GError *natter_openai_provider_error_literal       (NatterOpenaiProvider *self,

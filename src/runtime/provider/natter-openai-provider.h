@@ -65,4 +65,15 @@ gint64                natter_openai_provider_context_window_finish (NatterOpenai
                                                                     GAsyncResult          *result,
                                                                     GError               **error);
 
+void                  natter_openai_provider_transcribe_async  (NatterOpenaiProvider  *self,
+                                                                const char            *model,
+                                                                GBytes                *audio,
+                                                                const char            *content_type,
+                                                                GCancellable          *cancellable,
+                                                                GAsyncReadyCallback    callback,
+                                                                gpointer               user_data);
+char                 *natter_openai_provider_transcribe_finish (NatterOpenaiProvider  *self,
+                                                                GAsyncResult          *result,
+                                                                GError               **error);
+
 G_END_DECLS

@@ -115,6 +115,17 @@ apply_url_cb (NatterProviderRow       *row,
   natter_provider_row_set_base_url (row, url);
 }
 
+static void
+apply_transcription_model_cb (NatterProviderRow       *row,
+                              const char              *model,
+                              NatterPreferencesWindow *self)
+{
+  natter_settings_set_transcription_model (natter_services_get_settings (self->services),
+                                           natter_provider_row_get_provider_id (row), model);
+  natter_preferences_window_show_toast (self, model[0] != '\0' ? _("Transcription model saved")
+                                                                : _("Dictation is off for this provider"));
+}
+
 /* API keys: each operation carries the window (one pending reference)
  * and the provider id; rows may have been rebuilt when it completes. */
 
@@ -499,11 +510,15 @@ add_provider_row (NatterPreferencesWindow *self,
 {
   NatterProviderRow *row = natter_provider_row_new (entry);
   const char *id = natter_provider_row_get_provider_id (row);
+  g_autofree char *transcription_model = NULL;
 
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), expanded);
+  transcription_model = natter_settings_dup_transcription_model (natter_services_get_settings (self->services), id);
+  natter_provider_row_set_transcription_model (row, transcription_model);
   g_signal_connect (row, "apply-name", G_CALLBACK (apply_name_cb), self);
   g_signal_connect (row, "apply-url", G_CALLBACK (apply_url_cb), self);
   g_signal_connect (row, "apply-key", G_CALLBACK (apply_key_cb), self);
+  g_signal_connect (row, "apply-transcription-model", G_CALLBACK (apply_transcription_model_cb), self);
   g_signal_connect (row, "forget-key", G_CALLBACK (forget_key_cb), self);
   g_signal_connect (row, "test", G_CALLBACK (test_cb), self);
   g_signal_connect (row, "manage-models", G_CALLBACK (manage_models_cb), self);

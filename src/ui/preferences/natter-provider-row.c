@@ -31,6 +31,7 @@ struct _NatterProviderRow
   /* Template widgets */
   AdwEntryRow    *name_row;
   AdwEntryRow    *url_row;
+  AdwEntryRow    *transcription_row;
   AdwEntryRow    *key_row;
   GtkWidget      *stored_label;
   GtkWidget      *forget_button;
@@ -54,6 +55,7 @@ enum {
 enum {
   SIGNAL_APPLY_NAME,
   SIGNAL_APPLY_URL,
+  SIGNAL_APPLY_TRANSCRIPTION_MODEL,
   SIGNAL_APPLY_KEY,
   SIGNAL_FORGET_KEY,
   SIGNAL_TEST,
@@ -85,6 +87,14 @@ url_applied_cb (NatterProviderRow *self)
   g_autofree char *url = stripped_text (self->url_row);
 
   g_signal_emit (self, signals[SIGNAL_APPLY_URL], 0, url);
+}
+
+static void
+transcription_applied_cb (NatterProviderRow *self)
+{
+  g_autofree char *model = stripped_text (self->transcription_row);
+
+  g_signal_emit (self, signals[SIGNAL_APPLY_TRANSCRIPTION_MODEL], 0, model);
 }
 
 static void
@@ -223,6 +233,17 @@ natter_provider_row_class_init (NatterProviderRowClass *klass)
   signals[SIGNAL_APPLY_URL] = g_signal_new ("apply-url", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                             NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   /**
+   * NatterProviderRow::apply-transcription-model:
+   * @self: the row
+   * @model: the model entered, without surrounding blanks ("" forgets it)
+   *
+   * The user applied the model dictation is transcribed with
+   * (docs/runtime.md §14).
+   */
+  signals[SIGNAL_APPLY_TRANSCRIPTION_MODEL] =
+    g_signal_new ("apply-transcription-model", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
    * NatterProviderRow::apply-key:
    * @self: the row
    * @key: the API key entered, never ""
@@ -269,6 +290,7 @@ natter_provider_row_class_init (NatterProviderRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-provider-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, name_row);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, url_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, transcription_row);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, key_row);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, stored_label);
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, forget_button);
@@ -277,6 +299,7 @@ natter_provider_row_class_init (NatterProviderRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterProviderRow, remove_button);
   gtk_widget_class_bind_template_callback (widget_class, name_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, url_applied_cb);
+  gtk_widget_class_bind_template_callback (widget_class, transcription_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, key_applied_cb);
   gtk_widget_class_bind_template_callback (widget_class, forget_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, test_clicked_cb);
@@ -379,6 +402,22 @@ natter_provider_row_get_base_url (NatterProviderRow *self)
 {
   g_return_val_if_fail (NATTER_IS_PROVIDER_ROW (self), NULL);
   return self->base_url;
+}
+
+/**
+ * natter_provider_row_set_transcription_model:
+ * @self: the row
+ * @model: (nullable): the provider's transcription model, or %NULL
+ *
+ * Fills in the transcription model's entry.
+ */
+void
+natter_provider_row_set_transcription_model (NatterProviderRow *self,
+                                             const char        *model)
+{
+  g_return_if_fail (NATTER_IS_PROVIDER_ROW (self));
+
+  gtk_editable_set_text (GTK_EDITABLE (self->transcription_row), model != NULL ? model : "");
 }
 
 /**

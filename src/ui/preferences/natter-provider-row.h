@@ -40,4 +40,7 @@ void               natter_provider_row_focus_name       (NatterProviderRow      
 GtkWidget         *natter_provider_row_get_part         (NatterProviderRow          *self,
                                                          const char                 *part);
 
+void               natter_provider_row_set_transcription_model (NatterProviderRow *self,
+                                                                const char        *model);
+
 G_END_DECLS
