@@ -34,25 +34,6 @@ state_word (NatterSyncIgnoreState state)
 }
 
 static void
-inspect_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  GFile *data_dir = task_data;
-  gboolean write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
-  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (data_dir);
-  GError *error = NULL;
-
-  if (write && !natter_sync_ignore_write_sync (folder, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  g_task_return_pointer (task, g_steal_pointer (&folder), (GDestroyNotify) natter_sync_folder_free);
-}
-
-static void
 inspected_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
@@ -64,7 +45,7 @@ inspected_cb (GObject      *object,
   g_autofree char *path = g_file_get_path (data_dir);
   GError *error = NULL;
 
-  folder = g_task_propagate_pointer (G_TASK (result), &error);
+  folder = natter_sync_folder_inspect_finish (result, &error);
   if (folder == NULL)
     {
       natter_cli_fail_error (run, error);
@@ -104,9 +85,6 @@ inspected_cb (GObject      *object,
 void
 natter_cli_command_sync (Run *run)
 {
-  g_autoptr(GTask) task = g_task_new (NULL, g_task_get_cancellable (run->task), inspected_cb, run);
-
-  g_task_set_task_data (task, g_object_ref (natter_services_get_data_dir (run->services)), g_object_unref);
-  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (run->write_ignore));
-  g_task_run_in_thread (task, inspect_thread);
+  natter_sync_folder_inspect_async (natter_services_get_data_dir (run->services), run->write_ignore,
+                                    g_task_get_cancellable (run->task), inspected_cb, run);
 }

@@ -267,6 +267,78 @@ natter_sync_ignore_write_sync (NatterSyncFolder  *folder,
   return TRUE;
 }
 
+static void
+inspect_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (task_data);
+  gboolean write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
+  GError *error = NULL;
+
+  if (write && !natter_sync_ignore_write_sync (folder, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_return_pointer (task, g_steal_pointer (&folder), (GDestroyNotify) natter_sync_folder_free);
+}
+
+/**
+ * natter_sync_folder_inspect_async:
+ * @data_dir: the data directory
+ * @write_ignore: also write Natter's patterns into the ignore file
+ *   (natter_sync_ignore_write_sync()), as the person asked
+ * @cancellable: (nullable): a #GCancellable; the inspection, a few small
+ *   reads, runs to its end all the same
+ * @callback: called on the thread-default main context when done
+ * @user_data: data for @callback
+ *
+ * natter_sync_folder_inspect_sync() and, with @write_ignore, the writing
+ * of Natter's block into the `.stignore` it found, on a worker thread:
+ * what the data directory's synchronisation looks like and what stays on
+ * this device (docs/sync.md, "What stays on each device"), for the
+ * `natter sync` command and the Preferences' sync page alike.
+ */
+void
+natter_sync_folder_inspect_async (GFile               *data_dir,
+                                  gboolean             write_ignore,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (G_IS_FILE (data_dir));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sync_folder_inspect_async);
+  g_task_set_task_data (task, g_object_ref (data_dir), g_object_unref);
+  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (write_ignore));
+  g_task_run_in_thread (task, inspect_thread);
+}
+
+/**
+ * natter_sync_folder_inspect_finish:
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): what was found, with
+ *   @ignore_state %NATTER_SYNC_IGNORE_CURRENT once written; or %NULL
+ *   with the errors of natter_sync_ignore_write_sync() (only when asked
+ *   to write)
+ */
+NatterSyncFolder *
+natter_sync_folder_inspect_finish (GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sync_folder_inspect_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /**
  * natter_sync_ignore_keep_sync:
  * @data_dir: the data directory

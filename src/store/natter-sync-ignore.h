@@ -61,5 +61,12 @@ gboolean          natter_sync_ignore_write_sync     (NatterSyncFolder *folder,
                                                      GError          **error);
 gboolean          natter_sync_ignore_keep_sync      (GFile            *data_dir,
                                                      GError          **error);
+void              natter_sync_folder_inspect_async  (GFile               *data_dir,
+                                                     gboolean             write_ignore,
+                                                     GCancellable        *cancellable,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
+NatterSyncFolder *natter_sync_folder_inspect_finish (GAsyncResult        *result,
+                                                     GError             **error);
 
 G_END_DECLS

@@ -77,9 +77,6 @@ natter_sessions_get_kept_parameters (NatterSessions *self,
   return entry != NULL ? natter_session_index_entry_get_parameters (entry) : NULL;
 }
 
-/* Appends @event to the conversation's original, or only completes
- * @task when @unchanged: a setting set again writes nothing. */
-
 static void
 appended_cb (GObject      *object,
              GAsyncResult *result,
@@ -94,11 +91,46 @@ appended_cb (GObject      *object,
     g_task_return_boolean (task, TRUE);
 }
 
+/* Builds the event that keeps @value for the conversation
+ * @conversation_id at @ts. */
+typedef JsonNode *(*SettingEventNew) (const char    *conversation_id,
+                                      const char    *ts,
+                                      gconstpointer  value);
+
+static JsonNode *
+parameters_changed_new (const char    *conversation_id,
+                        const char    *ts,
+                        gconstpointer  parameters)
+{
+  return natter_session_event_new_parameters_changed (conversation_id, ts, parameters);
+}
+
+static JsonNode *
+pin_changed_new (const char    *conversation_id,
+                 const char    *ts,
+                 gconstpointer  pinned)
+{
+  return natter_session_event_new_pin_changed (conversation_id, ts, GPOINTER_TO_INT (pinned));
+}
+
+static JsonNode *
+folder_changed_new (const char    *conversation_id,
+                    const char    *ts,
+                    gconstpointer  folder_id)
+{
+  return natter_session_event_new_folder_changed (conversation_id, ts, folder_id);
+}
+
+/* Keeps @value for @session_id's conversation: the event @event_new
+ * builds, appended to its original; nothing is written when @same (the
+ * conversation keeps @value already) and the index lists the
+ * conversation. */
 static void
 append_setting (NatterSessions      *self,
-                const char          *conversation_id,
-                JsonNode            *event,
-                gboolean             unchanged,
+                const char          *session_id,
+                SettingEventNew      event_new,
+                gconstpointer        value,
+                gboolean             same,
                 GCancellable        *cancellable,
                 GAsyncReadyCallback  callback,
                 gpointer             user_data,
@@ -106,15 +138,16 @@ append_setting (NatterSessions      *self,
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  const char *conversation_id = natter_sessions_get_conversation_id (self, session_id);
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
 
   g_task_set_source_tag (task, source_tag);
-  if (unchanged)
+  if (same && natter_session_index_lookup (self->index, conversation_id) != NULL)
     {
-      json_node_unref (event);
       g_task_return_boolean (task, TRUE);
       return;
     }
-  g_ptr_array_add (events, event);
+  g_ptr_array_add (events, event_new (conversation_id, ts, value));
   /* The one writer of later-version events: a file at an older version
    * is raised first, in the same write (docs/format.md §3.3). */
   natter_sessions_append_events_async (self, conversation_id, events, cancellable, appended_cb,
@@ -158,18 +191,12 @@ natter_sessions_set_parameters_async (NatterSessions                   *self,
                                       GAsyncReadyCallback               callback,
                                       gpointer                          user_data)
 {
-  g_autofree char *ts = NULL;
-  const char *conversation_id;
-
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  conversation_id = natter_sessions_get_conversation_id (self, session_id);
-  ts = natter_clock_format_ts (self->clock);
-  append_setting (self, conversation_id, natter_session_event_new_parameters_changed (conversation_id, ts, parameters),
+  append_setting (self, session_id, parameters_changed_new, parameters,
                   natter_generation_parameters_equal (natter_sessions_get_kept_parameters (self, session_id),
-                                                      parameters) &&
-                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+                                                      parameters),
                   cancellable, callback, user_data, natter_sessions_set_parameters_async);
 }
 
@@ -260,17 +287,11 @@ natter_sessions_set_pinned_async (NatterSessions      *self,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  g_autofree char *ts = NULL;
-  const char *conversation_id;
-
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  conversation_id = natter_sessions_get_conversation_id (self, session_id);
-  ts = natter_clock_format_ts (self->clock);
-  append_setting (self, conversation_id, natter_session_event_new_pin_changed (conversation_id, ts, pinned),
-                  natter_sessions_get_pinned (self, session_id) == !!pinned &&
-                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+  append_setting (self, session_id, pin_changed_new, GINT_TO_POINTER (pinned),
+                  natter_sessions_get_pinned (self, session_id) == !!pinned,
                   cancellable, callback, user_data, natter_sessions_set_pinned_async);
 }
 
@@ -316,17 +337,11 @@ natter_sessions_set_folder_async (NatterSessions      *self,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
 {
-  g_autofree char *ts = NULL;
-  const char *conversation_id;
-
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  conversation_id = natter_sessions_get_conversation_id (self, session_id);
-  ts = natter_clock_format_ts (self->clock);
-  append_setting (self, conversation_id, natter_session_event_new_folder_changed (conversation_id, ts, folder_id),
-                  g_strcmp0 (natter_sessions_get_folder_id (self, session_id), folder_id) == 0 &&
-                  natter_session_index_lookup (self->index, conversation_id) != NULL,
+  append_setting (self, session_id, folder_changed_new, folder_id,
+                  g_strcmp0 (natter_sessions_get_folder_id (self, session_id), folder_id) == 0,
                   cancellable, callback, user_data, natter_sessions_set_folder_async);
 }
 

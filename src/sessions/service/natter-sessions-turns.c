@@ -1234,6 +1234,36 @@ resume_session_read (GTask *task)
   natter_sessions_op_read_latest (task, resume_latest_read);
 }
 
+/* Starts resume_turn or its take-over (@source_tag tells which:
+ * resume_latest_read() reads it back). */
+static void
+resume_start (NatterSessions      *self,
+              const char          *session_id,
+              gpointer             source_tag,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+
+  natter_sessions_op_lock_and_read (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
+                                                                 cancellable, callback, user_data, source_tag),
+                                    resume_session_read);
+}
+
+static char *
+resume_finish (NatterSessions  *self,
+               GAsyncResult    *result,
+               gpointer         source_tag,
+               GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == source_tag, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /**
  * natter_sessions_resume_turn_async:
  * @self: the service
@@ -1254,13 +1284,7 @@ natter_sessions_resume_turn_async (NatterSessions      *self,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-
-  natter_sessions_op_lock_and_read (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
-                                                                 cancellable, callback, user_data,
-                                                                 natter_sessions_resume_turn_async),
-                                    resume_session_read);
+  resume_start (self, session_id, natter_sessions_resume_turn_async, cancellable, callback, user_data);
 }
 
 /**
@@ -1282,10 +1306,7 @@ natter_sessions_resume_turn_finish (NatterSessions  *self,
                                     GAsyncResult    *result,
                                     GError         **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_resume_turn_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return resume_finish (self, result, natter_sessions_resume_turn_async, error);
 }
 
 /**
@@ -1311,13 +1332,7 @@ natter_sessions_take_over_turn_async (NatterSessions      *self,
                                       GAsyncReadyCallback  callback,
                                       gpointer             user_data)
 {
-  g_return_if_fail (NATTER_IS_SESSIONS (self));
-  g_return_if_fail (session_id != NULL);
-
-  natter_sessions_op_lock_and_read (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
-                                                                 cancellable, callback, user_data,
-                                                                 natter_sessions_take_over_turn_async),
-                                    resume_session_read);
+  resume_start (self, session_id, natter_sessions_take_over_turn_async, cancellable, callback, user_data);
 }
 
 /**
@@ -1334,10 +1349,7 @@ natter_sessions_take_over_turn_finish (NatterSessions  *self,
                                        GAsyncResult    *result,
                                        GError         **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_take_over_turn_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
+  return resume_finish (self, result, natter_sessions_take_over_turn_async, error);
 }
 
 /**

@@ -98,24 +98,6 @@ show_folder (NatterSyncPage   *self,
 }
 
 static void
-inspect_thread (GTask        *task,
-                gpointer      source_object,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (task_data);
-  gboolean write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
-  GError *error = NULL;
-
-  if (write && !natter_sync_ignore_write_sync (folder, &error))
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-  g_task_return_pointer (task, g_steal_pointer (&folder), (GDestroyNotify) natter_sync_folder_free);
-}
-
-static void
 inspected_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
@@ -125,7 +107,7 @@ inspected_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   self->n_pending--;
-  folder = g_task_propagate_pointer (G_TASK (result), &error);
+  folder = natter_sync_folder_inspect_finish (result, &error);
   if (g_cancellable_is_cancelled (self->cancellable))
     return;
   if (folder == NULL)
@@ -146,12 +128,8 @@ static void
 start (NatterSyncPage *self,
        gboolean        write)
 {
-  g_autoptr(GTask) task = g_task_new (NULL, NULL, inspected_cb, g_object_ref (self));
-
   self->n_pending++;
-  g_task_set_task_data (task, g_object_ref (data_dir (self)), g_object_unref);
-  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (write));
-  g_task_run_in_thread (task, inspect_thread);
+  natter_sync_folder_inspect_async (data_dir (self), write, NULL, inspected_cb, g_object_ref (self));
 }
 
 static void
