@@ -38,14 +38,7 @@ ALLOWED = {
 
 # Loops between the parts of a folder (its own files, '.', and each of its
 # subfolders) not yet broken, each with why.
-ALLOWED_PARTS = {
-    'src/ui': {
-        'why': 'the window opens the Preferences, whose Providers page opens '
-               'the Models dialog of ui/; the window is being split by facet '
-               'on its own',
-        'parts': ['.', 'preferences'],
-    },
-}
+ALLOWED_PARTS = {}
 
 commands = os.path.join(build_root, 'compile_commands.json')
 if not os.path.exists(commands):

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * "Manage Models…": the models on the server of one provider
- * (docs/runtime.md §13), opened from the model picker. Every model is a
+ * (docs/runtime.md §13), opened from the model picker and from a
+ * provider's row in Preferences. Every model is a
  * row with its size, parameters, quantization and when it changed; on
  * Ollama a name can be pulled, with the bytes of the whole and of each
  * file as they come and a Cancel, and a model deleted once the person
