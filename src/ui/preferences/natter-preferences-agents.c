@@ -245,24 +245,16 @@ static void
 open_editor (NatterPreferencesWindow *self,
              JsonObject              *agent)
 {
-  g_autoptr(GPtrArray) configured = natter_preferences_window_read_providers (self);
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
   /* The providers the default-model combo offers, by their names. */
-  for (guint i = 0; i < self->provider_ids->len; i++)
-    {
-      const char *id = g_ptr_array_index (self->provider_ids, i);
-      int index = natter_preferences_find_provider (configured, id);
-
-      g_ptr_array_add (names, index >= 0 ? ((NatterProviderConfig *) g_ptr_array_index (configured, index))->name
-                                         : (char *) id);
-    }
+  natter_provider_choices_collect (natter_services_get_settings (self->services), ids, names);
+  g_ptr_array_add (ids, NULL);
   g_ptr_array_add (names, NULL);
-  g_ptr_array_add (self->provider_ids, NULL);
   self->editor = natter_agent_editor_new (self->services, agent,
-                                          (const char * const *) self->provider_ids->pdata,
+                                          (const char * const *) ids->pdata,
                                           (const char * const *) names->pdata);
-  g_ptr_array_set_size (self->provider_ids, self->provider_ids->len - 1);
   if (natter_agent_editor_get_loading (self->editor))
     natter_preferences_window_pending_begin (self);
   g_signal_connect_object (self->editor, "notify::loading", G_CALLBACK (editor_loading_cb), self, 0);

@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Inside the preferences window: the struct its facets share (the
- * window itself, natter-preferences-providers.c for the providers page,
- * natter-preferences-agents.c for the agents page), the functions they
- * call across files, and what tests reach: its rows and buttons (to
- * drive them as a user would) and the last toast it showed.
+ * window itself, natter-preferences-agents.c for the agents page,
+ * natter-preferences-context-window.c for a row of the General page),
+ * the functions they call across files, and what tests reach: its rows
+ * and buttons (to drive them as a user would) and the last toast it
+ * showed.
  */
 
 #pragma once
@@ -15,8 +16,11 @@
 #include "natter-agent-row.h"
 #include "natter-mcp-page.h"
 #include "natter-sync-page.h"
+#include "natter-preferences-toast.h"
 #include "natter-preferences-window.h"
+#include "natter-provider-choices.h"
 #include "natter-provider-row.h"
+#include "natter-providers-page.h"
 
 G_BEGIN_DECLS
 
@@ -33,8 +37,7 @@ struct _NatterPreferencesWindow
   GCancellable         *models_cancellable;
 
   /* Template widgets */
-  AdwPreferencesGroup  *providers_group;
-  AdwActionRow         *add_provider_row;
+  NatterProvidersPage  *providers_page;
   AdwComboRow          *provider_row;
   AdwComboRow          *model_row;
   GtkStack             *model_refresh_stack;
@@ -50,8 +53,6 @@ struct _NatterPreferencesWindow
   AdwActionRow         *context_window_row; /* natter-preferences-context-window.c */
   GtkSpinButton        *context_window_spin;
 
-  GHashTable           *provider_rows;   /* id → NatterProviderRow */
-  GPtrArray            *provider_widgets; /* NatterProviderRow, in order */
   GPtrArray            *provider_ids;    /* of the provider combo */
   GPtrArray            *model_ids;       /* of the model combo; [0] = "" */
   GHashTable           *agent_rows;      /* id → NatterAgentRow */
@@ -64,7 +65,6 @@ struct _NatterPreferencesWindow
   char                 *last_toast;
   AdwToast             *undo_toast;      /* weak */
   guint                 n_pending;
-  gboolean              writing_providers;
   gboolean              updating_combos;
   gboolean              updating_context_window;
 };
@@ -79,18 +79,7 @@ AdwToast                *natter_preferences_window_show_undo_toast        (Natte
  * _end() says whether the window is still open. */
 NatterPreferencesWindow *natter_preferences_window_pending_begin          (NatterPreferencesWindow *self);
 gboolean                 natter_preferences_window_pending_end            (NatterPreferencesWindow *self);
-void                     natter_preferences_window_rebuild_provider_combo (NatterPreferencesWindow *self);
-void                     natter_preferences_window_reload_models          (NatterPreferencesWindow *self);
 void                     natter_preferences_window_sync_context_window    (NatterPreferencesWindow *self);
-
-/* natter-preferences-providers.c */
-GPtrArray               *natter_preferences_window_read_providers         (NatterPreferencesWindow *self);
-int                      natter_preferences_find_provider                 (GPtrArray               *providers,
-                                                                           const char              *id);
-NatterProviderRow       *natter_preferences_window_get_provider_row       (NatterPreferencesWindow *self,
-                                                                           const char              *id);
-void                     natter_preferences_window_rebuild_providers      (NatterPreferencesWindow *self);
-void                     natter_preferences_window_add_provider_cb        (NatterPreferencesWindow *self);
 
 /* natter-preferences-agents.c */
 void                     natter_preferences_window_fill_assistant_row     (NatterPreferencesWindow *self);
@@ -112,6 +101,8 @@ GtkWidget   *natter_preferences_window_get_mcp_widget     (NatterPreferencesWind
                                                             const char              *server,
                                                             const char              *field);
 
+NatterProviderRow *natter_preferences_window_get_provider_row (NatterPreferencesWindow *self,
+                                                              const char              *provider_id);
 /* @field: "name", "url", "key", "test", "remove", "forget", "expander" */
 GtkWidget   *natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,
                                                             const char              *provider_id,

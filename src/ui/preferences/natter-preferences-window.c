@@ -29,20 +29,27 @@
 
 G_DEFINE_FINAL_TYPE (NatterPreferencesWindow, natter_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
 
-/* Toasts */
+/* Toasts: the pages build them (natter-preferences-toast.c) and hand
+ * them up with ::add-toast. */
+
+static void
+add_toast_cb (NatterPreferencesWindow *self,
+              AdwToast                *toast)
+{
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (natter_preferences_toast_get_text (toast));
+  if (adw_toast_get_button_label (toast) != NULL)
+    g_set_weak_pointer (&self->undo_toast, toast);
+  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), g_object_ref (toast));
+}
 
 AdwToast *
 natter_preferences_window_show_toast (NatterPreferencesWindow *self,
                                       const char              *title)
 {
-  /* Toast titles are markup in libadwaita 1.2; user text (names,
-   * server messages) is not. */
-  g_autofree char *escaped = g_markup_escape_text (title, -1);
-  AdwToast *toast = adw_toast_new (escaped);
+  g_autoptr(AdwToast) toast = natter_preferences_toast_new (title);
 
-  g_free (self->last_toast);
-  self->last_toast = g_strdup (title);
-  adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), toast);
+  add_toast_cb (self, toast);
   return toast;
 }
 
@@ -50,11 +57,9 @@ AdwToast *
 natter_preferences_window_show_undo_toast (NatterPreferencesWindow *self,
                                            const char              *title)
 {
-  AdwToast *toast = natter_preferences_window_show_toast (self, title);
+  g_autoptr(AdwToast) toast = natter_preferences_toast_new_undo (title);
 
-  adw_toast_set_button_label (toast, _("_Undo"));
-  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
-  g_set_weak_pointer (&self->undo_toast, toast);
+  add_toast_cb (self, toast);
   return toast;
 }
 
@@ -79,35 +84,22 @@ natter_preferences_window_pending_end (NatterPreferencesWindow *self)
 
 /* The default model */
 
-void
-natter_preferences_window_rebuild_provider_combo (NatterPreferencesWindow *self)
+static void
+rebuild_provider_combo (NatterPreferencesWindow *self)
 {
-  g_autoptr(GPtrArray) providers = natter_preferences_window_read_providers (self);
-  g_autoptr(GtkStringList) names = gtk_string_list_new (NULL);
-  g_autofree char *current = g_strdup (natter_settings_get_default_provider (self->settings));
-  guint selected = GTK_INVALID_LIST_POSITION;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GtkStringList) list = NULL;
+  guint selected;
 
-  g_ptr_array_set_size (self->provider_ids, 0);
-  for (guint i = 0; i < providers->len; i++)
-    {
-      NatterProviderConfig *entry = g_ptr_array_index (providers, i);
-
-      gtk_string_list_append (names, entry->name);
-      g_ptr_array_add (self->provider_ids, g_strdup (entry->id));
-      if (g_str_equal (entry->id, current))
-        selected = i;
-    }
   /* A default that is not in the list (removed, or the built-in
    * Ollama) is shown as itself rather than silently changed. */
-  if (selected == GTK_INVALID_LIST_POSITION && current[0] != '\0')
-    {
-      gtk_string_list_append (names, current);
-      g_ptr_array_add (self->provider_ids, g_strdup (current));
-      selected = self->provider_ids->len - 1;
-    }
+  g_ptr_array_set_size (self->provider_ids, 0);
+  selected = natter_provider_choices_collect (self->settings, self->provider_ids, names);
+  g_ptr_array_add (names, NULL);
+  list = gtk_string_list_new ((const char * const *) names->pdata);
 
   self->updating_combos = TRUE;
-  adw_combo_row_set_model (self->provider_row, G_LIST_MODEL (names));
+  adw_combo_row_set_model (self->provider_row, G_LIST_MODEL (list));
   adw_combo_row_set_selected (self->provider_row, selected);
   self->updating_combos = FALSE;
 }
@@ -176,8 +168,8 @@ models_listed_cb (GObject      *object,
   set_models (self, (const char * const *) models, NULL);
 }
 
-void
-natter_preferences_window_reload_models (NatterPreferencesWindow *self)
+static void
+reload_models (NatterPreferencesWindow *self)
 {
   g_autofree char *provider_id = natter_services_dup_default_provider (self->services);
   g_autoptr(NatterOpenaiProvider) provider = NULL;
@@ -206,7 +198,7 @@ natter_preferences_window_reload_models (NatterPreferencesWindow *self)
 static void
 model_refresh_clicked_cb (NatterPreferencesWindow *self)
 {
-  natter_preferences_window_reload_models (self);
+  reload_models (self);
 }
 
 static void
@@ -243,10 +235,8 @@ model_selected_cb (NatterPreferencesWindow *self)
 static void
 providers_changed_cb (NatterPreferencesWindow *self)
 {
-  if (!self->writing_providers)
-    natter_preferences_window_rebuild_providers (self);
-  natter_preferences_window_rebuild_provider_combo (self);
-  natter_preferences_window_reload_models (self);
+  rebuild_provider_combo (self);
+  reload_models (self);
 }
 
 static void
@@ -265,9 +255,9 @@ default_provider_changed_cb (NatterPreferencesWindow *self)
     }
   else
     {
-      natter_preferences_window_rebuild_provider_combo (self);
+      rebuild_provider_combo (self);
     }
-  natter_preferences_window_reload_models (self);
+  reload_models (self);
 }
 
 static void
@@ -278,7 +268,14 @@ default_model_changed_cb (NatterPreferencesWindow *self)
 
   if (selected >= self->model_ids->len ||
       !g_str_equal (g_ptr_array_index (self->model_ids, selected), current))
-    natter_preferences_window_reload_models (self);
+    reload_models (self);
+}
+
+/* A key was stored: the default provider may list models now. */
+static void
+key_stored_cb (NatterPreferencesWindow *self)
+{
+  reload_models (self);
 }
 
 /* The data folder */
@@ -323,8 +320,6 @@ natter_preferences_window_finalize (GObject *object)
   g_clear_object (&self->models_cancellable);
   g_clear_object (&self->settings);
   g_clear_object (&self->services);
-  g_clear_pointer (&self->provider_rows, g_hash_table_unref);
-  g_clear_pointer (&self->provider_widgets, g_ptr_array_unref);
   g_clear_pointer (&self->provider_ids, g_ptr_array_unref);
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
   g_clear_pointer (&self->agent_rows, g_hash_table_unref);
@@ -343,10 +338,10 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   object_class->dispose = natter_preferences_window_dispose;
   object_class->finalize = natter_preferences_window_finalize;
 
+  g_type_ensure (NATTER_TYPE_PROVIDERS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/natter/Natter/ui/natter-preferences-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, providers_group);
-  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, add_provider_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, providers_page);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, provider_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, model_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, model_refresh_stack);
@@ -359,8 +354,6 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, assistant_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_group);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, add_agent_row);
-  gtk_widget_class_bind_template_callback_full (widget_class, "add_provider_activated_cb",
-                                                G_CALLBACK (natter_preferences_window_add_provider_cb));
   gtk_widget_class_bind_template_callback (widget_class, model_refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_data_dir_clicked_cb);
   gtk_widget_class_bind_template_callback_full (widget_class, "add_agent_activated_cb",
@@ -373,8 +366,6 @@ natter_preferences_window_init (NatterPreferencesWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
-  self->provider_rows = g_hash_table_new (g_str_hash, g_str_equal);
-  self->provider_widgets = g_ptr_array_new ();
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);
   self->agent_rows = g_hash_table_new (g_str_hash, g_str_equal);
@@ -430,10 +421,14 @@ natter_preferences_window_new (GtkWindow      *parent,
   data_dir = g_file_get_path (natter_services_get_data_dir (services));
   adw_action_row_set_subtitle (self->data_dir_row, data_dir);
 
-  natter_preferences_window_rebuild_providers (self);
-  natter_preferences_window_rebuild_provider_combo (self);
+  /* Each page gets what it edits, and reports back through signals. */
+  natter_providers_page_set_services (self->providers_page, services);
+  g_signal_connect_object (self->providers_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->providers_page, "key-stored", G_CALLBACK (key_stored_cb), self, G_CONNECT_SWAPPED);
+
+  rebuild_provider_combo (self);
   set_models (self, NULL, NULL);
-  natter_preferences_window_reload_models (self);
+  reload_models (self);
   natter_preferences_window_fill_assistant_row (self);
   natter_preferences_window_rebuild_agents (self);
   g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (self));
@@ -486,6 +481,13 @@ natter_preferences_window_get_mcp_widget (NatterPreferencesWindow *self,
   return natter_mcp_page_get_widget (self->mcp_page, server, field);
 }
 
+NatterProviderRow *
+natter_preferences_window_get_provider_row (NatterPreferencesWindow *self,
+                                            const char              *provider_id)
+{
+  return natter_providers_page_get_row (self->providers_page, provider_id);
+}
+
 GtkWidget *
 natter_preferences_window_get_provider_widget (NatterPreferencesWindow *self,
                                                const char              *provider_id,
@@ -532,7 +534,7 @@ natter_preferences_window_get_widget (NatterPreferencesWindow *self,
   if (g_str_equal (name, "data-dir"))
     return GTK_WIDGET (self->data_dir_row);
   if (g_str_equal (name, "add-provider"))
-    return GTK_WIDGET (self->add_provider_row);
+    return natter_providers_page_get_add_row (self->providers_page);
   if (g_str_equal (name, "add-agent"))
     return GTK_WIDGET (self->add_agent_row);
   if (g_str_equal (name, "assistant"))
@@ -555,7 +557,7 @@ natter_preferences_window_get_undo_toast (NatterPreferencesWindow *self)
 guint
 natter_preferences_window_get_n_pending (NatterPreferencesWindow *self)
 {
-  return self->n_pending;
+  return self->n_pending + natter_providers_page_get_n_pending (self->providers_page);
 }
 
 GtkWidget *
