@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Inside the preferences window: the struct its facets share (the
- * window itself, natter-preferences-agents.c for the agents page,
- * natter-preferences-context-window.c for a row of the General page),
+ * window itself, natter-preferences-context-window.c for a row of the
+ * General page),
  * the functions they call across files, and what tests reach: its rows
  * and buttons (to drive them as a user would) and the last toast it
  * showed.
@@ -12,8 +12,7 @@
 
 #pragma once
 
-#include "natter-agent-editor.h"
-#include "natter-agent-row.h"
+#include "natter-agents-page.h"
 #include "natter-mcp-page.h"
 #include "natter-sync-page.h"
 #include "natter-preferences-toast.h"
@@ -47,18 +46,13 @@ struct _NatterPreferencesWindow
   GtkSwitch            *auto_title_switch;
   GtkSwitch            *auto_compact_switch;
   AdwActionRow         *data_dir_row;
-  AdwExpanderRow       *assistant_row;
-  AdwPreferencesGroup  *agents_group;
-  AdwActionRow         *add_agent_row;
+  NatterAgentsPage     *agents_page;
   AdwActionRow         *context_window_row; /* natter-preferences-context-window.c */
   GtkSpinButton        *context_window_spin;
 
   GPtrArray            *provider_ids;    /* of the provider combo */
   GPtrArray            *model_ids;       /* of the model combo; [0] = "" */
-  GHashTable           *agent_rows;      /* id → NatterAgentRow */
-  GPtrArray            *agent_widgets;
 
-  NatterAgentEditor    *editor;          /* the open subpage, or NULL */
   NatterMcpPage        *mcp_page;        /* weak: the Tool Servers page */
   NatterSyncPage       *sync_page;       /* weak: the Sync page */
 
@@ -80,11 +74,6 @@ AdwToast                *natter_preferences_window_show_undo_toast        (Natte
 NatterPreferencesWindow *natter_preferences_window_pending_begin          (NatterPreferencesWindow *self);
 gboolean                 natter_preferences_window_pending_end            (NatterPreferencesWindow *self);
 void                     natter_preferences_window_sync_context_window    (NatterPreferencesWindow *self);
-
-/* natter-preferences-agents.c */
-void                     natter_preferences_window_fill_assistant_row     (NatterPreferencesWindow *self);
-void                     natter_preferences_window_rebuild_agents         (NatterPreferencesWindow *self);
-void                     natter_preferences_window_add_agent_cb           (NatterPreferencesWindow *self);
 
 /* natter-preferences-context-window.c */
 void                     natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self);

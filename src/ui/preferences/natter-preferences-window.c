@@ -322,8 +322,6 @@ natter_preferences_window_finalize (GObject *object)
   g_clear_object (&self->services);
   g_clear_pointer (&self->provider_ids, g_ptr_array_unref);
   g_clear_pointer (&self->model_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->agent_rows, g_hash_table_unref);
-  g_clear_pointer (&self->agent_widgets, g_ptr_array_unref);
   g_clear_pointer (&self->last_toast, g_free);
 
   G_OBJECT_CLASS (natter_preferences_window_parent_class)->finalize (object);
@@ -339,6 +337,7 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   object_class->finalize = natter_preferences_window_finalize;
 
   g_type_ensure (NATTER_TYPE_PROVIDERS_PAGE);
+  g_type_ensure (NATTER_TYPE_AGENTS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/natter/Natter/ui/natter-preferences-window.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, providers_page);
@@ -351,13 +350,9 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_title_switch);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, auto_compact_switch);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, data_dir_row);
-  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, assistant_row);
-  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_group);
-  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, add_agent_row);
+  gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_page);
   gtk_widget_class_bind_template_callback (widget_class, model_refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, open_data_dir_clicked_cb);
-  gtk_widget_class_bind_template_callback_full (widget_class, "add_agent_activated_cb",
-                                                G_CALLBACK (natter_preferences_window_add_agent_cb));
 }
 
 static void
@@ -368,8 +363,6 @@ natter_preferences_window_init (NatterPreferencesWindow *self)
   self->cancellable = g_cancellable_new ();
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);
-  self->agent_rows = g_hash_table_new (g_str_hash, g_str_equal);
-  self->agent_widgets = g_ptr_array_new ();
 }
 
 /**
@@ -429,8 +422,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   rebuild_provider_combo (self);
   set_models (self, NULL, NULL);
   reload_models (self);
-  natter_preferences_window_fill_assistant_row (self);
-  natter_preferences_window_rebuild_agents (self);
+  natter_agents_page_set_services (self->agents_page, services);
+  g_signal_connect_object (self->agents_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
   g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (self));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->mcp_page));
   g_set_weak_pointer (&self->sync_page, natter_sync_page_new (services));
@@ -535,10 +528,8 @@ natter_preferences_window_get_widget (NatterPreferencesWindow *self,
     return GTK_WIDGET (self->data_dir_row);
   if (g_str_equal (name, "add-provider"))
     return natter_providers_page_get_add_row (self->providers_page);
-  if (g_str_equal (name, "add-agent"))
-    return GTK_WIDGET (self->add_agent_row);
-  if (g_str_equal (name, "assistant"))
-    return GTK_WIDGET (self->assistant_row);
+  if (g_str_equal (name, "add-agent") || g_str_equal (name, "assistant"))
+    return natter_agents_page_get_part (self->agents_page, name);
   g_return_val_if_reached (NULL);
 }
 
@@ -557,7 +548,8 @@ natter_preferences_window_get_undo_toast (NatterPreferencesWindow *self)
 guint
 natter_preferences_window_get_n_pending (NatterPreferencesWindow *self)
 {
-  return self->n_pending + natter_providers_page_get_n_pending (self->providers_page);
+  return self->n_pending + natter_providers_page_get_n_pending (self->providers_page) +
+         natter_agents_page_get_n_pending (self->agents_page);
 }
 
 GtkWidget *
@@ -565,7 +557,7 @@ natter_preferences_window_get_agent_widget (NatterPreferencesWindow *self,
                                             const char              *agent_id,
                                             const char              *field)
 {
-  NatterAgentRow *row = g_hash_table_lookup (self->agent_rows, agent_id);
+  NatterAgentRow *row = natter_agents_page_get_row (self->agents_page, agent_id);
 
   if (row == NULL)
     return NULL;
@@ -578,9 +570,11 @@ GtkWidget *
 natter_preferences_window_get_editor_widget (NatterPreferencesWindow *self,
                                              const char              *field)
 {
-  if (self->editor == NULL)
+  NatterAgentEditor *editor = natter_agents_page_get_editor (self->agents_page);
+
+  if (editor == NULL)
     return NULL;
-  return natter_agent_editor_get_part (self->editor, field);
+  return natter_agent_editor_get_part (editor, field);
 }
 
 /**
