@@ -11,8 +11,9 @@
  * headers (a secret header's value goes to the keyring, mcp.json gets a
  * reference: natter-mcp-secrets.h). Edits rewrite only that server's entry in
  * mcp.json, keeping whatever else the entry or the file holds, and the
- * servers are read again. The page's widgets are declared in
- * natter-mcp-page.ui; this file keeps what they do.
+ * servers are read again. The page calls nothing of the window that
+ * holds it: it shows its toasts through ::add-toast. The page's widgets
+ * are declared in natter-mcp-page.ui; this file keeps what they do.
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -29,14 +30,16 @@
 #include "natter-mcp-pairs.h"
 #include "natter-mcp-secrets.h"
 #include "natter-mcp-server-row.h"
-#include "natter-preferences-window-private.h"
+#include "natter-preferences-toast.h"
 
 struct _NatterMcpPage
 {
   AdwPreferencesPage       parent_instance;
 
-  NatterPreferencesWindow *window;    /* holds the page */
+  NatterServices          *services;
   NatterMcpManager        *manager;
+  GCancellable            *cancellable; /* cancelled when the page goes */
+  guint                    n_pending;   /* reloads, tests, keyring calls */
   GHashTable              *rows;      /* server → NatterMcpServerRow (borrowed) */
   GHashTable              *tests;     /* server → what its last Test found (a sentence) */
   guint                    reload_id;
@@ -56,7 +59,45 @@ G_DEFINE_FINAL_TYPE (NatterMcpPage, natter_mcp_page, ADW_TYPE_PREFERENCES_PAGE)
 
 typedef NatterMcpPage McpPage;
 
+/* A test of a server waits at most this long for it. */
+#define TEST_TIMEOUT_SECONDS 15
+
+enum
+{
+  ADD_TOAST,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void rebuild (McpPage *page);
+
+/* Toasts, shown by the window that holds the page */
+static void
+show_toast (McpPage    *page,
+            const char *text)
+{
+  g_autoptr(AdwToast) toast = natter_preferences_toast_new (text);
+
+  g_signal_emit (page, signals[ADD_TOAST], 0, toast);
+}
+
+/* Work under way holds a reference on the page (the one returned);
+ * pending_end() says whether the page is still in use. */
+static McpPage *
+pending_begin (McpPage *page)
+{
+  page->n_pending++;
+  return g_object_ref (page);
+}
+
+static gboolean
+pending_end (McpPage *page)
+{
+  g_assert (page->n_pending > 0);
+  page->n_pending--;
+  return !g_cancellable_is_cancelled (page->cancellable);
+}
 
 static const char *
 config_path (McpPage *page)
@@ -68,13 +109,9 @@ static gboolean
 reload_idle_cb (gpointer user_data)
 {
   McpPage *page = user_data;
-  NatterPreferencesWindow *window = page->window;
-  gboolean open;
 
   page->reload_id = 0;
-  open = natter_preferences_window_pending_end (window);
-  g_object_unref (window);
-  if (open)
+  if (pending_end (page))
     {
       /* A test of the old entries says nothing about the new ones. */
       g_hash_table_remove_all (page->tests);
@@ -92,8 +129,7 @@ reload (McpPage *page)
 {
   if (page->reload_id != 0)
     return;
-  natter_preferences_window_pending_begin (page->window);
-  page->reload_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, reload_idle_cb, g_object_ref (page), g_object_unref);
+  page->reload_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, reload_idle_cb, pending_begin (page), g_object_unref);
 }
 
 static char *
@@ -138,7 +174,7 @@ static void
 show_error (McpPage *page,
             GError  *error)
 {
-  natter_preferences_window_show_toast (page->window, error->message);
+  show_toast (page, error->message);
 }
 
 static void
@@ -196,10 +232,10 @@ forgotten_cb (GObject      *object,
 
   if (!natter_secret_store_clear_finish (NATTER_SECRET_STORE (object), result, &error))
     g_debug ("A tool server's secret stays in the keyring: %s", error->message);
-  /* NULL: the Preferences window was closed meanwhile. */
+  /* NULL: the page was gone meanwhile. */
   if (user_data == NULL)
     return;
-  natter_preferences_window_pending_end (user_data);
+  pending_end (user_data);
   g_object_unref (user_data);
 }
 
@@ -216,16 +252,15 @@ forget_secrets (McpPage    *page,
 
   for (guint i = 0; i < before->len; i++)
     if (!g_ptr_array_find_with_equal_func (after, g_ptr_array_index (before, i), g_str_equal, NULL))
-      natter_secret_store_clear_async (natter_services_get_secret_store (page->window->services),
-                                       g_ptr_array_index (before, i), NULL, forgotten_cb,
-                                       natter_preferences_window_pending_begin (page->window));
+      natter_secret_store_clear_async (natter_services_get_secret_store (page->services),
+                                       g_ptr_array_index (before, i), NULL, forgotten_cb, pending_begin (page));
 }
 
 /* A removed server, while its toast offers Undo: its entry comes back
  * as it was, and its secrets stay in the keyring until the toast goes. */
 typedef struct
 {
-  NatterPreferencesWindow *window;   /* weak */
+  McpPage                 *page;     /* weak */
   NatterSecretStore       *secrets;
   char                    *name;
   JsonObject              *entry;
@@ -237,7 +272,7 @@ removed_server_free (gpointer data)
 {
   RemovedServer *removed = data;
 
-  g_clear_weak_pointer (&removed->window);
+  g_clear_weak_pointer (&removed->page);
   g_clear_object (&removed->secrets);
   g_free (removed->name);
   g_clear_pointer (&removed->entry, json_object_unref);
@@ -248,7 +283,7 @@ static void
 undo_remove_cb (AdwToast      *toast,
                 RemovedServer *removed)
 {
-  McpPage *page = removed->window != NULL ? removed->window->mcp_page : NULL;
+  McpPage *page = removed->page;
   g_autoptr(GError) error = NULL;
 
   if (page == NULL || removed->undone)
@@ -265,7 +300,7 @@ static void
 remove_dismissed_cb (AdwToast      *toast,
                      RemovedServer *removed)
 {
-  McpPage *page = removed->window != NULL ? removed->window->mcp_page : NULL;
+  McpPage *page = removed->page;
   g_autoptr(GPtrArray) keys = NULL;
 
   if (removed->undone)
@@ -288,8 +323,8 @@ remove_cb (NatterMcpServerRow *row,
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
   g_autoptr(JsonObject) old = natter_mcp_config_dup_entry (config_path (page), name, NULL);
+  g_autoptr(AdwToast) toast = NULL;
   RemovedServer *removed;
-  AdwToast *toast;
 
   if (!natter_mcp_config_update (config_path (page), name, NULL, &error))
     {
@@ -299,19 +334,20 @@ remove_cb (NatterMcpServerRow *row,
   message = g_strdup_printf (_("Removed the tool server “%s”"), name);
   if (old == NULL)
     {
-      natter_preferences_window_show_toast (page->window, message);
+      show_toast (page, message);
       reload (page);
       return;
     }
   removed = g_new0 (RemovedServer, 1);
-  g_set_weak_pointer (&removed->window, page->window);
-  removed->secrets = g_object_ref (natter_services_get_secret_store (page->window->services));
+  g_set_weak_pointer (&removed->page, page);
+  removed->secrets = g_object_ref (natter_services_get_secret_store (page->services));
   removed->name = g_steal_pointer (&name);
   removed->entry = g_steal_pointer (&old);
-  toast = natter_preferences_window_show_undo_toast (page->window, message);
+  toast = natter_preferences_toast_new_undo (message);
   g_object_set_data_full (G_OBJECT (toast), "removed", removed, removed_server_free);
   g_signal_connect (toast, "button-clicked", G_CALLBACK (undo_remove_cb), removed);
   g_signal_connect (toast, "dismissed", G_CALLBACK (remove_dismissed_cb), removed);
+  g_signal_emit (page, signals[ADD_TOAST], 0, toast);
   reload (page);
 }
 
@@ -362,8 +398,7 @@ edit_cb (NatterMcpServerRow *row,
 
 typedef struct
 {
-  NatterPreferencesWindow *window;   /* a pending reference */
-  McpPage                 *page;     /* used only while the window is open */
+  McpPage                 *page;     /* a pending reference */
   char                    *server;
   gboolean                 enabled;
 } TestCall;
@@ -416,11 +451,11 @@ tested_cb (GObject      *object,
   g_autoptr(JsonArray) tools = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *message = NULL;
-  NatterPreferencesWindow *window = call->window;
+  McpPage *page = call->page;
 
   tools = natter_mcp_client_list_tools_finish (client, result, &error);
   natter_mcp_client_stop (client);
-  if (natter_preferences_window_pending_end (window))
+  if (pending_end (page))
     {
       g_hash_table_replace (call->page->tests, g_strdup (call->server), describe_test (call, tools, error));
       update_row (call->page, call->server);
@@ -430,11 +465,11 @@ tested_cb (GObject      *object,
         message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Test passed: %u tool", "Test passed: %u tools",
                                                 json_array_get_length (tools)),
                                    json_array_get_length (tools));
-      natter_preferences_window_show_toast (window, message);
+      show_toast (page, message);
     }
   g_free (call->server);
   g_free (call);
-  g_object_unref (window);
+  g_object_unref (page);
 }
 
 static void
@@ -447,13 +482,12 @@ test_cb (NatterMcpServerRow *row,
 
   /* A client of its own: the test starts the server even when it is
    * disabled, and never disturbs the one the conversations use. */
-  call->page = page;
   call->server = g_strdup (config->name);
   call->enabled = config->enabled;
   g_hash_table_replace (page->tests, g_strdup (config->name),
                         g_strdup (config->enabled ? _("Testing…") : _("testing…")));
   update_row (page, config->name);
-  call->window = natter_preferences_window_pending_begin (page->window);
+  call->page = pending_begin (page);
   natter_mcp_client_set_timeout (client, TEST_TIMEOUT_SECONDS);
   natter_mcp_client_list_tools_async (client, NULL, tested_cb, call);
 }
@@ -564,8 +598,7 @@ fill_entry (JsonObject  *entry,
  * once the keyring has every value its references name. */
 typedef struct
 {
-  McpPage    *page;
-  NatterPreferencesWindow *window;   /* a pending reference */
+  McpPage    *page;      /* a pending reference while secrets are stored */
   char       *name;
   JsonObject *entry;
   JsonObject *old;       /* nullable: the entry before */
@@ -594,7 +627,9 @@ static void
 show_keyring_failure (McpPage      *page,
                       const GError *error)
 {
-  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (page->window),
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (page));
+  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root)
+                                                                                             : NULL,
                                                                          _("Server Not Saved"), NULL));
 
   adw_message_dialog_format_body (dialog,
@@ -635,7 +670,7 @@ save_finish (SaveOp *op)
     if (g_str_equal (natter_mcp_client_get_config (g_ptr_array_index (clients, i))->name, op->name))
       natter_mcp_client_stop (g_ptr_array_index (clients, i));
   message = g_strdup_printf (_("Saved the tool server “%s”"), op->name);
-  natter_preferences_window_show_toast (page->window, message);
+  show_toast (page, message);
   gtk_editable_set_text (page->name_entry, "");
   gtk_editable_set_text (page->target_entry, "");
   natter_mcp_pairs_clear (page->env);
@@ -655,13 +690,13 @@ secret_stored_cb (GObject      *object,
     op->keyring_error = g_steal_pointer (&error);
   if (--op->storing == 0)
     {
-      NatterPreferencesWindow *window = op->window;
+      McpPage *page = op->page;
 
       op->storing_done = TRUE;
-      if (natter_preferences_window_pending_end (window))
+      if (pending_end (page))
         save_finish (op);
       save_op_free (op);
-      g_object_unref (window);
+      g_object_unref (page);
     }
 }
 
@@ -741,7 +776,7 @@ save_clicked_cb (McpPage *page)
 
   if (*name == '\0' || *target == '\0')
     {
-      natter_preferences_window_show_toast (page->window, _("A tool server needs a name and a command or URL"));
+      show_toast (page, _("A tool server needs a name and a command or URL"));
       return;
     }
   op = g_new0 (SaveOp, 1);
@@ -768,14 +803,14 @@ save_clicked_cb (McpPage *page)
       save_op_free (op);
       return;
     }
-  op->window = natter_preferences_window_pending_begin (page->window);
+  pending_begin (page);
   op->storing = to_store->len;
   for (guint i = 0; i < to_store->len; i++)
     {
       NatterMcpPair *pair = g_ptr_array_index (to_store, i);
       g_autofree char *key = natter_mcp_header_secret_key_for (op->name, pair->name);
 
-      natter_secret_store_store_async (natter_services_get_secret_store (page->window->services), key, pair->value,
+      natter_secret_store_store_async (natter_services_get_secret_store (page->services), key, pair->value,
                                        NULL, secret_stored_cb, op);
     }
 }
@@ -795,6 +830,7 @@ natter_mcp_page_dispose (GObject *object)
 
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
+  g_cancellable_cancel (self->cancellable);
   g_hash_table_remove_all (self->rows);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_MCP_PAGE);
   G_OBJECT_CLASS (natter_mcp_page_parent_class)->dispose (object);
@@ -806,6 +842,8 @@ natter_mcp_page_finalize (GObject *object)
   NatterMcpPage *self = NATTER_MCP_PAGE (object);
 
   g_clear_object (&self->manager);
+  g_clear_object (&self->services);
+  g_clear_object (&self->cancellable);
   g_hash_table_unref (self->rows);
   g_hash_table_unref (self->tests);
   G_OBJECT_CLASS (natter_mcp_page_parent_class)->finalize (object);
@@ -819,6 +857,17 @@ natter_mcp_page_class_init (NatterMcpPageClass *klass)
 
   object_class->dispose = natter_mcp_page_dispose;
   object_class->finalize = natter_mcp_page_finalize;
+
+  /**
+   * NatterMcpPage::add-toast:
+   * @self: the page
+   * @toast: (transfer none): the toast (natter-preferences-toast.h)
+   *
+   * The page has something to say; the window that holds it shows
+   * @toast.
+   */
+  signals[ADD_TOAST] = g_signal_new ("add-toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                     NULL, G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
   g_type_ensure (NATTER_TYPE_MCP_PAIRS);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-mcp-page.ui");
@@ -838,30 +887,35 @@ natter_mcp_page_init (NatterMcpPage *self)
 {
   self->rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->tests = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->cancellable = g_cancellable_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 /**
  * natter_mcp_page_new:
- * @window: the Preferences window the page goes into, which outlives it
+ * @services: the services whose tool servers, keyring and settings it
+ *   edits
  *
  * The Tool Servers page; its rows follow the servers' states.
  *
  * Returns: (transfer floating): the page
  */
 NatterMcpPage *
-natter_mcp_page_new (NatterPreferencesWindow *window)
+natter_mcp_page_new (NatterServices *services)
 {
-  NatterMcpPage *self = g_object_new (NATTER_TYPE_MCP_PAGE, NULL);
+  NatterMcpPage *self;
   g_autofree char *description = NULL;
 
-  self->window = window;
-  self->manager = g_object_ref (natter_services_get_mcp_manager (window->services));
+  g_return_val_if_fail (NATTER_IS_SERVICES (services), NULL);
+
+  self = g_object_new (NATTER_TYPE_MCP_PAGE, NULL);
+  self->services = g_object_ref (services);
+  self->manager = g_object_ref (natter_services_get_mcp_manager (services));
   /* Translators: %s is the path of mcp.json */
   description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (self));
   adw_preferences_group_set_description (self->servers_group, description);
   /* The adjustment's double and the setting's uint convert both ways. */
-  g_object_bind_property (natter_services_get_settings (window->services), "mcp-timeout",
+  g_object_bind_property (natter_services_get_settings (services), "mcp-timeout",
                           gtk_spin_button_get_adjustment (self->timeout_spin), "value",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
@@ -944,4 +998,18 @@ natter_mcp_page_get_widget (NatterMcpPage *self,
   if (g_str_equal (field, "row"))
     return GTK_WIDGET (row);
   return natter_mcp_server_row_get_part (row, field);
+}
+
+/**
+ * natter_mcp_page_get_n_pending:
+ * @self: the page
+ *
+ * Returns: how many reloads, server tests and keyring calls are under
+ *   way, for tests
+ */
+guint
+natter_mcp_page_get_n_pending (NatterMcpPage *self)
+{
+  g_return_val_if_fail (NATTER_IS_MCP_PAGE (self), 0);
+  return self->n_pending;
 }

@@ -7,7 +7,7 @@
 
 #include <adwaita.h>
 
-#include "natter-preferences-window.h"
+#include "natter-services.h"
 
 G_BEGIN_DECLS
 
@@ -15,10 +15,11 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (NatterMcpPage, natter_mcp_page, NATTER, MCP_PAGE, AdwPreferencesPage)
 
-NatterMcpPage *natter_mcp_page_new        (NatterPreferencesWindow *window);
-void           natter_mcp_page_rebuild    (NatterMcpPage           *self);
-GtkWidget     *natter_mcp_page_get_widget (NatterMcpPage           *self,
-                                           const char              *server,
-                                           const char              *field);
+NatterMcpPage *natter_mcp_page_new           (NatterServices *services);
+void           natter_mcp_page_rebuild       (NatterMcpPage  *self);
+GtkWidget     *natter_mcp_page_get_widget    (NatterMcpPage  *self,
+                                              const char     *server,
+                                              const char     *field);
+guint          natter_mcp_page_get_n_pending (NatterMcpPage  *self);
 
 G_END_DECLS

@@ -3,11 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Inside the preferences window: the struct its facets share (the
- * window itself, natter-preferences-context-window.c for a row of the
- * General page),
- * the functions they call across files, and what tests reach: its rows
- * and buttons (to drive them as a user would) and the last toast it
- * showed.
+ * window itself and natter-preferences-context-window.c, a row of the
+ * General page), the functions the window calls of that facet, and what
+ * tests reach: the rows and buttons of its pages (to drive them as a
+ * user would) and the last toast it showed.
  */
 
 #pragma once
@@ -22,9 +21,6 @@
 #include "natter-providers-page.h"
 
 G_BEGIN_DECLS
-
-/* A connection test or model list waits at most this long for a server. */
-#define TEST_TIMEOUT_SECONDS 15
 
 struct _NatterPreferencesWindow
 {
@@ -63,20 +59,9 @@ struct _NatterPreferencesWindow
   gboolean              updating_context_window;
 };
 
-
-/* Shared by the facets */
-AdwToast                *natter_preferences_window_show_toast             (NatterPreferencesWindow *self,
-                                                                           const char              *title);
-AdwToast                *natter_preferences_window_show_undo_toast        (NatterPreferencesWindow *self,
-                                                                           const char              *title);
-/* Pending async work holds a reference on the window (the one returned);
- * _end() says whether the window is still open. */
-NatterPreferencesWindow *natter_preferences_window_pending_begin          (NatterPreferencesWindow *self);
-gboolean                 natter_preferences_window_pending_end            (NatterPreferencesWindow *self);
-void                     natter_preferences_window_sync_context_window    (NatterPreferencesWindow *self);
-
 /* natter-preferences-context-window.c */
 void                     natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self);
+void                     natter_preferences_window_sync_context_window    (NatterPreferencesWindow *self);
 
 /* The Tool Servers page (natter-mcp-page.c), shown again */
 void                     natter_preferences_window_rebuild_mcp            (NatterPreferencesWindow *self);

@@ -43,38 +43,18 @@ add_toast_cb (NatterPreferencesWindow *self,
   adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (self), g_object_ref (toast));
 }
 
-AdwToast *
-natter_preferences_window_show_toast (NatterPreferencesWindow *self,
-                                      const char              *title)
-{
-  g_autoptr(AdwToast) toast = natter_preferences_toast_new (title);
-
-  add_toast_cb (self, toast);
-  return toast;
-}
-
-AdwToast *
-natter_preferences_window_show_undo_toast (NatterPreferencesWindow *self,
-                                           const char              *title)
-{
-  g_autoptr(AdwToast) toast = natter_preferences_toast_new_undo (title);
-
-  add_toast_cb (self, toast);
-  return toast;
-}
-
 /* Pending async work: each holds a reference on the window; tests wait
- * for the count to drop to zero. */
+ * for the count (with the pages' own) to drop to zero. */
 
-NatterPreferencesWindow *
-natter_preferences_window_pending_begin (NatterPreferencesWindow *self)
+static NatterPreferencesWindow *
+pending_begin (NatterPreferencesWindow *self)
 {
   self->n_pending++;
   return g_object_ref (self);
 }
 
-gboolean
-natter_preferences_window_pending_end (NatterPreferencesWindow *self)
+static gboolean
+pending_end (NatterPreferencesWindow *self)
 {
   g_assert (self->n_pending > 0);
   self->n_pending--;
@@ -153,7 +133,7 @@ models_listed_cb (GObject      *object,
   g_auto(GStrv) models = NULL;
 
   models = natter_openai_provider_list_models_finish (NATTER_OPENAI_PROVIDER (object), result, &error);
-  if (!natter_preferences_window_pending_end (self) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (!pending_end (self) || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
   gtk_spinner_stop (self->model_spinner);
@@ -192,7 +172,7 @@ reload_models (NatterPreferencesWindow *self)
   gtk_stack_set_visible_child_name (self->model_refresh_stack, "spinner");
   gtk_spinner_start (self->model_spinner);
   natter_openai_provider_list_models_async (provider, self->models_cancellable, models_listed_cb,
-                                            natter_preferences_window_pending_begin (self));
+                                            pending_begin (self));
 }
 
 static void
@@ -424,7 +404,8 @@ natter_preferences_window_new (GtkWindow      *parent,
   reload_models (self);
   natter_agents_page_set_services (self->agents_page, services);
   g_signal_connect_object (self->agents_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
-  g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (self));
+  g_set_weak_pointer (&self->mcp_page, natter_mcp_page_new (services));
+  g_signal_connect_object (self->mcp_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->mcp_page));
   g_set_weak_pointer (&self->sync_page, natter_sync_page_new (services));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->sync_page));
@@ -549,7 +530,8 @@ guint
 natter_preferences_window_get_n_pending (NatterPreferencesWindow *self)
 {
   return self->n_pending + natter_providers_page_get_n_pending (self->providers_page) +
-         natter_agents_page_get_n_pending (self->agents_page);
+         natter_agents_page_get_n_pending (self->agents_page) +
+         (self->mcp_page != NULL ? natter_mcp_page_get_n_pending (self->mcp_page) : 0);
 }
 
 GtkWidget *
