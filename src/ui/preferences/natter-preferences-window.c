@@ -2,21 +2,21 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Preferences: the model providers (name, base URL, API key in
- * the keyring, a connection test), the default model, the model-call
- * limit, automatic permission classification, the data folder, and the
- * agents (the built-in Assistant, read only, and the user's own, stored
- * as files in the config folder).
+ * Preferences. The window holds the General page itself (the default
+ * model, the model-call limit, automatic permission classification,
+ * titles and compaction, the context window, the data folder) and owns
+ * the other pages: Providers (NatterProvidersPage), Agents
+ * (NatterAgentsPage), Tool Servers (NatterMcpPage) and Sync
+ * (NatterSyncPage).
  *
  * Everything is applied at once, as GNOME preferences are: settings go
- * through NatterSettings (bound where a property maps one to one), keys
- * through the services' NatterSecretStore, agents through the
- * NatterAgentStore. The window never shows a stored key: only whether
- * one is stored. Each provider and agent is a row of its own
- * (NatterProviderRow, NatterAgentRow) and the agent editor a subpage
- * (NatterAgentEditor); they say what the user asked for through signals,
- * and this window answers with the settings, the keyring and the agent
- * store.
+ * through NatterSettings (bound where a property maps one to one). The
+ * window gives each page the services it edits and calls down into it;
+ * a page never calls the window: it hands its toasts up with
+ * ::add-toast, which the window shows (remembering the last, for tests),
+ * and the Providers page says with ::key-stored that the default
+ * provider's models may be listed now. Tests wait until no page has work
+ * under way (natter_preferences_window_get_n_pending()).
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -351,8 +351,8 @@ natter_preferences_window_init (NatterPreferencesWindow *self)
  * @services: the services whose settings, keys and agents it edits;
  *   their settings must exist (the schema installed)
  *
- * Creates the Preferences window: pages "Providers",
- * "General" and "Agents". Changes apply at once: providers and the
+ * Creates the Preferences window: pages "Providers", "General",
+ * "Agents", "Tool Servers" and "Sync". Changes apply at once: providers and the
  * default model through the `io.github.natter.Natter` settings (which
  * the services follow live), API keys through
  * natter_services_get_secret_store(), agents through
