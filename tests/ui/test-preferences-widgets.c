@@ -5,18 +5,25 @@
  * The widgets Preferences is made of, one at a time: each is created and
  * finalized on its own, each property notifies exactly once per change
  * (and not for the same value), and each row reports what the user did
- * through its signals rather than acting itself.
+ * through its signals rather than acting itself. A page works outside
+ * any window too: it reports up through its signals, never by calling
+ * the window that holds it.
  */
 
 #include <adwaita.h>
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
 #include <gobject/gvaluecollector.h>
 
 #include "config.h"
 #include "natter-agent-editor.h"
 #include "natter-agent-row.h"
 #include "natter-builtin-tools.h"
+#include "natter-memory-secret-store.h"
+#include "natter-preferences-toast.h"
 #include "natter-preferences-window.h"
 #include "natter-provider-row.h"
+#include "natter-providers-page.h"
 #include "natter-test-support.h"
 
 #define WAIT_MS 10000
@@ -365,6 +372,99 @@ test_icon_buttons_named (void)
   assert_labelled (GTK_WIDGET (agent), "Delete Agent");
 }
 
+/* NatterProvidersPage, on its own */
+
+static void
+toast_cb (NatterProvidersPage  *page,
+          AdwToast             *toast,
+          GPtrArray            *toasts)
+{
+  g_ptr_array_add (toasts, g_object_ref (toast));
+}
+
+/* Drives the main loop until @page has no keyring call under way. */
+static void
+wait_until_idle (NatterProvidersPage *page)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (WAIT_MS, timeout_cb, &timed_out);
+
+  while (natter_providers_page_get_n_pending (page) > 0 && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (timed_out);
+  g_source_remove (id);
+}
+
+static void
+test_providers_page_signals (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GSettingsBackend) backend = g_memory_settings_backend_new ();
+  g_autoptr(GSettings) gsettings = g_settings_new_with_backend (APP_ID, backend);
+  g_autoptr(NatterSettings) settings = natter_settings_new (gsettings);
+  g_autoptr(NatterMemorySecretStore) secrets = natter_memory_secret_store_new ();
+  g_autoptr(GPtrArray) providers = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_provider_config_free);
+  g_autoptr(GPtrArray) toasts = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autofree char *stored = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+  NatterProvidersPage *page;
+
+  g_ptr_array_add (providers, natter_provider_config_new ("local", "Local", "http://127.0.0.1:1/v1"));
+  g_assert_true (natter_settings_set_providers (settings, providers, &error));
+  g_assert_no_error (error);
+  services = natter_services_new (dir, settings, no_key, NULL, NULL);
+  natter_services_set_secret_store (services, NATTER_SECRET_STORE (secrets));
+
+  page = g_object_ref_sink (g_object_new (NATTER_TYPE_PROVIDERS_PAGE, NULL));
+  natter_providers_page_set_services (page, services);
+  g_signal_connect (page, "add-toast", G_CALLBACK (toast_cb), toasts);
+  g_signal_connect (page, "key-stored", G_CALLBACK (string_cb), &stored);
+  wait_until_idle (page);
+  g_assert_nonnull (natter_providers_page_get_row (page, "local"));
+
+  /* A stored key is said in a toast, and up to whoever lists models. */
+  g_signal_emit_by_name (natter_providers_page_get_row (page, "local"), "apply-key", "sk-test");
+  wait_until_idle (page);
+  g_assert_cmpstr (stored, ==, "local");
+  g_assert_cmpuint (toasts->len, ==, 1);
+  g_assert_cmpstr (natter_preferences_toast_get_text (g_ptr_array_index (toasts, 0)), ==,
+                   "API key stored in the keyring");
+
+  /* Removing offers Undo in a toast the page hands up. */
+  g_signal_emit_by_name (natter_providers_page_get_row (page, "local"), "remove");
+  g_assert_null (natter_providers_page_get_row (page, "local"));
+  g_assert_cmpuint (toasts->len, ==, 2);
+  g_assert_cmpstr (natter_preferences_toast_get_text (g_ptr_array_index (toasts, 1)), ==, "Removed “Local”");
+  g_assert_nonnull (adw_toast_get_button_label (g_ptr_array_index (toasts, 1)));
+  g_signal_emit_by_name (g_ptr_array_index (toasts, 1), "button-clicked");
+  after = natter_settings_dup_providers (settings);
+  g_assert_cmpuint (after->len, ==, 1);
+  g_assert_nonnull (natter_providers_page_get_row (page, "local"));
+
+  wait_until_idle (page);
+  g_assert_finalize_object (page);
+  g_ptr_array_set_size (toasts, 0);
+  g_assert_finalize_object (services);
+  natter_test_remove_tree (dir);
+}
+
+/* A toast's title is markup; what it says is not. */
+static void
+test_toast_escapes (void)
+{
+  g_autoptr(AdwToast) toast = natter_preferences_toast_new ("Removed “A & <B>”");
+  g_autoptr(AdwToast) undo = natter_preferences_toast_new_undo ("Deleted “A & B”");
+
+  g_assert_cmpstr (adw_toast_get_title (toast), ==, "Removed “A &amp; &lt;B&gt;”");
+  g_assert_cmpstr (natter_preferences_toast_get_text (toast), ==, "Removed “A & <B>”");
+  g_assert_null (adw_toast_get_button_label (toast));
+  g_assert_cmpstr (adw_toast_get_title (undo), ==, "Deleted “A &amp; B”");
+  g_assert_nonnull (adw_toast_get_button_label (undo));
+  g_assert_cmpint (adw_toast_get_priority (undo), ==, ADW_TOAST_PRIORITY_HIGH);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -380,6 +480,8 @@ main (int   argc,
   g_test_add_func ("/preferences-widgets/icon-buttons-named", test_icon_buttons_named);
   g_test_add_func ("/preferences-widgets/agent-editor/new-finalize", test_agent_editor_new_finalize);
   g_test_add_func ("/preferences-widgets/agent-editor/loading-notify", test_agent_editor_loading_notify);
+  g_test_add_func ("/preferences-widgets/providers-page/signals", test_providers_page_signals);
+  g_test_add_func ("/preferences-widgets/toast/escapes", test_toast_escapes);
 
   return g_test_run ();
 }
