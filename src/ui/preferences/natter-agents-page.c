@@ -326,6 +326,10 @@ open_editor (NatterAgentsPage        *self,
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
 
+  /* The editor is a subpage of the window the page is in. */
+  if (window_of (self) == NULL)
+    return;
+
   /* The providers the default-model combo offers, by their names. */
   natter_provider_choices_collect (natter_services_get_settings (self->services), ids, names);
   g_ptr_array_add (ids, NULL);
