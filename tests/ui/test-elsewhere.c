@@ -40,6 +40,19 @@ answering_shown (gpointer data)
   return ui_label_shown (timeline, answering_text) && ui_find_button (timeline, "Continue _Here…") != NULL;
 }
 
+/* The icon of @row's status mark named @icon_name, or NULL. */
+static GtkWidget *
+mark_icon (NatterSessionRow *row,
+           const char       *icon_name)
+{
+  g_autoptr(GPtrArray) images = ui_find_all (GTK_WIDGET (row), GTK_TYPE_IMAGE);
+
+  for (guint i = 0; i < images->len; i++)
+    if (g_strcmp0 (gtk_image_get_icon_name (g_ptr_array_index (images, i)), icon_name) == 0)
+      return g_ptr_array_index (images, i);
+  return NULL;
+}
+
 static gboolean
 dialog_shown (gpointer data)
 {
@@ -97,6 +110,7 @@ test_continue_here (void)
   NatterWindow *window;
   GtkWidget *timeline;
   GtkWidget *button;
+  GtkWidget *icon;
   AdwMessageDialog *dialog;
   Done done;
 
@@ -122,6 +136,12 @@ test_continue_here (void)
   g_assert_false (ui_label_shown (timeline, "Interrupted before it finished, perhaps by a crash."));
   g_assert_null (ui_find_button (timeline, "_Resume"));
   g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)), ==, "elsewhere");
+  /* Shown, in the colour of the words beside it: red is for a failure,
+   * and nothing failed. */
+  icon = mark_icon (ui_find_session_row (window, session_id), "network-transmit-receive-symbolic");
+  g_assert_nonnull (icon);
+  g_assert_true (gtk_widget_get_visible (icon));
+  g_assert_false (gtk_widget_has_css_class (icon, "error"));
   g_assert_cmpstr (natter_composer_get_blocked_reason (natter_window_get_composer (window)), ==, waiting_text);
   /* Nothing moved on by itself: the model was asked once, on the laptop. */
   g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
