@@ -272,6 +272,88 @@ test_queue_elsewhere (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *caption;
+} NarrowQueue;
+
+/* The bubble and its whole caption in the queue's own room: nothing of
+ * them scrolled out of sight. */
+static gboolean
+queue_whole (gpointer data)
+{
+  NarrowQueue *n = data;
+  QueueShown q = { n->window, n->caption };
+  GtkWidget *scroller;
+  GtkAdjustment *adjustment;
+
+  if (!queue_shown (&q))
+    return FALSE;
+  ui_wait_painted ();
+  scroller = ui_find_first (GTK_WIDGET (n->window->conversation.queue_view), GTK_TYPE_SCROLLED_WINDOW);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  return gtk_widget_get_width (GTK_WIDGET (n->window)) <= 360 && gtk_adjustment_get_page_size (adjustment) > 0 &&
+         gtk_adjustment_get_upper (adjustment) <= gtk_adjustment_get_page_size (adjustment);
+}
+
+static char *
+describe_queue (gpointer data)
+{
+  NarrowQueue *n = data;
+  GtkWidget *scroller = ui_find_first (GTK_WIDGET (n->window->conversation.queue_view), GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+  return g_strdup_printf ("the queue shows %.0f px of %.0f in a window %d px wide",
+                          gtk_adjustment_get_page_size (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_widget_get_width (GTK_WIDGET (n->window)));
+}
+
+/* At GNOME's mobile width, 360 px, the read-only caption of a message
+ * queued on the laptop wraps to three lines: all of them show, none
+ * hidden in a scroll that nothing points at. */
+static void
+test_queue_elsewhere_narrow (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterDevice) laptop = natter_device_new ("laptop-id", LAPTOP);
+  g_autoptr(NatterDevice) desktop = natter_device_new ("desktop-id", "desktop");
+  g_autofree char *session_id = ui_create_session (u, "A story from the laptop");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *begun = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NarrowQueue n;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_turn_runtime_set_device (u->w->runtime, laptop);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &begun);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "And what happened next?");
+  natter_sessions_queue_message_async (u->sessions, session_id, input, options, FALSE, NULL, ui_result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_turn_runtime_set_device (u->w->runtime, desktop);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 740);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  n = (NarrowQueue) { window, queued_text };
+  ui_wait_until_full (queue_whole, describe_queue, &n);
+
+  ui_destroy_window (window);
+  natter_turn_runtime_set_device (u->w->runtime, NULL);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -281,6 +363,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/elsewhere/continue-here", test_continue_here);
   g_test_add_func ("/elsewhere/queue", test_queue_elsewhere);
+  g_test_add_func ("/elsewhere/queue-narrow", test_queue_elsewhere_narrow);
   status = g_test_run ();
   g_clear_object (&app);
   return status;
