@@ -279,19 +279,58 @@ keeps (NatterSyncFolder *folder,
          g_file_query_exists (data_dir, NULL);
 }
 
+/* The keeping of the patterns in a process: the housekeeping of its
+ * start (natter_sync_ignore_keep_sync()) and a command that reports
+ * what it found (natter_sync_folder_inspect_async() with
+ * %NATTER_SYNC_IGNORE_WRITE_KEEP) may run at once. One at a time, and a
+ * write by the first is reported by the second as its own: the data
+ * directory whose patterns this process wrote and no report said yet. */
+static GMutex keep_lock;
+static char *kept_unreported;
+
+/* natter_sync_ignore_keep_sync() under keep_lock, for the folder
+ * @folder of @data_dir that was just inspected. */
+static gboolean
+keep_locked (NatterSyncFolder  *folder,
+             GFile             *data_dir,
+             GError           **error)
+{
+  if (!keeps (folder, data_dir))
+    return TRUE;
+  if (!natter_sync_ignore_write_sync (folder, error))
+    return FALSE;
+  g_free (kept_unreported);
+  kept_unreported = g_file_get_path (data_dir);
+  return TRUE;
+}
+
 static void
 inspect_thread (GTask        *task,
                 gpointer      source_object,
                 gpointer      task_data,
                 GCancellable *cancellable)
 {
-  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (task_data);
+  g_autoptr(NatterSyncFolder) folder = NULL;
   NatterSyncIgnoreWrite write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
+  g_autofree char *path = g_file_get_path (task_data);
   GError *error = NULL;
+  gboolean done;
 
-  if ((write == NATTER_SYNC_IGNORE_WRITE_ALWAYS ||
-       (write == NATTER_SYNC_IGNORE_WRITE_KEEP && keeps (folder, task_data))) &&
-      !natter_sync_ignore_write_sync (folder, &error))
+  g_mutex_lock (&keep_lock);
+  folder = natter_sync_folder_inspect_sync (task_data);
+  if (write == NATTER_SYNC_IGNORE_WRITE_ALWAYS)
+    done = natter_sync_ignore_write_sync (folder, &error);
+  else if (write == NATTER_SYNC_IGNORE_WRITE_KEEP)
+    done = keep_locked (folder, task_data, &error);
+  else
+    done = TRUE;
+  if (done && write != NATTER_SYNC_IGNORE_WRITE_NONE && g_strcmp0 (kept_unreported, path) == 0)
+    {
+      folder->written = folder->ignore_state == NATTER_SYNC_IGNORE_CURRENT;
+      g_clear_pointer (&kept_unreported, g_free);
+    }
+  g_mutex_unlock (&keep_lock);
+  if (!done)
     {
       g_task_return_error (task, error);
       return;
@@ -364,7 +403,9 @@ natter_sync_folder_inspect_finish (GAsyncResult  *result,
  * `.stfolder` above it): that file is Natter's own folder's, and is
  * read by Syncthing from the moment the folder is shared. A folder
  * synchronised from above holds a person's own ignore file, which is
- * written only when they ask (natter_sync_ignore_write_sync()). Blocks.
+ * written only when they ask (natter_sync_ignore_write_sync()). A write
+ * here is reported as written by the next inspection in this process
+ * that writes or keeps (natter_sync_folder_inspect_async()). Blocks.
  *
  * Returns: %TRUE when nothing needed writing or it was written; else
  *   %FALSE with the errors of natter_sync_ignore_write_sync()
@@ -374,11 +415,13 @@ natter_sync_ignore_keep_sync (GFile   *data_dir,
                               GError **error)
 {
   g_autoptr(NatterSyncFolder) folder = NULL;
+  gboolean kept;
 
   g_return_val_if_fail (G_IS_FILE (data_dir), FALSE);
 
+  g_mutex_lock (&keep_lock);
   folder = natter_sync_folder_inspect_sync (data_dir);
-  if (!keeps (folder, data_dir))
-    return TRUE;
-  return natter_sync_ignore_write_sync (folder, error);
+  kept = keep_locked (folder, data_dir, error);
+  g_mutex_unlock (&keep_lock);
+  return kept;
 }

@@ -40,9 +40,11 @@ typedef enum
  * @prefix: the data directory relative to the folder of @ignore_path
  *   ("" when it is the data directory itself)
  * @ignore_state: what @ignore_path holds
- * @written: whether this inspection wrote Natter's patterns into
- *   @ignore_path (natter_sync_folder_inspect_async()); @ignore_state is
- *   then %NATTER_SYNC_IGNORE_CURRENT
+ * @written: whether Natter's patterns were written into @ignore_path
+ *   by this inspection, or by this process's keeping of them
+ *   (natter_sync_ignore_keep_sync()) since the last inspection that
+ *   wrote or kept (natter_sync_folder_inspect_async()); @ignore_state
+ *   is then %NATTER_SYNC_IGNORE_CURRENT
  *
  * What Natter sees of the synchronisation of its data directory
  * (natter_sync_folder_inspect_sync()).
