@@ -24,6 +24,7 @@
 #include "natter-session-error.h"
 #include "natter-session-row.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
@@ -114,6 +115,15 @@ explain_error (NatterWindow *self,
                            "model would not get the whole conversation. Copy the part before the damage into a "
                            "new conversation to go on; the damaged file is left as it is."));
       case NATTER_SESSION_ERROR_READ_ONLY:
+        /* A copy of a conversation can be gone on from (docs/sync.md);
+         * a copy of one answer cannot. */
+        if (self->conversation.entry != NULL &&
+            natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)) &&
+            !natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
+          return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
+                             "changed it at once, and is never changed: nothing was written. Send a message in it "
+                             "first: in the new version that makes, every message can be edited, tried again and "
+                             "branched from."));
         return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
                            "changed it at once. It is read only: nothing was written."));
       case NATTER_SESSION_ERROR_ARRIVING:
@@ -226,7 +236,10 @@ _natter_window_show_error (NatterWindow               *self,
   g_autofree char *detail = NULL;
   ErrorAction action = ERROR_ACTION_NONE;
 
-  if (plain != NULL)
+  /* A copy's refusal says all its reason says, in plain words. */
+  if (plain != NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY))
+    detail = g_steal_pointer (&plain);
+  else if (plain != NULL)
     /* Translators: a plain explanation, then the precise reason */
     detail = g_strdup_printf (_("%s\nDetails: %s"), plain, reason);
   else
