@@ -197,6 +197,7 @@ key_stored_cb (GObject      *object,
       natter_provider_row_set_key_stored (row, TRUE);
     }
   natter_preferences_window_show_toast (self, _("API key stored in the keyring"));
+  natter_services_provider_changed (self->services, op->id);
   natter_preferences_window_reload_models (self);
 }
 
@@ -251,6 +252,7 @@ key_cleared_cb (GObject      *object,
   if ((row = natter_preferences_window_get_provider_row (self, op->id)) != NULL)
     natter_provider_row_set_key_stored (row, FALSE);
   natter_preferences_window_show_toast (self, _("API key removed from the keyring"));
+  natter_services_provider_changed (self->services, op->id);
 }
 
 static void
@@ -312,6 +314,9 @@ test_listed_cb (GObject      *object,
                                                                    "Connected: %u models", n), n);
 
           natter_preferences_window_show_toast (self, message);
+          /* The provider answers now: a window's word that it could
+           * not be reached is out of date. */
+          natter_services_provider_changed (self->services, op->id);
         }
     }
   test_op_free (op);

@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-combo-row-labels.h"
 #include "natter-preferences-window-private.h"
 
 G_DEFINE_FINAL_TYPE (NatterPreferencesWindow, natter_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -371,6 +372,8 @@ static void
 natter_preferences_window_init (NatterPreferencesWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_combo_row_show_whole_names (self->provider_row);
+  natter_combo_row_show_whole_names (self->model_row);
 
   self->cancellable = g_cancellable_new ();
   self->provider_rows = g_hash_table_new (g_str_hash, g_str_equal);
