@@ -445,7 +445,10 @@ add_placement (Run        *run,
  * but only one entry's tree and a piece of the text are ever held. Every
  * session is listed; one that is a version of another conversation (an
  * edit or a new try, natter-session-families.c) says which: a fifth
- * column "version of ID" in text, `versionOf` in JSON. The JSON also
+ * column "version of ID" in text, `versionOf` in JSON. A latest turn
+ * that another device runs is listed as running there: status
+ * `elsewhere` and a last column "on DEVICE" in text,
+ * `latestTurnElsewhere: true` beside `latestTurnDevice` in JSON. The JSON also
  * says whether the conversation is pinned and which folder it is in. */
 void
 natter_cli_print_sessions (Run *run)
@@ -469,6 +472,11 @@ natter_cli_print_sessions (Run *run)
        * live advances say running (docs/sessions.md §9.1 step 2). */
       gboolean running = latest != NULL &&
                          natter_sessions_is_turn_running (natter_services_get_sessions (run->services), latest);
+      /* A turn another device runs reads `idle` in its file, as one cut
+       * short by a crash does: said as the window says it, running
+       * there (docs/format.md §4.5). */
+      gboolean elsewhere = !running && error == NULL &&
+                           natter_sessions_is_turn_elsewhere (natter_services_get_sessions (run->services), entry);
 
       if (run->json)
         {
@@ -476,6 +484,8 @@ natter_cli_print_sessions (Run *run)
 
           if (running)
             json_object_set_string_member (json_node_get_object (node), "latestTurnStatus", "running");
+          if (elsewhere)
+            json_object_set_boolean_member (json_node_get_object (node), "latestTurnElsewhere", TRUE);
 
           if (version)
             json_object_set_string_member (json_node_get_object (node), "versionOf", original);
@@ -497,11 +507,16 @@ natter_cli_print_sessions (Run *run)
       else
         {
           g_autofree char *title = natter_cli_one_line (or_dash (natter_session_index_entry_get_title (entry)));
+          g_autofree char *device = NULL;
 
-          natter_cli_out (run, "%s\t%s\t%s\t%s%s%s\n", id,
-                          running ? "running" : natter_session_index_entry_get_latest_turn_status (entry),
+          if (elsewhere)
+            device = natter_cli_one_line (or_dash (natter_session_index_entry_get_latest_turn_device_name (entry)));
+          natter_cli_out (run, "%s\t%s\t%s\t%s%s%s%s%s\n", id,
+                          running ? "running"
+                          : elsewhere ? "elsewhere" : natter_session_index_entry_get_latest_turn_status (entry),
                           or_dash (natter_session_index_entry_get_updated_at (entry)),
-                          title, version ? "\tversion of " : "", version ? original : "");
+                          title, version ? "\tversion of " : "", version ? original : "",
+                          elsewhere ? "\ton " : "", elsewhere ? device : "");
         }
     }
   if (run->json)

@@ -18,10 +18,15 @@
 #include "natter-json.h"
 #include "natter-sync-ignore.h"
 
+/* What the ignore file holds after this run: "written" when this run
+ * wrote Natter's patterns there (asked to, or because Natter keeps them
+ * current in its own folder, docs/sync.md). */
 static const char *
-state_word (NatterSyncIgnoreState state)
+state_word (NatterSyncFolder *folder)
 {
-  switch (state)
+  if (folder->written)
+    return "written";
+  switch (folder->ignore_state)
     {
     case NATTER_SYNC_IGNORE_CURRENT:
       return "current";
@@ -60,7 +65,7 @@ inspected_cb (GObject      *object,
       if (folder->root != NULL)
         json_object_set_string_member (said, "syncFolder", folder->root);
       json_object_set_string_member (said, "ignoreFile", folder->ignore_path);
-      json_object_set_string_member (said, "ignorePatterns", state_word (folder->ignore_state));
+      json_object_set_string_member (said, "ignorePatterns", state_word (folder));
       if (device != NULL)
         json_object_set_object_member (said, "device", natter_device_to_member (device));
       natter_cli_out_json_object (run, said);
@@ -70,7 +75,7 @@ inspected_cb (GObject      *object,
 
   natter_cli_out (run, "data-dir %s\n", path);
   natter_cli_out (run, "sync-folder %s\n", folder->root != NULL ? folder->root : "-");
-  natter_cli_out (run, "ignore-file %s %s\n", folder->ignore_path, state_word (folder->ignore_state));
+  natter_cli_out (run, "ignore-file %s %s\n", folder->ignore_path, state_word (folder));
   if (device != NULL)
     natter_cli_out (run, "device %s %s\n", natter_device_get_id (device), natter_device_get_name (device));
   if (folder->root == NULL)
@@ -85,6 +90,11 @@ inspected_cb (GObject      *object,
 void
 natter_cli_command_sync (Run *run)
 {
-  natter_sync_folder_inspect_async (natter_services_get_data_dir (run->services), run->write_ignore,
+  /* Without --write-ignore, the patterns Natter keeps current in its own
+   * folder by itself are written here too (as the housekeeping beside
+   * this command would), so that what is said holds after the run. */
+  natter_sync_folder_inspect_async (natter_services_get_data_dir (run->services),
+                                    run->write_ignore ? NATTER_SYNC_IGNORE_WRITE_ALWAYS
+                                                      : NATTER_SYNC_IGNORE_WRITE_KEEP,
                                     g_task_get_cancellable (run->task), inspected_cb, run);
 }

@@ -198,7 +198,7 @@ natter_sync_folder_inspect_sync (GFile *data_dir)
  * @folder->ignore_path: in place of the block there, else at the end,
  * every other line kept byte for byte; the file is replaced whole
  * (written beside it, then renamed over it). Sets @folder->ignore_state
- * to %NATTER_SYNC_IGNORE_CURRENT. Blocks.
+ * to %NATTER_SYNC_IGNORE_CURRENT and @folder->written. Blocks.
  *
  * Returns: %TRUE when written; else %FALSE with %NATTER_STORE_ERROR_IO
  *   (the file could not be read or written) or
@@ -264,6 +264,43 @@ natter_sync_ignore_write_sync (NatterSyncFolder  *folder,
       return FALSE;
     }
   folder->ignore_state = NATTER_SYNC_IGNORE_CURRENT;
+  folder->written = TRUE;
+  return TRUE;
+}
+
+/* Whether natter_sync_ignore_keep_sync() writes for @folder: the data
+ * directory is, or may become, the synchronised folder itself, it exists,
+ * and its ignore file is not current. */
+static gboolean
+keeps (NatterSyncFolder *folder,
+       GFile            *data_dir)
+{
+  return folder->prefix[0] == '\0' && folder->ignore_state != NATTER_SYNC_IGNORE_CURRENT &&
+         g_file_query_exists (data_dir, NULL);
+}
+
+/* The keeping of the patterns in a process: the housekeeping of its
+ * start (natter_sync_ignore_keep_sync()) and a command that reports
+ * what it found (natter_sync_folder_inspect_async() with
+ * %NATTER_SYNC_IGNORE_WRITE_KEEP) may run at once. One at a time, and a
+ * write by the first is reported by the second as its own: the data
+ * directory whose patterns this process wrote and no report said yet. */
+static GMutex keep_lock;
+static char *kept_unreported;
+
+/* natter_sync_ignore_keep_sync() under keep_lock, for the folder
+ * @folder of @data_dir that was just inspected. */
+static gboolean
+keep_locked (NatterSyncFolder  *folder,
+             GFile             *data_dir,
+             GError           **error)
+{
+  if (!keeps (folder, data_dir))
+    return TRUE;
+  if (!natter_sync_ignore_write_sync (folder, error))
+    return FALSE;
+  g_free (kept_unreported);
+  kept_unreported = g_file_get_path (data_dir);
   return TRUE;
 }
 
@@ -273,11 +310,27 @@ inspect_thread (GTask        *task,
                 gpointer      task_data,
                 GCancellable *cancellable)
 {
-  g_autoptr(NatterSyncFolder) folder = natter_sync_folder_inspect_sync (task_data);
-  gboolean write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
+  g_autoptr(NatterSyncFolder) folder = NULL;
+  NatterSyncIgnoreWrite write = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task), "write"));
+  g_autofree char *path = g_file_get_path (task_data);
   GError *error = NULL;
+  gboolean done;
 
-  if (write && !natter_sync_ignore_write_sync (folder, &error))
+  g_mutex_lock (&keep_lock);
+  folder = natter_sync_folder_inspect_sync (task_data);
+  if (write == NATTER_SYNC_IGNORE_WRITE_ALWAYS)
+    done = natter_sync_ignore_write_sync (folder, &error);
+  else if (write == NATTER_SYNC_IGNORE_WRITE_KEEP)
+    done = keep_locked (folder, task_data, &error);
+  else
+    done = TRUE;
+  if (done && write != NATTER_SYNC_IGNORE_WRITE_NONE && g_strcmp0 (kept_unreported, path) == 0)
+    {
+      folder->written = folder->ignore_state == NATTER_SYNC_IGNORE_CURRENT;
+      g_clear_pointer (&kept_unreported, g_free);
+    }
+  g_mutex_unlock (&keep_lock);
+  if (!done)
     {
       g_task_return_error (task, error);
       return;
@@ -288,14 +341,15 @@ inspect_thread (GTask        *task,
 /**
  * natter_sync_folder_inspect_async:
  * @data_dir: the data directory
- * @write_ignore: also write Natter's patterns into the ignore file
- *   (natter_sync_ignore_write_sync()), as the person asked
+ * @write: what to write besides looking: nothing, Natter's patterns as
+ *   the person asked (natter_sync_ignore_write_sync()), or them where
+ *   Natter keeps them current by itself (natter_sync_ignore_keep_sync())
  * @cancellable: (nullable): a #GCancellable; the inspection, a few small
  *   reads, runs to its end all the same
  * @callback: called on the thread-default main context when done
  * @user_data: data for @callback
  *
- * natter_sync_folder_inspect_sync() and, with @write_ignore, the writing
+ * natter_sync_folder_inspect_sync() and, as @write says, the writing
  * of Natter's block into the `.stignore` it found, on a worker thread:
  * what the data directory's synchronisation looks like and what stays on
  * this device (docs/sync.md, "What stays on each device"), for the
@@ -303,7 +357,7 @@ inspect_thread (GTask        *task,
  */
 void
 natter_sync_folder_inspect_async (GFile               *data_dir,
-                                  gboolean             write_ignore,
+                                  NatterSyncIgnoreWrite write,
                                   GCancellable        *cancellable,
                                   GAsyncReadyCallback  callback,
                                   gpointer             user_data)
@@ -315,7 +369,7 @@ natter_sync_folder_inspect_async (GFile               *data_dir,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sync_folder_inspect_async);
   g_task_set_task_data (task, g_object_ref (data_dir), g_object_unref);
-  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (write_ignore));
+  g_object_set_data (G_OBJECT (task), "write", GINT_TO_POINTER (write));
   g_task_run_in_thread (task, inspect_thread);
 }
 
@@ -325,7 +379,7 @@ natter_sync_folder_inspect_async (GFile               *data_dir,
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): what was found, with
- *   @ignore_state %NATTER_SYNC_IGNORE_CURRENT once written; or %NULL
+ *   @ignore_state %NATTER_SYNC_IGNORE_CURRENT and @written once written; or %NULL
  *   with the errors of natter_sync_ignore_write_sync() (only when asked
  *   to write)
  */
@@ -349,7 +403,9 @@ natter_sync_folder_inspect_finish (GAsyncResult  *result,
  * `.stfolder` above it): that file is Natter's own folder's, and is
  * read by Syncthing from the moment the folder is shared. A folder
  * synchronised from above holds a person's own ignore file, which is
- * written only when they ask (natter_sync_ignore_write_sync()). Blocks.
+ * written only when they ask (natter_sync_ignore_write_sync()). A write
+ * here is reported as written by the next inspection in this process
+ * that writes or keeps (natter_sync_folder_inspect_async()). Blocks.
  *
  * Returns: %TRUE when nothing needed writing or it was written; else
  *   %FALSE with the errors of natter_sync_ignore_write_sync()
@@ -359,13 +415,13 @@ natter_sync_ignore_keep_sync (GFile   *data_dir,
                               GError **error)
 {
   g_autoptr(NatterSyncFolder) folder = NULL;
+  gboolean kept;
 
   g_return_val_if_fail (G_IS_FILE (data_dir), FALSE);
 
+  g_mutex_lock (&keep_lock);
   folder = natter_sync_folder_inspect_sync (data_dir);
-  if (folder->prefix[0] != '\0' || folder->ignore_state == NATTER_SYNC_IGNORE_CURRENT)
-    return TRUE;
-  if (!g_file_query_exists (data_dir, NULL))
-    return TRUE;
-  return natter_sync_ignore_write_sync (folder, error);
+  kept = keep_locked (folder, data_dir, error);
+  g_mutex_unlock (&keep_lock);
+  return kept;
 }

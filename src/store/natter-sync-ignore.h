@@ -40,6 +40,11 @@ typedef enum
  * @prefix: the data directory relative to the folder of @ignore_path
  *   ("" when it is the data directory itself)
  * @ignore_state: what @ignore_path holds
+ * @written: whether Natter's patterns were written into @ignore_path
+ *   by this inspection, or by this process's keeping of them
+ *   (natter_sync_ignore_keep_sync()) since the last inspection that
+ *   wrote or kept (natter_sync_folder_inspect_async()); @ignore_state
+ *   is then %NATTER_SYNC_IGNORE_CURRENT
  *
  * What Natter sees of the synchronisation of its data directory
  * (natter_sync_folder_inspect_sync()).
@@ -50,7 +55,26 @@ typedef struct
   char                  *ignore_path;
   char                  *prefix;
   NatterSyncIgnoreState  ignore_state;
+  gboolean               written;
 } NatterSyncFolder;
+
+/**
+ * NatterSyncIgnoreWrite:
+ * @NATTER_SYNC_IGNORE_WRITE_NONE: only look
+ * @NATTER_SYNC_IGNORE_WRITE_ALWAYS: write Natter's patterns into the
+ *   ignore file, as the person asked (natter_sync_ignore_write_sync())
+ * @NATTER_SYNC_IGNORE_WRITE_KEEP: write them where Natter keeps them
+ *   current by itself (natter_sync_ignore_keep_sync()), so that what is
+ *   said is the state after that write
+ *
+ * What natter_sync_folder_inspect_async() writes besides looking.
+ */
+typedef enum
+{
+  NATTER_SYNC_IGNORE_WRITE_NONE,
+  NATTER_SYNC_IGNORE_WRITE_ALWAYS,
+  NATTER_SYNC_IGNORE_WRITE_KEEP,
+} NatterSyncIgnoreWrite;
 
 void              natter_sync_folder_free           (NatterSyncFolder *folder);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSyncFolder, natter_sync_folder_free)
@@ -62,7 +86,7 @@ gboolean          natter_sync_ignore_write_sync     (NatterSyncFolder *folder,
 gboolean          natter_sync_ignore_keep_sync      (GFile            *data_dir,
                                                      GError          **error);
 void              natter_sync_folder_inspect_async  (GFile               *data_dir,
-                                                     gboolean             write_ignore,
+                                                     NatterSyncIgnoreWrite write,
                                                      GCancellable        *cancellable,
                                                      GAsyncReadyCallback  callback,
                                                      gpointer             user_data);

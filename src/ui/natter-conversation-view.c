@@ -51,6 +51,8 @@ struct _NatterConversationView
   gboolean             follow_pending;
   GdkFrameClock       *layout_clock;
   gulong               layout_handler;
+  gint64               rows_checked_frame; /* see check_row_sizes() */
+  guint                rows_requeued;
 
   char                *reveal_turn_id;   /* scrolled to once the timeline has it */
   guint                reveal_tick_id;   /* while set, the bottom is not followed */
@@ -165,6 +167,8 @@ timeline_unbind_cb (GtkSignalListItemFactory *factory,
 
 /* Following the bottom */
 
+static GQuark row_height_quark;
+
 static void
 scroll_to_bottom (NatterConversationView *self)
 {
@@ -192,10 +196,54 @@ follow_bottom (NatterConversationView *self)
     gdk_frame_clock_request_phase (self->layout_clock, GDK_FRAME_CLOCK_PHASE_LAYOUT);
 }
 
+/* GTK 4.8 loses a row's pending allocation when the row's contents ask
+ * for a new size while the list view is still allocating (a resize
+ * queued then marks the row, but the list view clears its own note of it
+ * when its allocation ends): the row is then painted with no allocation
+ * ("Trying to snapshot GtkListItemWidget … without a current
+ * allocation"), and may keep a stale size. A row whose height changed in
+ * this frame's layout is the one that can have been caught so; each such
+ * row is allocated once more, within the same frame, before it is
+ * painted. */
+static void
+check_row_sizes (NatterConversationView *self,
+                 GdkFrameClock          *clock)
+{
+  gint64 frame = gdk_frame_clock_get_frame_counter (clock);
+  gboolean requeued = FALSE;
+
+  /* At most twice a frame: GTK gives up on a frame's layout after four
+   * rounds, and rows that keep changing height are laid out again in the
+   * next frame anyway. */
+  if (self->rows_checked_frame != frame)
+    {
+      self->rows_checked_frame = frame;
+      self->rows_requeued = 0;
+    }
+  if (self->rows_requeued >= 2)
+    return;
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->timeline_list));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      int height = gtk_widget_get_height (child);
+      int seen = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (child), row_height_quark));
+
+      if (!gtk_widget_get_mapped (child) || height == seen)
+        continue;
+      g_object_set_qdata (G_OBJECT (child), row_height_quark, GINT_TO_POINTER (height));
+      gtk_widget_queue_allocate (child);
+      requeued = TRUE;
+    }
+  if (requeued)
+    self->rows_requeued++;
+}
+
 static void
 after_layout_cb (GdkFrameClock          *clock,
                  NatterConversationView *self)
 {
+  check_row_sizes (self, clock);
   if (!self->follow_pending)
     return;
   self->follow_pending = FALSE;
@@ -366,6 +414,8 @@ natter_conversation_view_class_init (NatterConversationViewClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  row_height_quark = g_quark_from_static_string ("natter-conversation-view-row-height");
 
   object_class->dispose = natter_conversation_view_dispose;
   object_class->finalize = natter_conversation_view_finalize;

@@ -159,7 +159,10 @@ rebuild_rows (NatterModelPicker *self)
  * title at GNOME's mobile width, 360 px; a longer name is cut in its
  * middle where it has no more room, which keeps its family and its size
  * ("qwen2…ruct"), and shows whole, up to 24 characters, where it has
- * (beside a title short enough to leave it that).
+ * (beside a title short enough to leave it that). A name of ten
+ * characters or fewer is never cut: its least room is all of it, since
+ * "ten characters" is counted in average widths and a short name of
+ * wide letters ("m", "mmm") would lose its last ones to "…".
  * Without a model to name, "Choose Model" may give way to an icon:
  * cut to "Choo…odel" it would read as a fault. */
 static void
@@ -169,6 +172,7 @@ update_width (NatterModelPicker *self)
   int chars = (int) g_utf8_strlen (gtk_label_get_text (self->name_label), -1);
 
   gtk_label_set_width_chars (self->name_label, named ? MIN (chars, 10) : chars);
+  gtk_label_set_ellipsize (self->name_label, named && chars <= 10 ? PANGO_ELLIPSIZE_NONE : PANGO_ELLIPSIZE_MIDDLE);
   /* The squeezer asks as little room as its smallest visible child, and
    * shows the name as long as it has its least room (then cut in its
    * middle); "Choose Model" only while it has all of its room. */

@@ -267,6 +267,48 @@ natter_queue_view_finalize (GObject *object)
   G_OBJECT_CLASS (natter_queue_view_parent_class)->finalize (object);
 }
 
+static GtkSizeRequestMode
+natter_queue_view_get_request_mode (GtkWidget *widget)
+{
+  return GTK_SIZE_REQUEST_HEIGHT_FOR_WIDTH;
+}
+
+/* As tall as the bubbles are at the width given, up to QUEUE_MAX_HEIGHT.
+ * The scrolled window cannot say so itself: GTK 4.8 measures its child's
+ * natural height for no width at all, which at 360 px is lines short of
+ * a wrapped caption, and the rest hid in a scroll nothing pointed at. */
+static void
+natter_queue_view_measure (GtkWidget      *widget,
+                           GtkOrientation  orientation,
+                           int             for_size,
+                           int            *minimum,
+                           int            *natural,
+                           int            *minimum_baseline,
+                           int            *natural_baseline)
+{
+  NatterQueueView *self = NATTER_QUEUE_VIEW (widget);
+
+  gtk_widget_measure (self->scroller, orientation, for_size, minimum, natural, NULL, NULL);
+  if (orientation == GTK_ORIENTATION_VERTICAL && for_size >= 0)
+    {
+      int list_natural = 0;
+
+      gtk_widget_measure (self->list, GTK_ORIENTATION_VERTICAL, for_size, NULL, &list_natural, NULL, NULL);
+      *natural = MAX (*minimum, MIN (list_natural, QUEUE_MAX_HEIGHT));
+    }
+}
+
+static void
+natter_queue_view_size_allocate (GtkWidget *widget,
+                                 int        width,
+                                 int        height,
+                                 int        baseline)
+{
+  NatterQueueView *self = NATTER_QUEUE_VIEW (widget);
+
+  gtk_widget_allocate (self->scroller, width, height, baseline, NULL);
+}
+
 static void
 natter_queue_view_class_init (NatterQueueViewClass *klass)
 {
@@ -275,7 +317,9 @@ natter_queue_view_class_init (NatterQueueViewClass *klass)
 
   object_class->dispose = natter_queue_view_dispose;
   object_class->finalize = natter_queue_view_finalize;
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  widget_class->get_request_mode = natter_queue_view_get_request_mode;
+  widget_class->measure = natter_queue_view_measure;
+  widget_class->size_allocate = natter_queue_view_size_allocate;
   gtk_widget_class_set_css_name (widget_class, "natter-queue-view");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-queue-view.ui");

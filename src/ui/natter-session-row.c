@@ -332,6 +332,12 @@ set_mark (NatterSessionRow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->mark_label), label != NULL);
   gtk_image_set_from_icon_name (self->mark_icon, icon_name);
   gtk_widget_set_visible (GTK_WIDGET (self->mark_icon), icon_name != NULL);
+  /* Red says something went wrong: a damaged conversation or a failed
+   * answer, never an answer being written on another device. */
+  if (g_strcmp0 (mark, "errored") == 0 || g_strcmp0 (mark, "failed") == 0)
+    gtk_widget_add_css_class (GTK_WIDGET (self->mark_icon), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->mark_icon), "error");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->mark_icon), description);
   if (description != NULL)
     gtk_accessible_update_property (GTK_ACCESSIBLE (self->mark_icon),

@@ -80,6 +80,8 @@ send_failed (SendData     *data,
     heading = _("The message was not sent");
   _natter_window_show_error (self, data->session_id[0] != '\0' ? data->session_id : NULL, heading, error,
                              natter_send_error_can_retry (error) ? data->request : NULL);
+  if (natter_message_request_get_provider (data->request) != NULL)
+    _natter_window_set_error_provider (self, natter_message_request_get_provider (data->request));
 }
 
 static void

@@ -24,6 +24,7 @@
 #include "natter-session-error.h"
 #include "natter-session-row.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
@@ -114,6 +115,15 @@ explain_error (NatterWindow *self,
                            "model would not get the whole conversation. Copy the part before the damage into a "
                            "new conversation to go on; the damaged file is left as it is."));
       case NATTER_SESSION_ERROR_READ_ONLY:
+        /* A copy of a conversation can be gone on from (docs/sync.md);
+         * a copy of one answer cannot. */
+        if (self->conversation.entry != NULL &&
+            natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)) &&
+            !natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
+          return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
+                             "changed it at once, and is never changed: nothing was written. Send a message in it "
+                             "first: in the new version that makes, every message can be edited, tried again and "
+                             "branched from."));
         return g_strdup (_("This version is another device’s copy of the conversation, kept when both devices "
                            "changed it at once. It is read only: nothing was written."));
       case NATTER_SESSION_ERROR_ARRIVING:
@@ -199,12 +209,155 @@ corrupt_inspected_cb (GObject      *source,
   set_action (self, ERROR_ACTION_RECOVER);
 }
 
+/* Forgets which provider the bar's error is about. */
+static void
+clear_error_provider (NatterWindow *self)
+{
+  self->errors.about_provider = FALSE;
+  self->errors.provider_is_default = FALSE;
+  g_clear_pointer (&self->errors.provider_id, g_free);
+  g_clear_pointer (&self->errors.provider_url, g_free);
+}
+
 void
 _natter_window_hide_error (NatterWindow *self)
 {
   gtk_revealer_set_reveal_child (self->errors.revealer, FALSE);
   g_clear_pointer (&self->errors.session_id, g_free);
   g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
+  clear_error_provider (self);
+}
+
+/* Whether @error is about reaching a provider or about its model, which
+ * its settings in Preferences fix: not about a file, a conversation or
+ * an agent. */
+static gboolean
+is_about_provider (const GError *error)
+{
+  return error->domain == NATTER_PROVIDER_ERROR ||
+         g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND);
+}
+
+/* The base URL the settings give @provider_id now (transfer full), NULL
+ * for a provider they no longer have. */
+static char *
+dup_provider_url (NatterWindow *self,
+                  const char   *provider_id)
+{
+  g_autoptr(GPtrArray) providers = NULL;
+
+  if (self->settings == NULL || provider_id == NULL)
+    return NULL;
+  providers = natter_settings_dup_providers (self->settings);
+  for (guint i = 0; providers != NULL && i < providers->len; i++)
+    {
+      NatterProviderConfig *config = g_ptr_array_index (providers, i);
+
+      if (g_strcmp0 (config->id, provider_id) == 0)
+        return g_strdup (config->base_url);
+    }
+  return NULL;
+}
+
+/**
+ * _natter_window_set_error_provider:
+ * @self: the window
+ * @provider_id: the provider the message went to
+ *
+ * Says which provider the error just shown is about, when it is not the
+ * default one (a conversation's own model): its settings changing is
+ * what takes the bar away.
+ */
+void
+_natter_window_set_error_provider (NatterWindow *self,
+                                   const char   *provider_id)
+{
+  if (!self->errors.about_provider || provider_id == NULL)
+    return;
+  g_free (self->errors.provider_id);
+  self->errors.provider_id = g_strdup (provider_id);
+  g_free (self->errors.provider_url);
+  self->errors.provider_url = dup_provider_url (self, provider_id);
+  self->errors.provider_is_default = FALSE;
+}
+
+/* The bar said a provider could not be reached or used, and what a
+ * request to it goes out with changed: what was said may no longer be
+ * true, and the next send says what is. An error about anything else
+ * stays. */
+static void
+provider_settings_changed (NatterWindow *self,
+                           gboolean      changed_default,
+                           const char   *provider_id)
+{
+  g_autofree char *url = NULL;
+
+  if (!self->errors.about_provider || !gtk_revealer_get_reveal_child (self->errors.revealer))
+    return;
+  if (provider_id != NULL)
+    {
+      /* That provider's key, or a successful test of it. */
+      if (self->errors.provider_id != NULL && g_strcmp0 (provider_id, self->errors.provider_id) != 0)
+        return;
+    }
+  else if (changed_default)
+    {
+      /* Another default provider or model: the default's error goes. */
+      if (!self->errors.provider_is_default)
+        return;
+    }
+  else
+    {
+      /* The list of providers: only a change of this one's address (or
+       * its removal) counts. */
+      url = dup_provider_url (self, self->errors.provider_id);
+      if (self->errors.provider_id != NULL && url != NULL && g_strcmp0 (url, self->errors.provider_url) == 0)
+        return;
+    }
+  _natter_window_hide_error (self);
+}
+
+static void
+providers_changed_cb (NatterWindow *self)
+{
+  provider_settings_changed (self, FALSE, NULL);
+}
+
+static void
+default_changed_cb (NatterWindow *self)
+{
+  provider_settings_changed (self, TRUE, NULL);
+}
+
+static void
+provider_changed_cb (NatterWindow *self,
+                     const char   *provider_id)
+{
+  provider_settings_changed (self, FALSE, provider_id);
+}
+
+/**
+ * _natter_window_errors_watch:
+ * @self: the window
+ * @services: (nullable): the application's services
+ *
+ * Watches the provider settings (the window's settings, and @services
+ * for keys and connection tests), so that an error bar about reaching a
+ * provider goes once they change.
+ */
+void
+_natter_window_errors_watch (NatterWindow   *self,
+                             NatterServices *services)
+{
+  g_signal_connect_object (self->settings, "notify::providers", G_CALLBACK (providers_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "notify::default-provider", G_CALLBACK (default_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "notify::default-model", G_CALLBACK (default_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  if (services != NULL)
+    g_signal_connect_object (services, "provider-changed", G_CALLBACK (provider_changed_cb), self,
+                             G_CONNECT_SWAPPED);
 }
 
 /* Shows @heading (what did not happen, plain words) and @error's whole
@@ -226,7 +379,10 @@ _natter_window_show_error (NatterWindow               *self,
   g_autofree char *detail = NULL;
   ErrorAction action = ERROR_ACTION_NONE;
 
-  if (plain != NULL)
+  /* A copy's refusal says all its reason says, in plain words. */
+  if (plain != NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_READ_ONLY))
+    detail = g_steal_pointer (&plain);
+  else if (plain != NULL)
     /* Translators: a plain explanation, then the precise reason */
     detail = g_strdup_printf (_("%s\nDetails: %s"), plain, reason);
   else
@@ -242,6 +398,20 @@ _natter_window_show_error (NatterWindow               *self,
   g_free (self->errors.session_id);
   self->errors.session_id = g_strdup (session_id);
   g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
+  clear_error_provider (self);
+  if (is_about_provider (error))
+    {
+      const char *provider_id = self->choice.provider_id != NULL ? self->choice.provider_id
+                                : self->settings != NULL     ? natter_settings_get_default_provider (self->settings)
+                                                             : NULL;
+
+      /* The default provider, unless the sender says otherwise
+       * (_natter_window_set_error_provider()). */
+      self->errors.about_provider = TRUE;
+      self->errors.provider_is_default = TRUE;
+      self->errors.provider_id = g_strdup (provider_id);
+      self->errors.provider_url = dup_provider_url (self, provider_id);
+    }
   if (action == ERROR_ACTION_RETRY)
     self->errors.retry_request = natter_message_request_copy (retry);
 

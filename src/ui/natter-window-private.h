@@ -29,6 +29,7 @@
 #include "natter-recorder.h"
 #include "natter-session-row.h"
 #include "natter-send-pipeline.h"
+#include "natter-services.h"
 #include "natter-settings.h"
 #include "natter-conversation-view.h"
 #include "natter-sidebar.h"
@@ -165,6 +166,13 @@ typedef struct
    * and the words a failed send can be retried with. */
   char                 *session_id;
   NatterMessageRequest *retry_request;
+  /* An error about reaching a provider, or about its model: which
+   * provider (NULL: not known), its base URL then, and whether it was
+   * the default one; a change of these settings takes the bar away. */
+  gboolean              about_provider;
+  char                 *provider_id;
+  char                 *provider_url;
+  gboolean              provider_is_default;
   /* The open damaged session: what is left of it */
   NatterSessionDamage  *damage;
   char                 *damage_session_id;
@@ -274,6 +282,12 @@ _natter_window_show_error (NatterWindow *self,
                            const char *heading,
                            const GError *error,
                            const NatterMessageRequest *retry);
+void
+_natter_window_set_error_provider (NatterWindow *self,
+                                   const char *provider_id);
+void
+_natter_window_errors_watch (NatterWindow *self,
+                             NatterServices *services);
 void
 _natter_window_show_damage (NatterWindow *self);
 void

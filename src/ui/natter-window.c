@@ -211,6 +211,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->archive.last_import_details, g_free);
   g_clear_pointer (&self->errors.session_id, g_free);
   g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
+  g_clear_pointer (&self->errors.provider_id, g_free);
+  g_clear_pointer (&self->errors.provider_url, g_free);
   g_clear_pointer (&self->versions.editing_turn_id, g_free);
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
   g_clear_pointer (&self->versions.open_session, g_free);
@@ -477,6 +479,7 @@ natter_window_new (NatterApplication  *application,
   _natter_window_voice_init (self);
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
+  _natter_window_errors_watch (self, services);
   natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);

@@ -217,14 +217,30 @@ stop_cb (GObject      *object,
   g_assert_false (natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, error));
 }
 
+static void
+send_refused_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autofree char *turn_id = natter_sessions_send_message_finish (NATTER_SESSIONS (object), result, error);
+
+  g_assert_null (turn_id);
+}
+
 /* A turn the laptop runs, brought by Syncthing: listed as running there,
- * never resumed or stopped here, and its answer shows when it arrives. */
+ * never resumed or stopped here, a message refused in words that name
+ * the laptop, and its answer shows when it arrives. */
 static void
 test_turn_elsewhere (Fixture       *f,
                      gconstpointer  data)
 {
   g_autoptr(GError) resumed = NULL;
   g_autoptr(GError) stopped = NULL;
+  g_autoptr(GError) sent = NULL;
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autofree char *session_before = NULL;
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
   NatterSessionIndexEntry *entry;
@@ -251,6 +267,17 @@ test_turn_elsewhere (Fixture       *f,
   natter_sessions_stop_turn_async (f->sessions, TURN, "Stopped here", NULL, stop_cb, &stopped);
   natter_test_wait_for_pointer ((gpointer *) &stopped, WAIT_MS);
   g_assert_error (stopped, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE);
+  /* Not "idle; wait for it to settle or stop it": it cannot be stopped
+   * here, and it is not waiting for anything of this device. */
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "And then?");
+  natter_sessions_send_message_async (f->sessions, SESSION, input, options, NULL, send_refused_cb, &sent);
+  natter_test_wait_for_pointer ((gpointer *) &sent, WAIT_MS);
+  g_assert_error (sent, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED);
+  g_assert_cmpstr (sent->message, ==, "The answer is being written on another device (“laptop <3>”); a message can "
+                                      "be sent here once it has ended");
+  session_before = read_log (f, "sessions", SESSION);
+  g_assert_cmpstr (session_before, ==, SESSION_LINES);
   before = read_log (f, "turns", TURN);
   g_assert_cmpstr (before, ==, TURN_LINES);
   g_assert_cmpuint (f->server->paths->len, ==, 0);

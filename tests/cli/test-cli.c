@@ -324,6 +324,80 @@ test_resume_idle (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
 }
 
+/* A turn another device is answering is listed as running there, not
+ * as idle like one a crash cut short (docs/format.md §4.5): the turn
+ * left by a killed send becomes another device's once this data folder
+ * says it is another device. */
+static void
+test_sessions_elsewhere (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *device_path = g_build_filename (g_file_peek_path (f->dir), "device", NULL);
+  g_autoptr(GKeyFile) device = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(JsonNode) listed = NULL;
+  JsonObject *entry;
+
+  script (f, &HANG, NULL);
+  session_id = send_killed_mid_answer (f, "--no-auto-title");
+  g_assert_true (g_key_file_load_from_file (device, device_path, G_KEY_FILE_KEEP_COMMENTS, &error));
+  g_assert_no_error (error);
+  name = g_key_file_get_string (device, "Device", "Name", NULL);
+  g_assert_nonnull (name);
+  g_key_file_set_string (device, "Device", "Id", "0b5e8f7e-6a3d-4c61-9d1e-2f4a7c9b3e10");
+  g_assert_true (g_key_file_save_to_file (device, device_path, &error));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  line = g_strdup_printf ("%s\telsewhere\t", session_id);
+  g_assert_true (g_str_has_prefix (r.out, line));
+  g_free (line);
+  line = g_strdup_printf ("\ton %s\n", name);
+  g_assert_true (g_str_has_suffix (r.out, line));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  listed = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  entry = json_array_get_object_element (json_node_get_array (listed), 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "latestTurnStatus"), ==, "idle");
+  g_assert_true (json_object_get_boolean_member_with_default (entry, "latestTurnElsewhere", FALSE));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "latestTurnDevice"),
+                                                  "name"), ==, name);
+}
+
+/* `natter sync` on a fresh data folder writes the ignore patterns Natter
+ * keeps there itself, and says so: the state after the write, never the
+ * one before it (docs/sync.md). */
+static void
+test_sync_fresh (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *ignore = g_build_filename (g_file_peek_path (f->dir), ".stignore", NULL);
+  g_autofree char *line = g_strdup_printf ("\nignore-file %s written\n", ignore);
+  g_autofree char *again = g_strdup_printf ("\nignore-file %s current\n", ignore);
+  g_autofree char *contents = NULL;
+
+  g_assert_false (g_file_test (ignore, G_FILE_TEST_EXISTS));
+  RUN (f, &r, "sync");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, line));
+  g_assert_true (g_file_get_contents (ignore, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "// BEGIN Natter"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sync");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, again));
+}
+
 /* A failed message tried again from the command line is a new version
  * of it, as in the window: `natter retry TURN` sends it once more, and
  * the model receives it once. */
@@ -622,6 +696,8 @@ main (int   argc,
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
+  ADD ("/cli/sessions/elsewhere", test_sessions_elsewhere);
+  ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);

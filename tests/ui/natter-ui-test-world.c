@@ -9,6 +9,8 @@
 
 #include "natter-ui-test-world.h"
 
+#include <string.h>
+
 #include "natter-attachment-intake.h"
 #include "natter-search-index.h"
 #include "natter-session-row.h"
@@ -831,6 +833,56 @@ typedef struct
   GdkTexture *texture;
 } UiShot;
 
+static gboolean
+ui_is_unallocated_snapshot (const char *message)
+{
+  return message != NULL &&
+         g_str_has_prefix (message, "Trying to snapshot ") &&
+         strstr (message, " without a current allocation") != NULL;
+}
+
+/* Says where the widget of GTK's "Trying to snapshot TYPE 0xADDRESS
+ * without a current allocation" sits (its ancestors and its first
+ * children), which the warning itself does not. */
+static void
+ui_describe_unallocated (const char *message)
+{
+  const char *at = strstr (message, " 0x");
+  GtkWidget *widget;
+  g_autoptr(GString) where = g_string_new (NULL);
+
+  if (at == NULL)
+    return;
+  widget = GSIZE_TO_POINTER ((gsize) g_ascii_strtoull (at + 3, NULL, 16));
+  if (!GTK_IS_WIDGET (widget))
+    return;
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    g_string_append_printf (where, "%s%s", w == widget ? "" : " < ", G_OBJECT_TYPE_NAME (w));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_first_child (child))
+    g_string_append_printf (where, " > %s", G_OBJECT_TYPE_NAME (child));
+  g_printerr ("The widget without an allocation: %s; child-visible %d, focus within %d, its parent's focus child %d, "
+              "size %dx%d\n", where->str, gtk_widget_get_child_visible (widget),
+              (gtk_widget_get_state_flags (widget) & GTK_STATE_FLAG_FOCUS_WITHIN) != 0,
+              gtk_widget_get_parent (widget) != NULL && gtk_widget_get_focus_child (gtk_widget_get_parent (widget)) == widget,
+              gtk_widget_get_width (widget), gtk_widget_get_height (widget));
+}
+
+/* GLib's own writer, after naming the widget of a warning that does not
+ * say where it is: a flake seen once under load is then understood from
+ * its log alone. */
+static GLogWriterOutput
+ui_log_writer (GLogLevelFlags   log_level,
+               const GLogField *fields,
+               gsize            n_fields,
+               gpointer         user_data)
+{
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
+        ui_is_unallocated_snapshot (fields[i].value))
+      ui_describe_unallocated (fields[i].value);
+  return g_log_writer_default (log_level, fields, n_fields, user_data);
+}
+
 /* Right after a frame is painted everything is allocated, so the widget
  * can draw itself into a texture then. */
 static void
@@ -1010,6 +1062,7 @@ ui_test_init (int    *argc,
 {
   g_autoptr(GSettings) settings = NULL;
 
+  g_log_set_writer_func (ui_log_writer, NULL, NULL);
   gtk_test_init (argc, argv, NULL);
   adw_init ();
   give_bus_the_display ();

@@ -40,6 +40,19 @@ answering_shown (gpointer data)
   return ui_label_shown (timeline, answering_text) && ui_find_button (timeline, "Continue _Here…") != NULL;
 }
 
+/* The icon of @row's status mark named @icon_name, or NULL. */
+static GtkWidget *
+mark_icon (NatterSessionRow *row,
+           const char       *icon_name)
+{
+  g_autoptr(GPtrArray) images = ui_find_all (GTK_WIDGET (row), GTK_TYPE_IMAGE);
+
+  for (guint i = 0; i < images->len; i++)
+    if (g_strcmp0 (gtk_image_get_icon_name (g_ptr_array_index (images, i)), icon_name) == 0)
+      return g_ptr_array_index (images, i);
+  return NULL;
+}
+
 static gboolean
 dialog_shown (gpointer data)
 {
@@ -97,6 +110,7 @@ test_continue_here (void)
   NatterWindow *window;
   GtkWidget *timeline;
   GtkWidget *button;
+  GtkWidget *icon;
   AdwMessageDialog *dialog;
   Done done;
 
@@ -122,6 +136,12 @@ test_continue_here (void)
   g_assert_false (ui_label_shown (timeline, "Interrupted before it finished, perhaps by a crash."));
   g_assert_null (ui_find_button (timeline, "_Resume"));
   g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)), ==, "elsewhere");
+  /* Shown, in the colour of the words beside it: red is for a failure,
+   * and nothing failed. */
+  icon = mark_icon (ui_find_session_row (window, session_id), "network-transmit-receive-symbolic");
+  g_assert_nonnull (icon);
+  g_assert_true (gtk_widget_get_visible (icon));
+  g_assert_false (gtk_widget_has_css_class (icon, "error"));
   g_assert_cmpstr (natter_composer_get_blocked_reason (natter_window_get_composer (window)), ==, waiting_text);
   /* Nothing moved on by itself: the model was asked once, on the laptop. */
   g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
@@ -252,6 +272,88 @@ test_queue_elsewhere (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *caption;
+} NarrowQueue;
+
+/* The bubble and its whole caption in the queue's own room: nothing of
+ * them scrolled out of sight. */
+static gboolean
+queue_whole (gpointer data)
+{
+  NarrowQueue *n = data;
+  QueueShown q = { n->window, n->caption };
+  GtkWidget *scroller;
+  GtkAdjustment *adjustment;
+
+  if (!queue_shown (&q))
+    return FALSE;
+  ui_wait_painted ();
+  scroller = ui_find_first (GTK_WIDGET (n->window->conversation.queue_view), GTK_TYPE_SCROLLED_WINDOW);
+  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+  return gtk_widget_get_width (GTK_WIDGET (n->window)) <= 360 && gtk_adjustment_get_page_size (adjustment) > 0 &&
+         gtk_adjustment_get_upper (adjustment) <= gtk_adjustment_get_page_size (adjustment);
+}
+
+static char *
+describe_queue (gpointer data)
+{
+  NarrowQueue *n = data;
+  GtkWidget *scroller = ui_find_first (GTK_WIDGET (n->window->conversation.queue_view), GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+
+  return g_strdup_printf ("the queue shows %.0f px of %.0f in a window %d px wide",
+                          gtk_adjustment_get_page_size (adjustment), gtk_adjustment_get_upper (adjustment),
+                          gtk_widget_get_width (GTK_WIDGET (n->window)));
+}
+
+/* At GNOME's mobile width, 360 px, the read-only caption of a message
+ * queued on the laptop wraps to three lines: all of them show, none
+ * hidden in a scroll that nothing points at. */
+static void
+test_queue_elsewhere_narrow (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterDevice) laptop = natter_device_new ("laptop-id", LAPTOP);
+  g_autoptr(NatterDevice) desktop = natter_device_new ("desktop-id", "desktop");
+  g_autofree char *session_id = ui_create_session (u, "A story from the laptop");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *begun = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NarrowQueue n;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  natter_turn_runtime_set_device (u->w->runtime, laptop);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &begun);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "And what happened next?");
+  natter_sessions_queue_message_async (u->sessions, session_id, input, options, FALSE, NULL, ui_result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_turn_runtime_set_device (u->w->runtime, desktop);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 740);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  n = (NarrowQueue) { window, queued_text };
+  ui_wait_until_full (queue_whole, describe_queue, &n);
+
+  ui_destroy_window (window);
+  natter_turn_runtime_set_device (u->w->runtime, NULL);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -261,6 +363,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/elsewhere/continue-here", test_continue_here);
   g_test_add_func ("/elsewhere/queue", test_queue_elsewhere);
+  g_test_add_func ("/elsewhere/queue-narrow", test_queue_elsewhere_narrow);
   status = g_test_run ();
   g_clear_object (&app);
   return status;

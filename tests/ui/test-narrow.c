@@ -519,6 +519,36 @@ test_header_model_beside_long_title (void)
   ui_world_free (u);
 }
 
+/* A short name, "m", beside a long title at 360 px: shown whole, never
+ * as a lone "…" (ten characters of room are counted in average widths,
+ * and an "m" is wider than the average). */
+static void
+test_header_short_model_at_360 (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Planning the long weekend trip to the mountains");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  PickerWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send_with_model (u, session_id, "Hello", "p", "m");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 640);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until (leaflet_folded, window);
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 640);
+  wait = (PickerWait) { window, "m", WIDTH, 1 };
+  ui_wait_until_full (picker_named, describe_picker, &wait);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (picker_name_label (natter_window_get_model_picker (window)))));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -528,6 +558,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
   g_test_add_func ("/narrow/full-conversation-at-360", test_full_conversation_at_360);
   g_test_add_func ("/narrow/header-names-the-model", test_header_names_the_model);
+  g_test_add_func ("/narrow/header-short-model-at-360", test_header_short_model_at_360);
   g_test_add_func ("/narrow/header-model-beside-long-title", test_header_model_beside_long_title);
   g_test_add_func ("/narrow/agent-chooser-name-or-icon", test_agent_chooser_name_or_icon);
   status = g_test_run ();

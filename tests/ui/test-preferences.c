@@ -727,6 +727,119 @@ save_screenshot (Fixture    *f,
   ui_save_window (GTK_WIDGET (f->window), name);
 }
 
+typedef struct
+{
+  GtkWidget *window;
+  int        width;
+} WidthWait;
+
+static gboolean
+window_is_wide (gpointer data)
+{
+  WidthWait *w = data;
+
+  /* The default size holds the window's frame (its shadow, under
+   * Xvfb's no window manager): a few pixels more than the widget. */
+  return gtk_widget_get_width (w->window) <= w->width && gtk_widget_get_width (w->window) >= w->width - 20;
+}
+
+static char *
+describe_width (gpointer data)
+{
+  WidthWait *w = data;
+
+  return g_strdup_printf ("the window is %d px wide, not %d", gtk_widget_get_width (w->window), w->width);
+}
+
+/* Resizes the window to @width px and waits until it is laid out. */
+static void
+resize (Fixture *f,
+        int      width)
+{
+  WidthWait w = { GTK_WIDGET (f->window), width };
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), width, 700);
+  ui_wait_until_full (window_is_wide, describe_width, &w);
+  wait_idle (f);
+  for (guint i = 0; i < 3; i++)
+    ui_wait_painted ();
+}
+
+/* Asserts that @row shows the chosen @name, whole when @whole, else
+ * cut with the whole name as its tooltip; on one line, within the row,
+ * and that the row's title keeps its one line. */
+static void
+assert_name_shown (GtkWidget  *row,
+                   const char *name,
+                   gboolean    whole)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (row, GTK_TYPE_LABEL);
+  GtkWidget *shown = NULL, *title = NULL;
+  PangoLayout *layout;
+  graphene_rect_t bounds;
+
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (!gtk_widget_get_mapped (label))
+        continue;
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), name) == 0)
+        shown = label;
+      else if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row))) == 0)
+        title = label;
+    }
+  g_assert_nonnull (shown);
+  g_assert_nonnull (title);
+  layout = gtk_label_get_layout (GTK_LABEL (shown));
+  g_assert_true (gtk_widget_compute_bounds (shown, row, &bounds));
+  g_test_message ("“%s”: %d px wide, %d lines, ellipsized %d, in a row of %d px", name,
+                  gtk_widget_get_width (shown), pango_layout_get_line_count (layout),
+                  pango_layout_is_ellipsized (layout), gtk_widget_get_width (row));
+  g_assert_cmpint (pango_layout_is_ellipsized (layout), ==, !whole);
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (shown), ==, name);
+  g_assert_cmpint (pango_layout_get_line_count (layout), ==, 1);
+  g_assert_cmpfloat (bounds.origin.x, >=, 0);
+  g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=, gtk_widget_get_width (row));
+  g_assert_cmpint (pango_layout_get_line_count (gtk_label_get_layout (GTK_LABEL (title))), ==, 1);
+}
+
+/* The default model's name shows whole where the row has room for it
+ * (640 px, and 360 px for a short one), and is cut only where it has
+ * not (an id of fifty characters at 360 px), the row's title never;
+ * in light and dark style. */
+static void
+test_model_name_whole (Fixture       *f,
+                       gconstpointer  data)
+{
+  static const char *long_id = "meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo-128k";
+  GtkWidget *model = natter_preferences_window_get_widget (f->window, "model");
+  AdwStyleManager *style = adw_style_manager_get_default ();
+
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (f->window), "general");
+  resize (f, 640);
+  assert_name_shown (model, "The Provider’s First Model", TRUE);
+  save_screenshot (f, "preferences-model-640-light.png");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  save_screenshot (f, "preferences-model-640-dark.png");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+
+  resize (f, 360);
+  assert_name_shown (model, "The Provider’s First Model", TRUE);
+  save_screenshot (f, "preferences-model-360-light.png");
+
+  g_settings_set_string (f->settings, "default-model", long_id);
+  wait_idle (f);
+  resize (f, 640);
+  assert_name_shown (model, long_id, TRUE);
+  save_screenshot (f, "preferences-model-long-640-light.png");
+  resize (f, 360);
+  assert_name_shown (model, long_id, FALSE);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  save_screenshot (f, "preferences-model-long-360-dark.png");
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+}
+
 /* The agent editor's model: a provider, then one of its /models. */
 
 static GtkWidget *
@@ -918,6 +1031,7 @@ main (int   argc,
   ADD ("/preferences/connection-test", test_connection_test);
   ADD ("/preferences/manage-models", test_manage_models);
   ADD ("/preferences/default-model", test_default_model);
+  ADD ("/preferences/model-name-whole", test_model_name_whole);
   ADD ("/preferences/limit-and-switch", test_limit_and_switch);
   ADD ("/preferences/auto-title-switch", test_auto_title_switch);
   ADD ("/preferences/auto-compact-switch", test_auto_compact_switch);

@@ -462,6 +462,79 @@ test_many_queued_narrow (void)
   ui_world_free (u);
 }
 
+/* Whether every label of @view lies within @column's width, in
+ * @window's coordinates, with a pixel's leeway for rounding. */
+static void
+assert_within_column (GtkWidget *view,
+                      GtkWidget *column,
+                      GtkWidget *window)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (view, GTK_TYPE_LABEL);
+  graphene_rect_t column_bounds;
+  guint n_checked = 0;
+
+  g_assert_true (gtk_widget_compute_bounds (column, window, &column_bounds));
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+      graphene_rect_t bounds;
+
+      if (!gtk_widget_get_mapped (label) || gtk_label_get_text (GTK_LABEL (label))[0] == '\0')
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (label, window, &bounds));
+      g_test_message ("“%s”: %.0f to %.0f px, the column %.0f to %.0f px", gtk_label_get_text (GTK_LABEL (label)),
+                      bounds.origin.x, bounds.origin.x + bounds.size.width, column_bounds.origin.x,
+                      column_bounds.origin.x + column_bounds.size.width);
+      g_assert_cmpfloat (bounds.origin.x, >=, column_bounds.origin.x - 1);
+      g_assert_cmpfloat (bounds.origin.x + bounds.size.width, <=,
+                         column_bounds.origin.x + column_bounds.size.width + 1);
+      n_checked++;
+    }
+  g_assert_cmpuint (n_checked, >, 0);
+}
+
+/* In a wide window (1280 px) the queued messages sit in the
+ * conversation's column, as wide as the composer's under them, not
+ * across the whole window. */
+static void
+test_queue_in_column_wide (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Wide");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  GtkWidget *column;
+  TurnsWait stopped = { u, session_id, 1, "cancelled" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Long answer");
+  ui_wait_model_held (u);
+  ui_wait_until (composer_running, window);
+  type_and_enter (window, "A queued question with a few words");
+  wait_queue (window, 1, "A queued question with a few words");
+  for (guint i = 0; i < 3; i++)
+    ui_wait_painted ();
+
+  composer = natter_window_get_composer (window);
+  /* The composer's column: what its clamp holds. */
+  column = adw_clamp_get_child (ADW_CLAMP (ui_find_first (composer, ADW_TYPE_CLAMP)));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), >=, 1260);
+  g_assert_cmpint (gtk_widget_get_width (column), <, 1000);
+  assert_within_column (GTK_WIDGET (window->conversation.queue_view), column, GTK_WIDGET (window));
+
+  g_signal_emit_by_name (composer, "stop");
+  answer_dialog ("Stop the Answer?", "clear", NULL);
+  ui_wait_until (turns_settled, &stopped);
+  wait_queue (window, 0, NULL);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A crash between an answer completing and the promotion of the message
  * queued behind it leaves a completed latest turn and a pending message;
  * opening the conversation sends it. */
@@ -627,6 +700,7 @@ main (int   argc,
   g_test_add_func ("/queue/stop-question-keep", test_stop_question_keep);
   g_test_add_func ("/queue/stop-question-cancel", test_stop_question_cancel);
   g_test_add_func ("/queue/many-queued-narrow", test_many_queued_narrow);
+  g_test_add_func ("/queue/queue-in-column-wide", test_queue_in_column_wide);
   g_test_add_func ("/queue/opening-sends-what-a-crash-left-queued", test_opening_sends_what_a_crash_left_queued);
   g_test_add_func ("/queue/queue-while-prompt-waits", test_queue_while_prompt_waits);
   g_test_add_func ("/queue/stop-while-prompt-waits", test_stop_while_prompt_waits);

@@ -317,6 +317,200 @@ test_conflict_copy_continue (void)
   ui_world_free (u);
 }
 
+/* The status page on screen. */
+static AdwStatusPage *
+shown_status_page (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) pages = ui_find_all (window, ADW_TYPE_STATUS_PAGE);
+
+  for (guint i = 0; i < pages->len; i++)
+    if (gtk_widget_get_mapped (g_ptr_array_index (pages, i)))
+      return g_ptr_array_index (pages, i);
+  return NULL;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;     /* what the description says once looked at */
+  const char   *button;   /* a button that is then sensitive */
+} PageWait;
+
+static gboolean
+damage_described (gpointer data)
+{
+  PageWait *w = data;
+  AdwStatusPage *page = shown_status_page (w->window);
+  GtkWidget *button = page != NULL ? ui_find_button (page, w->button) : NULL;
+
+  ui_settle ();
+  return button != NULL && gtk_widget_get_sensitive (button) && adw_status_page_get_description (page) != NULL &&
+         strstr (adw_status_page_get_description (page), w->text) != NULL;
+}
+
+static char *
+describe_page (gpointer data)
+{
+  PageWait *w = data;
+  AdwStatusPage *page = shown_status_page (w->window);
+
+  return g_strdup (page != NULL ? adw_status_page_get_description (page) : "(no status page)");
+}
+
+static gboolean
+moved_on (gpointer data)
+{
+  PageWait *w = data;
+
+  ui_settle ();
+  return g_strcmp0 (natter_window_get_session_id (w->window), w->text) != 0 && ui_timeline_loaded (w->window);
+}
+
+/* A conflict copy that cannot be read whole is a damaged conversation
+ * like any other: titled from its readable lines, the reason in plain
+ * words with the file's name, and both ways on; its readable part
+ * copies to a new conversation, the copy left as it is. */
+static void
+test_conflict_copy_damaged (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = g_strconcat (session_id, ".sync-conflict-20261205-114000-ABCDEFG", NULL);
+  g_autofree char *copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
+  g_autofree char *torn = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *line = NULL;
+  NatterWindow *window;
+  AdwStatusPage *page;
+  PageWait wait;
+
+  /* Its first line, then a second that is not JSON. */
+  torn = g_strndup (theirs, strchr (theirs, '\n') + 1 - theirs);
+  line = g_strconcat (torn, "{\"type\":\n", NULL);
+  g_assert_true (g_file_set_contents (copy_path, line, -1, NULL));
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index, copy)), ==, "Trip");
+  g_assert_true (natter_window_open_session (window, copy));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  g_free (torn);
+  torn = g_strdup_printf ("Line 2 of the file “%s.jsonl” cannot be read", copy);
+  wait = (PageWait) { window, torn, "Copy Readable Part to a New Conversation" };
+  ui_wait_until_full (damage_described, describe_page, &wait);
+  page = shown_status_page (window);
+  g_assert_cmpstr (adw_status_page_get_title (page), ==, "Trip");
+  g_assert_null (strstr (adw_status_page_get_description (page), copy_path));
+  g_assert_true (gtk_widget_get_sensitive (ui_find_button (page, "Show File")));
+
+  g_signal_emit_by_name (ui_find_button (page, "Copy Readable Part to a New Conversation"), "clicked");
+  wait.text = copy;
+  ui_wait_until (moved_on, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
+                                                                                       natter_window_get_session_id (window))),
+                   ==, "Trip");
+  g_assert_true (g_file_get_contents (copy_path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, line);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A file beside the log whose name has the conflict mark but a date
+ * that does not exist is listed as damaged, and its page says so in
+ * plain words, naming the file, which Show File shows. */
+static void
+test_conflict_copy_bad_name (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *log_path = natter_jsonl_repo_dup_path (u->w->session_repo, session_id, NULL);
+  g_autofree char *dir = g_path_get_dirname (log_path);
+  g_autofree char *name = g_strconcat (session_id, ".sync-conflict-20261345-114000-ABCDEFG", NULL);
+  g_autofree char *basename = g_strconcat (name, ".jsonl", NULL);
+  g_autofree char *path = g_build_filename (dir, basename, NULL);
+  g_autofree char *said = g_strdup_printf ("The file “%s” cannot be read: its name is not", basename);
+  NatterWindow *window;
+  AdwStatusPage *page;
+  PageWait wait;
+
+  g_assert_true (g_file_set_contents (path, theirs, -1, NULL));
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_nonnull (natter_session_index_lookup (u->index, name));
+  g_assert_true (natter_window_open_session (window, name));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  wait = (PageWait) { window, said, "Show File" };
+  ui_wait_until_full (damage_described, describe_page, &wait);
+  page = shown_status_page (window);
+  g_assert_null (strstr (adw_status_page_get_description (page), dir));
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static const char *copy_refused = "This version is another device’s copy of the conversation, kept when both "
+                                   "devices changed it at once, and is never changed: nothing was written. Send a "
+                                   "message in it first: in the new version that makes, every message can be "
+                                   "edited, tried again and branched from.";
+
+/* The error bar's labels that are not a button's: its heading, then
+ * the reason. */
+static const char *
+error_text (NatterWindow *window,
+            guint         index)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_error_bar (window), GTK_TYPE_LABEL);
+  guint seen = 0;
+
+  for (guint i = 0; i < labels->len; i++)
+    {
+      GtkWidget *label = g_ptr_array_index (labels, i);
+
+      if (gtk_widget_get_ancestor (label, GTK_TYPE_BUTTON) == NULL && seen++ == index)
+        return gtk_label_get_text (GTK_LABEL (label));
+    }
+  return NULL;
+}
+
+/* A branch from an answer of the copy would write a session naming the
+ * copy as its parent, which it has no id for: refused, and the window
+ * says in plain words what to do instead (send a message in the copy
+ * first, docs/sync.md), without a details line saying it again. */
+static void
+test_conflict_copy_branch_refused (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Trip");
+  g_autofree char *here = NULL;
+  g_autofree char *theirs = diverge (u, session_id, &here);
+  g_autofree char *copy = g_strconcat (session_id, ".sync-conflict-20261205-011213-ABCDEF2", NULL);
+  g_autofree char *copy_path = natter_jsonl_repo_dup_path (u->w->session_repo, copy, NULL);
+  const char *answer;
+  NatterWindow *window;
+  Shown shown;
+
+  g_assert_true (g_file_set_contents (copy_path, theirs, -1, NULL));
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, copy));
+  shown = (Shown) { window, "Anywhere you like.|The train it is." };
+  ui_wait_until_full (texts_shown, describe_texts, &shown);
+  answer = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, copy));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.branch-from-turn", "s", answer));
+  ui_wait_until (ui_error_bar_shown, window);
+  g_assert_cmpstr (error_text (window, 0), ==, "The branch could not be made");
+  g_assert_cmpstr (error_text (window, 1), ==, copy_refused);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, copy);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The copy Syncthing kept of one answer both devices went on with
  * opens as another answer to the message; it has no turn a conversation
  * could go on from, so the message field says it is read only and
@@ -551,6 +745,9 @@ main (int   argc,
   g_test_add_func ("/sync/conflict-copy", test_conflict_copy);
   g_test_add_func ("/sync/conflict-copy-continue", test_conflict_copy_continue);
   g_test_add_func ("/sync/turn-copy-read-only", test_turn_copy_read_only);
+  g_test_add_func ("/sync/conflict-copy-damaged", test_conflict_copy_damaged);
+  g_test_add_func ("/sync/conflict-copy-bad-name", test_conflict_copy_bad_name);
+  g_test_add_func ("/sync/conflict-copy-branch-refused", test_conflict_copy_branch_refused);
   g_test_add_func ("/sync/conflict-copy-arrives", test_conflict_copy_arrives);
   g_test_add_func ("/sync/turn-item-reread", test_turn_item_reread);
 

@@ -7,9 +7,11 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "natter-branch-row.h"
 #include "natter-session-row.h"
+#include "natter-test-server.h"
 #include "natter-test-support.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -782,6 +784,118 @@ test_window_missing_default_provider (void)
   ui_world_free (u);
 }
 
+/* Sets the providers of @settings: each an id and its base URL. */
+static void
+set_providers (NatterSettings *settings,
+               const char     *first_id,
+               ...)
+{
+  g_autoptr(GPtrArray) providers = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_provider_config_free);
+  g_autoptr(GError) error = NULL;
+  va_list args;
+
+  va_start (args, first_id);
+  for (const char *id = first_id; id != NULL; id = va_arg (args, const char *))
+    g_ptr_array_add (providers, natter_provider_config_new (id, id, va_arg (args, const char *)));
+  va_end (args);
+  g_assert_true (natter_settings_set_providers (settings, providers, &error));
+  g_assert_no_error (error);
+}
+
+/* Sends "Hello there" and waits for the error bar to say that the
+ * provider could not be reached. */
+static void
+send_unreachable (NatterWindow *window)
+{
+  NatterComposer *composer = natter_window_get_composer (window);
+
+  natter_composer_set_text (composer, "Hello there");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (ui_error_bar_shown, window);
+  g_test_message ("%s", gtk_label_get_text (error_label (window, 1)));
+  g_assert_nonnull (strstr (gtk_label_get_text (error_label (window, 1)), "is it running?"));
+  ui_wait_until (composer_has_text, window);
+  natter_composer_set_text (composer, "");
+}
+
+/* An error bar saying that a provider could not be reached goes once
+ * that provider's settings change — its address edited, its key stored,
+ * a connection test in Preferences that succeeds, another default model
+ * — as the next send would say whether it still holds; a change of
+ * another provider leaves it, and an error about something else (an
+ * agent that does not resolve) stays whatever the providers do. */
+static void
+test_window_provider_error_goes_with_settings (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Unreachable");
+  g_autoptr(NatterServices) services = NULL;
+  g_autofree char *down = g_strdup_printf ("http://127.0.0.1:%u/v1", natter_test_closed_port ());
+  g_autofree char *default_provider = NULL;
+  g_autofree char *default_model = NULL;
+  g_autoptr(GVariant) providers = NULL;
+  NatterSettings *settings;
+  NatterWindow *window;
+
+  g_object_get (app, "services", &services, NULL);
+  g_assert_nonnull (services);
+  window = ui_window_new (app, u);
+  /* As Preferences would set them; the application gives the window
+   * its services' providers. No model named: the send asks the
+   * provider for its first one. */
+  settings = window->settings;
+  providers = g_variant_ref (natter_settings_get_providers (settings));
+  default_provider = g_strdup (natter_settings_get_default_provider (settings));
+  default_model = g_strdup (natter_settings_get_default_model (settings));
+  set_providers (settings, "down", down, "other", "http://127.0.0.1:9/v1", NULL);
+  natter_settings_set_default_provider (settings, "down");
+  natter_settings_set_default_model (settings, "");
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* Another provider's address, key or test: the bar stays. */
+  send_unreachable (window);
+  set_providers (settings, "down", down, "other", "http://127.0.0.1:10/v1", NULL);
+  natter_services_provider_changed (services, "other");
+  ui_settle ();
+  g_assert_true (ui_error_bar_shown (window));
+  /* Its own address edited: the bar goes. */
+  set_providers (settings, "down", "http://127.0.0.1:11/v1", "other", "http://127.0.0.1:10/v1", NULL);
+  ui_wait_until (ui_error_bar_hidden, window);
+  set_providers (settings, "down", down, "other", "http://127.0.0.1:10/v1", NULL);
+
+  /* Its key stored, or a test in Preferences that succeeded. */
+  send_unreachable (window);
+  natter_services_provider_changed (services, "down");
+  ui_wait_until (ui_error_bar_hidden, window);
+
+  /* Another default model. */
+  send_unreachable (window);
+  natter_settings_set_default_model (settings, "m2");
+  ui_wait_until (ui_error_bar_hidden, window);
+  natter_settings_set_default_model (settings, "");
+
+  /* An error about something else stays: another copy of Natter
+   * holding the data folder. */
+  {
+    g_autoptr(GError) locked = g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED,
+                                                    "The data directory is locked");
+
+    _natter_window_show_error (window, session_id, "The message was not sent", locked, NULL);
+  }
+  ui_wait_until (ui_error_bar_shown, window);
+  set_providers (settings, "down", "http://127.0.0.1:12/v1", NULL);
+  natter_services_provider_changed (services, "down");
+  ui_settle ();
+  g_assert_true (ui_error_bar_shown (window));
+
+  ui_destroy_window (window);
+  g_object_set (settings, "providers", providers, NULL);
+  natter_settings_set_default_provider (settings, default_provider);
+  natter_settings_set_default_model (settings, default_model);
+  ui_world_free (u);
+}
+
 static gboolean
 a_session_open (gpointer data)
 {
@@ -942,6 +1056,7 @@ main (int   argc,
   g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
   g_test_add_func ("/window/errors", test_window_errors);
   g_test_add_func ("/window/missing-default-provider", test_window_missing_default_provider);
+  g_test_add_func ("/window/provider-error-goes-with-settings", test_window_provider_error_goes_with_settings);
   g_test_add_func ("/window/composer", test_window_composer);
   g_test_add_func ("/window/composer-grows", test_window_composer_grows);
   g_test_add_func ("/window/new-chat-writes-nothing", test_window_new_chat_writes_nothing);

@@ -119,6 +119,14 @@ natter_services_finalize (GObject *object)
   G_OBJECT_CLASS (natter_services_parent_class)->finalize (object);
 }
 
+enum
+{
+  SIGNAL_PROVIDER_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 natter_services_class_init (NatterServicesClass *klass)
 {
@@ -126,6 +134,21 @@ natter_services_class_init (NatterServicesClass *klass)
 
   object_class->dispose = natter_services_dispose;
   object_class->finalize = natter_services_finalize;
+
+  /**
+   * NatterServices::provider-changed:
+   * @self: the services
+   * @provider_id: the provider's id
+   *
+   * What a request to the provider goes out with changed where the
+   * `providers` setting does not say so (its key was stored or
+   * forgotten), or a connection test with what Preferences shows
+   * succeeded: what was said about reaching it may no longer hold.
+   * Emitted by natter_services_provider_changed().
+   */
+  signals[SIGNAL_PROVIDER_CHANGED] = g_signal_new ("provider-changed", G_TYPE_FROM_CLASS (klass),
+                                                   G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                   G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -1112,4 +1135,23 @@ natter_services_set_secret_store (NatterServices    *self,
   g_return_if_fail (NATTER_IS_SECRET_STORE (store));
 
   g_set_object (&self->secrets, store);
+}
+
+/**
+ * natter_services_provider_changed:
+ * @self: the services
+ * @provider_id: a configured provider's id
+ *
+ * Says that @provider_id's key changed, or that a connection test with
+ * its settings succeeded, to every window: emits
+ * #NatterServices::provider-changed.
+ */
+void
+natter_services_provider_changed (NatterServices *self,
+                                  const char     *provider_id)
+{
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+  g_return_if_fail (provider_id != NULL);
+
+  g_signal_emit (self, signals[SIGNAL_PROVIDER_CHANGED], 0, provider_id);
 }

@@ -112,5 +112,7 @@ char                   *natter_services_dup_default_model        (NatterServices
 guint                   natter_services_get_max_model_calls      (NatterServices       *self);
 gboolean                natter_services_get_auto_permission      (NatterServices       *self);
 gboolean                natter_services_get_auto_title           (NatterServices       *self);
+void                    natter_services_provider_changed         (NatterServices       *self,
+                                                                  const char           *provider_id);
 
 G_END_DECLS

@@ -843,7 +843,15 @@ natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
 
   state = natter_session_reduce_file_sync (session_repo, name, NULL, cancellable, &error);
   if (state == NULL)
-    return natter_session_index_entry_new_errored (name, error->message);
+    {
+      /* Known by what its readable lines say, as a damaged log is. */
+      g_autofree char *title = readable_title (session_repo, name, cancellable);
+
+      entry = natter_session_index_entry_new_errored (name, error->message);
+      if (title != NULL)
+        natter_session_index_entry_set_title (entry, title);
+      return entry;
+    }
   entry = natter_session_index_entry_new_from_state (state);
   latest = natter_session_state_get_latest_turn_id (state);
   if (latest == NULL)

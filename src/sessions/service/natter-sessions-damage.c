@@ -14,6 +14,7 @@
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
+#include "natter-sync-conflict-name.h"
 #include "natter-turn-reducer.h"
 
 /* Damage: what a damaged session still tells, and a copy of it */
@@ -103,6 +104,47 @@ check_log (NatterJsonlRepo     *repo,
   return *line == 0;
 }
 
+/* The damage of a file beside the logs that holds the conflict mark but
+ * is no conflict copy's name (docs/format.md §9: a copy of a copy, a
+ * date that does not exist): listed as damaged under that name. Its
+ * name is the damage; the file is found beside the log of the id it
+ * begins with, and nothing of it is read. Else (no id to begin with)
+ * the name's %NATTER_STORE_ERROR_INVALID_ID. */
+static NatterSessionDamage *
+inspect_bad_name (NatterJsonlRepo  *session_repo,
+                  const char       *name,
+                  GError          **error)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *basename = NULL;
+  g_autoptr(GFile) log = NULL;
+  g_autoptr(GFile) parent = NULL;
+  NatterSessionDamage *damage;
+
+  if (natter_sync_conflict_is_candidate (name) && strlen (name) > NATTER_ID_LENGTH &&
+      strchr (name, G_DIR_SEPARATOR) == NULL)
+    id = g_strndup (name, NATTER_ID_LENGTH);
+  if (id == NULL || !natter_id_validate (id, NULL))
+    {
+      natter_store_name_validate (name, error);
+      return NULL;
+    }
+  log = natter_jsonl_repo_get_file (session_repo, id, NULL);
+  parent = g_file_get_parent (log);
+  basename = g_strconcat (name, ".jsonl", NULL);
+  damage = g_new0 (NatterSessionDamage, 1);
+  damage->file = g_file_get_child (parent, basename);
+  if (!g_file_query_exists (damage->file, NULL))
+    {
+      natter_session_damage_free (damage);
+      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND, "No session %s", name);
+      return NULL;
+    }
+  damage->reason = g_strdup ("its name is not that of a synchroniser’s conflict copy, "
+                             "<id>.sync-conflict-<YYYYMMDD>-<HHMMSS>-<device>.jsonl");
+  return damage;
+}
+
 /* Finds where @session_id is damaged: its session log's first bad line,
  * else the first of its turns whose log cannot be read. Returns the
  * readable prefix in @out_state. Blocks: it reads every turn of the
@@ -119,8 +161,8 @@ inspect_sync (NatterJsonlRepo     *session_repo,
   NatterSessionDamage *damage;
   gboolean missing;
 
-  if (!natter_id_validate (session_id, error))
-    return NULL;
+  if (!natter_store_name_validate (session_id, NULL))
+    return inspect_bad_name (session_repo, session_id, error);
   damage = g_new0 (NatterSessionDamage, 1);
   damage->file = natter_jsonl_repo_get_file (session_repo, session_id, NULL);
   if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, cancellable) &&

@@ -370,8 +370,22 @@ send_latest_read (GTask           *task,
     }
   if (natter_turn_state_get_terminal_event (turn) == NULL)
     {
-      natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest,
-                                                          natter_turn_status_to_string (natter_derive_turn_status (turn))));
+      NatterTurnStatus status = natter_derive_turn_status (turn);
+      const char *there = natter_turn_state_get_device_id (turn);
+      const char *name = natter_turn_state_get_device_name (turn);
+
+      /* docs/format.md §4.5: another device is writing the answer; its
+       * "idle" is no interruption to wait out or stop here, so say where
+       * it runs, as the window's message field does. */
+      if (status == NATTER_TURN_STATUS_IDLE &&
+          !natter_device_is_this (natter_turn_runtime_get_device (data->base.self->runtime), there))
+        natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+                                                            "The answer is being written on another device (“%s”); "
+                                                            "a message can be sent here once it has ended",
+                                                            name != NULL && name[0] != '\0' ? name : there));
+      else
+        natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest,
+                                                            natter_turn_status_to_string (status)));
       return;
     }
   if (natter_sessions_op_fault (task, NATTER_SESSIONS_STEP_CHECK_LATEST))

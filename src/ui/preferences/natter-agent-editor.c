@@ -18,6 +18,7 @@
 
 #include "natter-agent-editor.h"
 #include "natter-builtin-tools.h"
+#include "natter-combo-row-labels.h"
 
 struct _NatterAgentEditor
 {
@@ -399,6 +400,8 @@ static void
 natter_agent_editor_init (NatterAgentEditor *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_combo_row_show_whole_names (self->provider_row);
+  natter_combo_row_show_whole_names (self->model_list);
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);
   self->tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-combo-row-labels.h"
 #include "natter-preferences-window-private.h"
 
 G_DEFINE_FINAL_TYPE (NatterPreferencesWindow, natter_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
@@ -339,6 +340,8 @@ static void
 natter_preferences_window_init (NatterPreferencesWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  natter_combo_row_show_whole_names (self->provider_row);
+  natter_combo_row_show_whole_names (self->model_row);
 
   self->cancellable = g_cancellable_new ();
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);

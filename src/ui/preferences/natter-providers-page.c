@@ -248,6 +248,7 @@ key_stored_cb (GObject      *object,
       natter_provider_row_set_key_stored (row, TRUE);
     }
   show_toast (self, _("API key stored in the keyring"));
+  natter_services_provider_changed (self->services, op->id);
   g_signal_emit (self, signals[KEY_STORED], 0, op->id);
 }
 
@@ -302,6 +303,7 @@ key_cleared_cb (GObject      *object,
   if ((row = get_row (self, op->id)) != NULL)
     natter_provider_row_set_key_stored (row, FALSE);
   show_toast (self, _("API key removed from the keyring"));
+  natter_services_provider_changed (self->services, op->id);
 }
 
 static void
@@ -363,6 +365,9 @@ test_listed_cb (GObject      *object,
                                                                    "Connected: %u models", n), n);
 
           show_toast (self, message);
+          /* The provider answers now: a window's word that it could
+           * not be reached is out of date. */
+          natter_services_provider_changed (self->services, op->id);
         }
     }
   test_op_free (op);

@@ -129,7 +129,8 @@ start (NatterSyncPage *self,
        gboolean        write)
 {
   self->n_pending++;
-  natter_sync_folder_inspect_async (data_dir (self), write, NULL, inspected_cb, g_object_ref (self));
+  natter_sync_folder_inspect_async (data_dir (self), write ? NATTER_SYNC_IGNORE_WRITE_ALWAYS : NATTER_SYNC_IGNORE_WRITE_NONE,
+                                    NULL, inspected_cb, g_object_ref (self));
 }
 
 static void
