@@ -156,6 +156,12 @@ describe_state (McpPage               *page,
       switch (natter_mcp_client_get_state (client))
         {
         case NATTER_MCP_CLIENT_STATE_READY:
+          /* Ready comes one answer before the list (and a refresh may
+           * stop waiting in between): until the list is there, and
+           * ::tools-changed shows the rows again, "0 tools" would be
+           * untrue. */
+          if (natter_mcp_manager_get_server_tools (page->manager, client) == NULL)
+            return g_strdup (_("Connected, tools not listed yet"));
           n = natter_mcp_manager_count_tools (page->manager, config->name);
           return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Connected, %u tool", "Connected, %u tools", n), n);
         case NATTER_MCP_CLIENT_STATE_CONNECTING:
