@@ -9,6 +9,7 @@
 
 #include "natter-ui-test-world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "natter-attachment-intake.h"
@@ -867,20 +868,53 @@ ui_describe_unallocated (const char *message)
               gtk_widget_get_width (widget), gtk_widget_get_height (widget));
 }
 
+/* Whether @message is GTK's or Pango's word that a text given as markup
+ * did not parse ("Failed to set text '…' from markup due to error
+ * parsing markup: Error on line 1: …"): what a user's or a server's "&"
+ * or "<" does where it reaches markup unescaped. */
+static gboolean
+ui_is_markup_warning (const char *message)
+{
+  return message != NULL &&
+         ((strstr (message, "Failed to set text ") != NULL && strstr (message, " from markup") != NULL) ||
+          strstr (message, "Error on line ") != NULL);
+}
+
 /* GLib's own writer, after naming the widget of a warning that does not
  * say where it is: a flake seen once under load is then understood from
- * its log alone. */
+ * its log alone. A markup warning fails the test even where warnings
+ * are not fatal (test-math's software rendering), and says why: the
+ * text shown is then empty or wrong, not only logged. */
 static GLogWriterOutput
 ui_log_writer (GLogLevelFlags   log_level,
                const GLogField *fields,
                gsize            n_fields,
                gpointer         user_data)
 {
+  const char *message = NULL;
+  gboolean markup = FALSE;
+  GLogWriterOutput output;
+
   for (gsize i = 0; i < n_fields; i++)
-    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
-        ui_is_unallocated_snapshot (fields[i].value))
-      ui_describe_unallocated (fields[i].value);
-  return g_log_writer_default (log_level, fields, n_fields, user_data);
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+      message = fields[i].value;
+  if (ui_is_unallocated_snapshot (message))
+    ui_describe_unallocated (message);
+  /* Said before GLib's writer, which ends the program on a warning made
+   * fatal. */
+  if ((log_level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING)) != 0 &&
+      ui_is_markup_warning (message))
+    {
+      markup = TRUE;
+      g_printerr ("%sA user's or a server's text reached markup unescaped: %s\n",
+                  g_test_get_path () == NULL ? "Bail out! " : "", message);
+      if (g_test_get_path () != NULL)
+        g_test_fail_printf ("A user's or a server's text reached markup unescaped: %s", message);
+    }
+  output = g_log_writer_default (log_level, fields, n_fields, user_data);
+  if (markup && g_test_get_path () == NULL)
+    abort ();
+  return output;
 }
 
 /* Right after a frame is painted everything is allocated, so the widget
