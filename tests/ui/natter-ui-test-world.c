@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "natter-attachment-intake.h"
+#include "natter-preferences-window-private.h"
 #include "natter-search-index.h"
 #include "natter-session-row.h"
 #include "natter-toast-guard.h"
@@ -765,6 +766,70 @@ ui_destroy_window (NatterWindow *window)
   /* Work the window started (a read, a stream's end) holds it until its
    * callback runs; it must let go then, or it is a leak. */
   ui_wait_until_full (window_gone, describe_window_kept, &weak);
+}
+
+/**
+ * ui_find_permissions_list:
+ *
+ * Finds the Permissions dialog's list on screen, in any toplevel.
+ *
+ * Returns: (transfer none) (nullable): the mapped list, or %NULL
+ */
+NatterPermissionsList *
+ui_find_permissions_list (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
+
+      if (list != NULL && gtk_widget_get_mapped (list))
+        return NATTER_PERMISSIONS_LIST (list);
+    }
+  return NULL;
+}
+
+/**
+ * ui_permissions_list_shows:
+ * @n_grants: GUINT_TO_POINTER() of the number of grants expected
+ *
+ * A condition for ui_wait_until(): the Permissions dialog's list is on
+ * screen, has read the grants, and lists @n_grants of them.
+ *
+ * Returns: whether it does
+ */
+gboolean
+ui_permissions_list_shows (gpointer n_grants)
+{
+  NatterPermissionsList *list;
+
+  ui_settle ();
+  list = ui_find_permissions_list ();
+  return list != NULL && natter_permissions_list_is_loaded (list) &&
+         natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (n_grants);
+}
+
+/**
+ * ui_destroy_preferences_window:
+ * @window: (transfer none): a Preferences window the test presented
+ *
+ * Destroys @window, lets the work its pages started (a key read, a
+ * server's listing) end, and asserts that it is then finalized.
+ */
+void
+ui_destroy_preferences_window (NatterPreferencesWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+  g_assert_null (weak);
 }
 
 /* A registered, non-unique application for the tests' windows

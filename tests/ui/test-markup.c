@@ -189,15 +189,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  gpointer weak = f->window;
-
-  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
-    g_main_context_iteration (NULL, TRUE);
-  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
-    ;
-  g_assert_null (weak);
+  ui_destroy_preferences_window (f->window);
   g_clear_object (&f->services);
   g_clear_object (&f->secrets);
   while (g_main_context_iteration (NULL, FALSE))
@@ -340,32 +332,6 @@ describe_picker (gpointer picker)
   return g_strdup_printf ("the model picker is in the state “%s”", natter_model_picker_get_state (picker));
 }
 
-static NatterPermissionsList *
-find_permissions_list (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
-      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
-
-      if (list != NULL)
-        return NATTER_PERMISSIONS_LIST (list);
-    }
-  return NULL;
-}
-
-static gboolean
-permissions_listed (gpointer data)
-{
-  NatterPermissionsList *list;
-
-  ui_settle ();
-  list = find_permissions_list ();
-  return list != NULL && natter_permissions_list_is_loaded (list) && natter_permissions_list_get_n_grants (list) == 1;
-}
-
 /* The tool called NAME, which no turn here calls. */
 static JsonObject *
 never_run (JsonObject              *descriptor,
@@ -454,9 +420,9 @@ test_window (void)
 
   /* The permissions dialog: the tool always allowed. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.permissions", NULL));
-  ui_wait_until (permissions_listed, NULL);
-  wait_label (find_permissions_list (), NAME);
-  gtk_window_destroy (GTK_WINDOW (gtk_widget_get_ancestor (GTK_WIDGET (find_permissions_list ()), GTK_TYPE_WINDOW)));
+  ui_wait_until (ui_permissions_list_shows, GUINT_TO_POINTER (1));
+  wait_label (ui_find_permissions_list (), NAME);
+  gtk_window_destroy (GTK_WINDOW (gtk_widget_get_ancestor (GTK_WIDGET (ui_find_permissions_list ()), GTK_TYPE_WINDOW)));
   ui_settle ();
 
   /* Deleting the folder says so in a toast, which is markup. */
