@@ -646,6 +646,45 @@ ui_label_shown (gpointer    root,
   return FALSE;
 }
 
+typedef struct
+{
+  gpointer    root;
+  const char *text;
+} LabelWait;
+
+static gboolean
+label_wait_shown (gpointer data)
+{
+  LabelWait *w = data;
+
+  ui_settle ();
+  return ui_label_shown (w->root, w->text);
+}
+
+static char *
+describe_labels (gpointer data)
+{
+  LabelWait *w = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (w->root, GTK_TYPE_LABEL);
+  GString *seen = g_string_new (NULL);
+
+  g_string_append_printf (seen, "no label says “%s”; the labels:", w->text);
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (seen, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
+  return g_string_free (seen, FALSE);
+}
+
+/* Waits until a mapped label under @root says exactly @text; a timeout
+ * names the labels that were there. */
+void
+ui_wait_label (gpointer    root,
+               const char *text)
+{
+  LabelWait w = { root, text };
+
+  ui_wait_until_full (label_wait_shown, describe_labels, &w);
+}
+
 /* The first mapped button under @root labelled @label, or NULL. */
 GtkWidget *
 ui_find_button (gpointer    root,

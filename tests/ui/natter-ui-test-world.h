@@ -131,6 +131,8 @@ GtkWidget         *ui_find_first          (gpointer            root,
                                            GType               type);
 gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
+void               ui_wait_label          (gpointer            root,
+                                           const char         *text);
 NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
                                            const char         *session_id);
 GtkWidget         *ui_find_button         (gpointer            root,

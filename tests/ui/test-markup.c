@@ -43,44 +43,6 @@
 
 static NatterApplication *app;
 
-/* Whether a mapped label under @root shows @text, the wait's data. */
-typedef struct
-{
-  gpointer    root;
-  const char *text;
-} LabelWait;
-
-static gboolean
-label_shown (gpointer data)
-{
-  LabelWait *w = data;
-
-  ui_settle ();
-  return ui_label_shown (w->root, w->text);
-}
-
-static char *
-describe_labels (gpointer data)
-{
-  LabelWait *w = data;
-  g_autoptr(GPtrArray) labels = ui_find_all (w->root, GTK_TYPE_LABEL);
-  GString *seen = g_string_new (NULL);
-
-  g_string_append_printf (seen, "no label says “%s”; the labels:", w->text);
-  for (guint i = 0; i < labels->len; i++)
-    g_string_append_printf (seen, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
-  return g_string_free (seen, FALSE);
-}
-
-static void
-wait_label (gpointer    root,
-            const char *text)
-{
-  LabelWait w = { root, text };
-
-  ui_wait_until_full (label_shown, describe_labels, &w);
-}
-
 /* The row's title is @title, and the row shows it as it is. */
 static void
 assert_row_title (GtkWidget  *row,
@@ -88,7 +50,7 @@ assert_row_title (GtkWidget  *row,
 {
   g_assert_nonnull (row);
   g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, title);
-  wait_label (row, title);
+  ui_wait_label (row, title);
 }
 
 /* Preferences */
@@ -269,15 +231,15 @@ test_preferences (Fixture       *f,
     g_assert_cmpuint (rows->len, ==, 1);
     assert_row_title (g_ptr_array_index (rows, 0), NAME);
     /* The header's subtitle names the provider. */
-    wait_label (ui_find_first (dialog, ADW_TYPE_WINDOW_TITLE), NAME);
+    ui_wait_label (ui_find_first (dialog, ADW_TYPE_WINDOW_TITLE), NAME);
     gtk_window_destroy (dialog);
   }
 
   /* General: the default model, and the context window row naming it. */
   show_page (f, ADW_TYPE_PREFERENCES_PAGE, "general");
   row = natter_preferences_window_get_widget (f->window, "model");
-  wait_label (row, NAME);
-  wait_label (natter_preferences_window_get_widget (f->window, "provider"), NAME);
+  ui_wait_label (row, NAME);
+  ui_wait_label (natter_preferences_window_get_widget (f->window, "provider"), NAME);
   assert_row_title (natter_preferences_window_get_widget (f->window, "context-window-row"),
                     "Context Window of “" NAME "”");
 
@@ -289,12 +251,12 @@ test_preferences (Fixture       *f,
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window,
                                                                                                     "name"))),
                    ==, NAME);
-  wait_label (f->window, "Tool server “" NAME "”");
+  ui_wait_label (f->window, "Tool server “" NAME "”");
   adw_combo_row_set_selected (ADW_COMBO_ROW (natter_preferences_window_get_editor_widget (f->window,
                                                                                           "model-provider")), 1);
   wait_idle (f);
-  wait_label (natter_preferences_window_get_editor_widget (f->window, "model-provider"), NAME);
-  wait_label (natter_preferences_window_get_editor_widget (f->window, "model-list"), NAME);
+  ui_wait_label (natter_preferences_window_get_editor_widget (f->window, "model-provider"), NAME);
+  ui_wait_label (natter_preferences_window_get_editor_widget (f->window, "model-list"), NAME);
   adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (f->window));
   wait_idle (f);
 
@@ -305,14 +267,14 @@ test_preferences (Fixture       *f,
     g_autofree char *path = g_build_filename (g_file_peek_path (f->config_dir), "mcp.json", NULL);
     g_autofree char *description = g_strdup_printf ("Every call of a server’s tool asks first. Read from %s.", path);
 
-    wait_label (f->window, description);
+    ui_wait_label (f->window, description);
   }
 
   /* Removing the provider says so in a toast, which is markup. */
   show_page (f, ADW_TYPE_PREFERENCES_PAGE, "providers");
   g_signal_emit_by_name (natter_preferences_window_get_provider_widget (f->window, "local", "remove"), "clicked");
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed “" NAME "”");
-  wait_label (f->window, "Removed “" NAME "”");
+  ui_wait_label (f->window, "Removed “" NAME "”");
   g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
   wait_idle (f);
   assert_row_title (natter_preferences_window_get_provider_widget (f->window, "local", "expander"), NAME);
@@ -402,7 +364,7 @@ test_window (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", folder_id));
 
   /* The sidebar: the folder's header and the conversation's row. */
-  wait_label (natter_window_get_session_list (window), NAME);
+  ui_wait_label (natter_window_get_session_list (window), NAME);
   {
     g_autoptr(GPtrArray) headers = NULL;
 
@@ -413,21 +375,21 @@ test_window (void)
     g_assert_nonnull (header);
   }
   g_assert_nonnull (ui_find_session_row (window, session_id));
-  wait_label (ui_find_session_row (window, session_id), NAME);
+  ui_wait_label (ui_find_session_row (window, session_id), NAME);
 
   /* The timeline: the file's name on its chip. */
-  wait_label (natter_window_get_timeline_list (window), FILE_NAME ".txt");
+  ui_wait_label (natter_window_get_timeline_list (window), FILE_NAME ".txt");
 
   /* The permissions dialog: the tool always allowed. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.permissions", NULL));
   ui_wait_until (ui_permissions_list_shows, GUINT_TO_POINTER (1));
-  wait_label (ui_find_permissions_list (), NAME);
+  ui_wait_label (ui_find_permissions_list (), NAME);
   gtk_window_destroy (GTK_WINDOW (gtk_widget_get_ancestor (GTK_WIDGET (ui_find_permissions_list ()), GTK_TYPE_WINDOW)));
   ui_settle ();
 
   /* Deleting the folder says so in a toast, which is markup. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", folder_id));
-  wait_label (natter_window_get_toast_overlay (window), "Folder “" NAME "” deleted; its conversations stay");
+  ui_wait_label (natter_window_get_toast_overlay (window), "Folder “" NAME "” deleted; its conversations stay");
 
   /* The header's model picker, in a new chat (the conversation's own
    * model is the fake one): the provider's model. */
@@ -438,7 +400,7 @@ test_window (void)
   picker = natter_window_get_model_picker (window);
   ui_wait_until_full (picker_listed, describe_picker, picker);
   natter_model_picker_popup (picker);
-  wait_label (picker, NAME);
+  ui_wait_label (picker, NAME);
   natter_model_picker_popdown (picker);
 
   ui_destroy_window (window);
