@@ -169,6 +169,10 @@ natter_window_dispose (GObject *object)
    * so that closing never finishes a deletion (the session survives). */
   if (self->sidebar.pending_deletes != NULL)
     g_hash_table_remove_all (self->sidebar.pending_deletes);
+  /* So is a folder's deletion toast: dismissed as the overlay goes, it
+   * would update the actions of a window whose widgets are gone. */
+  if (self->folders.undo_toast != NULL)
+    g_signal_handlers_disconnect_by_data (self->folders.undo_toast, self);
   _natter_window_cancel_opening (self);
   _natter_window_close_queue (self);
   g_cancellable_cancel (self->cancellable);

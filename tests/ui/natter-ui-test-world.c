@@ -9,9 +9,11 @@
 
 #include "natter-ui-test-world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "natter-attachment-intake.h"
+#include "natter-preferences-window-private.h"
 #include "natter-search-index.h"
 #include "natter-session-row.h"
 #include "natter-toast-guard.h"
@@ -644,6 +646,45 @@ ui_label_shown (gpointer    root,
   return FALSE;
 }
 
+typedef struct
+{
+  gpointer    root;
+  const char *text;
+} LabelWait;
+
+static gboolean
+label_wait_shown (gpointer data)
+{
+  LabelWait *w = data;
+
+  ui_settle ();
+  return ui_label_shown (w->root, w->text);
+}
+
+static char *
+describe_labels (gpointer data)
+{
+  LabelWait *w = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (w->root, GTK_TYPE_LABEL);
+  GString *seen = g_string_new (NULL);
+
+  g_string_append_printf (seen, "no label says “%s”; the labels:", w->text);
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (seen, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
+  return g_string_free (seen, FALSE);
+}
+
+/* Waits until a mapped label under @root says exactly @text; a timeout
+ * names the labels that were there. */
+void
+ui_wait_label (gpointer    root,
+               const char *text)
+{
+  LabelWait w = { root, text };
+
+  ui_wait_until_full (label_wait_shown, describe_labels, &w);
+}
+
 /* The first mapped button under @root labelled @label, or NULL. */
 GtkWidget *
 ui_find_button (gpointer    root,
@@ -766,6 +807,70 @@ ui_destroy_window (NatterWindow *window)
   ui_wait_until_full (window_gone, describe_window_kept, &weak);
 }
 
+/**
+ * ui_find_permissions_list:
+ *
+ * Finds the Permissions dialog's list on screen, in any toplevel.
+ *
+ * Returns: (transfer none) (nullable): the mapped list, or %NULL
+ */
+NatterPermissionsList *
+ui_find_permissions_list (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
+
+      if (list != NULL && gtk_widget_get_mapped (list))
+        return NATTER_PERMISSIONS_LIST (list);
+    }
+  return NULL;
+}
+
+/**
+ * ui_permissions_list_shows:
+ * @n_grants: GUINT_TO_POINTER() of the number of grants expected
+ *
+ * A condition for ui_wait_until(): the Permissions dialog's list is on
+ * screen, has read the grants, and lists @n_grants of them.
+ *
+ * Returns: whether it does
+ */
+gboolean
+ui_permissions_list_shows (gpointer n_grants)
+{
+  NatterPermissionsList *list;
+
+  ui_settle ();
+  list = ui_find_permissions_list ();
+  return list != NULL && natter_permissions_list_is_loaded (list) &&
+         natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (n_grants);
+}
+
+/**
+ * ui_destroy_preferences_window:
+ * @window: (transfer none): a Preferences window the test presented
+ *
+ * Destroys @window, lets the work its pages started (a key read, a
+ * server's listing) end, and asserts that it is then finalized.
+ */
+void
+ui_destroy_preferences_window (NatterPreferencesWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+  g_assert_null (weak);
+}
+
 /* A registered, non-unique application for the tests' windows
  * (transfer full). */
 NatterApplication *
@@ -867,20 +972,53 @@ ui_describe_unallocated (const char *message)
               gtk_widget_get_width (widget), gtk_widget_get_height (widget));
 }
 
+/* Whether @message is GTK's or Pango's word that a text given as markup
+ * did not parse ("Failed to set text '…' from markup due to error
+ * parsing markup: Error on line 1: …"): what a user's or a server's "&"
+ * or "<" does where it reaches markup unescaped. */
+static gboolean
+ui_is_markup_warning (const char *message)
+{
+  return message != NULL &&
+         ((strstr (message, "Failed to set text ") != NULL && strstr (message, " from markup") != NULL) ||
+          strstr (message, "Error on line ") != NULL);
+}
+
 /* GLib's own writer, after naming the widget of a warning that does not
  * say where it is: a flake seen once under load is then understood from
- * its log alone. */
+ * its log alone. A markup warning fails the test even where warnings
+ * are not fatal (test-math's software rendering), and says why: the
+ * text shown is then empty or wrong, not only logged. */
 static GLogWriterOutput
 ui_log_writer (GLogLevelFlags   log_level,
                const GLogField *fields,
                gsize            n_fields,
                gpointer         user_data)
 {
+  const char *message = NULL;
+  gboolean markup = FALSE;
+  GLogWriterOutput output;
+
   for (gsize i = 0; i < n_fields; i++)
-    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0 &&
-        ui_is_unallocated_snapshot (fields[i].value))
-      ui_describe_unallocated (fields[i].value);
-  return g_log_writer_default (log_level, fields, n_fields, user_data);
+    if (g_strcmp0 (fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+      message = fields[i].value;
+  if (ui_is_unallocated_snapshot (message))
+    ui_describe_unallocated (message);
+  /* Said before GLib's writer, which ends the program on a warning made
+   * fatal. */
+  if ((log_level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING)) != 0 &&
+      ui_is_markup_warning (message))
+    {
+      markup = TRUE;
+      g_printerr ("%sA user's or a server's text reached markup unescaped: %s\n",
+                  g_test_get_path () == NULL ? "Bail out! " : "", message);
+      if (g_test_get_path () != NULL)
+        g_test_fail_printf ("A user's or a server's text reached markup unescaped: %s", message);
+    }
+  output = g_log_writer_default (log_level, fields, n_fields, user_data);
+  if (markup && g_test_get_path () == NULL)
+    abort ();
+  return output;
 }
 
 /* Right after a frame is painted everything is allocated, so the widget

@@ -15,6 +15,8 @@
 
 #include <adwaita.h>
 
+#include "natter-permissions-list.h"
+#include "natter-preferences-window.h"
 #include "natter-search-index.h"
 #include "natter-sessions-private.h"
 #include "natter-session-row.h"
@@ -129,6 +131,8 @@ GtkWidget         *ui_find_first          (gpointer            root,
                                            GType               type);
 gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
+void               ui_wait_label          (gpointer            root,
+                                           const char         *text);
 NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
                                            const char         *session_id);
 GtkWidget         *ui_find_button         (gpointer            root,
@@ -145,6 +149,9 @@ gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);
 void               ui_destroy_window      (NatterWindow       *window);
+void               ui_destroy_preferences_window (NatterPreferencesWindow *window);
+NatterPermissionsList *ui_find_permissions_list (void);
+gboolean           ui_permissions_list_shows (gpointer n_grants);
 
 /* Screenshots */
 

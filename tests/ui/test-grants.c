@@ -137,33 +137,6 @@ test_always_allow (void)
   ui_world_free (u);
 }
 
-static NatterPermissionsList *
-find_permissions_list (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
-      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
-
-      if (list != NULL && gtk_widget_get_mapped (list))
-        return NATTER_PERMISSIONS_LIST (list);
-    }
-  return NULL;
-}
-
-static gboolean
-list_shows (gpointer data)
-{
-  NatterPermissionsList *list;
-
-  ui_settle ();
-  list = find_permissions_list ();
-  return list != NULL && natter_permissions_list_is_loaded (list) &&
-         natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (data);
-}
-
 static void
 test_permissions_list_revoke (void)
 {
@@ -188,8 +161,8 @@ test_permissions_list_revoke (void)
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.permissions", NULL));
-  ui_wait_until (list_shows, GUINT_TO_POINTER (1));
-  list = find_permissions_list ();
+  ui_wait_until (ui_permissions_list_shows, GUINT_TO_POINTER (1));
+  list = ui_find_permissions_list ();
   g_assert_true (ui_label_shown (list, "sa"));
   dialog = gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_WINDOW);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
@@ -201,8 +174,8 @@ test_permissions_list_revoke (void)
   width = gtk_widget_get_width (dialog);
 
   g_signal_emit_by_name (ui_find_button (list, "_Revoke"), "clicked");
-  ui_wait_until (list_shows, GUINT_TO_POINTER (0));
-  g_assert_true (ui_label_shown (find_permissions_list (), "No tool is always allowed in this conversation. "
+  ui_wait_until (ui_permissions_list_shows, GUINT_TO_POINTER (0));
+  g_assert_true (ui_label_shown (ui_find_permissions_list (), "No tool is always allowed in this conversation. "
                                  "Use “Always Allow in This Conversation” when the assistant asks."));
   /* The dialog keeps its width: the buttons stay under the pointer. */
   ui_settle ();

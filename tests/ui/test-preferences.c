@@ -97,16 +97,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  gpointer weak = f->window;
-
-
-  g_object_add_weak_pointer (G_OBJECT (f->window), &weak);
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  while (weak != NULL && natter_preferences_window_get_n_pending (weak) > 0)
-    g_main_context_iteration (NULL, TRUE);
-  for (int i = 0; i < 100 && g_main_context_iteration (NULL, FALSE); i++)
-    ;
-  g_assert_null (weak);
+  ui_destroy_preferences_window (f->window);
 
   g_assert_finalize_object (f->services);
   g_assert_finalize_object (f->secrets);

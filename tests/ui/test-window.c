@@ -298,24 +298,6 @@ typedef struct
 } LabelWait;
 
 static gboolean
-label_shown (gpointer data)
-{
-  LabelWait *w = data;
-
-  ui_settle ();
-  return ui_label_shown (w->root, w->text);
-}
-
-static void
-wait_label (gpointer    root,
-            const char *text)
-{
-  LabelWait w = { root, text };
-
-  ui_wait_until (label_shown, &w);
-}
-
-static gboolean
 search_entry_shown (gpointer data)
 {
   ui_settle ();
@@ -396,13 +378,13 @@ test_window_markup_in_titles (void)
   /* The delete toast says which conversation went, and Undo brings it
    * back. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
-  wait_label (natter_window_get_toast_overlay (window), "“" MARKUP_TITLE "” deleted");
+  ui_wait_label (natter_window_get_toast_overlay (window), "“" MARKUP_TITLE "” deleted");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
 
   /* A toast from a row naming it (as "Message copied" does). */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.show-toast", "s", "Copied “" MARKUP_TITLE "”");
-  wait_label (natter_window_get_toast_overlay (window), "Copied “" MARKUP_TITLE "”");
+  ui_wait_label (natter_window_get_toast_overlay (window), "Copied “" MARKUP_TITLE "”");
 
   /* A notice naming an agent called so (toasts are markup too). */
   {
@@ -418,7 +400,7 @@ test_window_markup_in_titles (void)
     natter_agent_chooser_set_agent_id (chooser, "tj");
     g_assert_true (natter_agent_store_delete (store, "tj", &error));
     g_assert_no_error (error);
-    wait_label (natter_window_get_toast_overlay (window),
+    ui_wait_label (natter_window_get_toast_overlay (window),
                 "The agent “" MARKUP_TITLE "” was removed: messages go to Assistant");
   }
 
@@ -429,7 +411,7 @@ test_window_markup_in_titles (void)
   g_clear_object (&result);
   g_assert_true (natter_window_open_session (window, branch_id));
   ui_wait_until (ui_timeline_loaded, window);
-  wait_label (natter_window_get_timeline_list (window), "Branched from “" MARKUP_TITLE "”");
+  ui_wait_label (natter_window_get_timeline_list (window), "Branched from “" MARKUP_TITLE "”");
 
   ui_destroy_window (window);
   (void) other;
@@ -702,7 +684,7 @@ test_window_composer (void)
   g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Assistant");
   natter_agent_chooser_set_agent_id (chooser, "poet");
   g_assert_cmpstr (natter_composer_get_placeholder (composer), ==, "Message Poet");
-  wait_label (composer, "Message Poet");
+  ui_wait_label (composer, "Message Poet");
   natter_composer_set_text (composer, "Roses");
   g_assert_null (natter_composer_get_placeholder (composer));
   ui_settle ();

@@ -618,6 +618,9 @@ find_turn (NatterSearchDb  *db,
  * @db: a writing connection
  * @session_id: the session
  * @turn_id: one of its turns
+ * @indexed_before: whether the index may hold @turn_id of @session_id
+ *   already (natter_search_db_load_turn_stamps() listed it); %FALSE
+ *   spares a new turn, every turn of a build, the look-up of its row
  * @stamp: the turn file's stamp as it was read
  * @user_text: the text of the user's message
  * @answer_text: the text of the answers
@@ -631,13 +634,14 @@ gboolean
 natter_search_db_put_turn (NatterSearchDb           *db,
                            const char               *session_id,
                            const char               *turn_id,
+                           gboolean                  indexed_before,
                            const NatterSearchStamp  *stamp,
                            const char               *user_text,
                            const char               *answer_text,
                            GError                  **error)
 {
   sqlite3_stmt *s;
-  gint64 id = find_turn (db, session_id, turn_id, error);
+  gint64 id = indexed_before ? find_turn (db, session_id, turn_id, error) : 0;
 
   if (id < 0)
     return FALSE;

@@ -88,6 +88,7 @@ typedef struct
 typedef struct
 {
   char              *turn_id;
+  gboolean           indexed_before;  /* the index may hold a row of it */
   NatterSearchStamp  stamp;
   GString           *user;
   GString           *answer;
@@ -180,6 +181,7 @@ read_session (NatterJsonlRepo   *session_repo,
       const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
       NatterSearchStamp *known = g_hash_table_lookup (text->known, turn->turn_id);
       NatterSearchStamp turn_stamp;
+      TurnText *read;
 
       /* A turn indexed before is read again only when its file changed;
        * a new one (every turn, in a build) takes its stamp from its read. */
@@ -189,7 +191,12 @@ read_session (NatterJsonlRepo   *session_repo,
           if (stamps_equal (known, &turn_stamp))
             continue;
         }
-      g_ptr_array_add (text->turns, read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL));
+      read = read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL);
+      read->indexed_before = known != NULL;
+      /* A turn listed twice is a turn indexed before the second time. */
+      if (known == NULL)
+        g_hash_table_insert (text->known, g_strdup (turn->turn_id), g_memdup2 (&read->stamp, sizeof read->stamp));
+      g_ptr_array_add (text->turns, read);
     }
 }
 
@@ -206,7 +213,7 @@ write_session (NatterSearchSync  *sync,
     {
       TurnText *turn = g_ptr_array_index (text->turns, i);
 
-      if (!natter_search_db_put_turn (sync->db, text->session_id, turn->turn_id, &turn->stamp,
+      if (!natter_search_db_put_turn (sync->db, text->session_id, turn->turn_id, turn->indexed_before, &turn->stamp,
                                       turn->user->str, turn->answer->str, error))
         return FALSE;
     }

@@ -918,7 +918,9 @@ natter_mcp_page_new (NatterServices *services)
   self->services = g_object_ref (services);
   self->manager = g_object_ref (natter_services_get_mcp_manager (services));
   /* Translators: %s is the path of mcp.json */
-  description = g_strdup_printf (_("Every call of a server’s tool asks first. Read from %s."), config_path (self));
+  description = g_markup_printf_escaped (_("Every call of a server’s tool asks first. Read from %s."),
+                                         config_path (self));
+  /* A group's description is markup; a path may hold "&". */
   adw_preferences_group_set_description (self->servers_group, description);
   /* The adjustment's double and the setting's uint convert both ways. */
   g_object_bind_property (natter_services_get_settings (services), "mcp-timeout",

@@ -9,8 +9,8 @@
  * Ollama a name can be pulled, with the bytes of the whole and of each
  * file as they come and a Cancel, and a model deleted once the person
  * confirmed it. Another server's models are only listed. Everything the
- * server says (names, statuses, its reasons) is text, escaped wherever
- * a widget reads markup. Closing the window stops a pull; Ollama keeps
+ * server says (names, statuses, its reasons) is text: its rows read no
+ * markup, and it is escaped wherever another widget does. Closing the window stops a pull; Ollama keeps
  * what came, so pulling the name again goes on from there.
  */
 
@@ -212,12 +212,10 @@ add_model_row (NatterModelsDialog    *self,
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *row = build_part (builder, "model_row");
-  g_autofree char *title = g_markup_escape_text (info->name, -1);
   g_autofree char *description = describe_model (info);
-  g_autofree char *subtitle = g_markup_escape_text (description, -1);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), info->name);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), description);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (info->name), g_free);
   if (deletable)
     {
@@ -349,14 +347,13 @@ update_progress (NatterModelsDialog *self)
       const char *hex = g_str_has_prefix (layer->digest, "sha256:") ? layer->digest + strlen ("sha256:")
                                                                     : layer->digest;
       g_autofree char *short_digest = g_strndup (hex, 12);
-      g_autofree char *title = g_markup_escape_text (short_digest, -1);
       g_autofree char *bytes = describe_bytes (layer->completed, layer->total);
       GtkWidget *row;
 
       if (i == self->layer_rows->len)
         add_layer_row (self);
       row = g_ptr_array_index (self->layer_rows, i);
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), short_digest);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), bytes);
       gtk_progress_bar_set_fraction (g_object_get_data (G_OBJECT (row), "bar"),
                                      layer->total > 0 ? (double) layer->completed / (double) layer->total : 0);

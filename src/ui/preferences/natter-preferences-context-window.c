@@ -139,6 +139,8 @@ natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self)
   g_signal_connect (self->context_window_spin, "input", G_CALLBACK (spin_input_cb), NULL);
   gtk_widget_set_valign (GTK_WIDGET (self->context_window_spin), GTK_ALIGN_CENTER);
   self->context_window_row = ADW_ACTION_ROW (adw_action_row_new ());
+  /* Its title names the model, which is the server's text, not markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->context_window_row), FALSE);
   adw_action_row_add_suffix (self->context_window_row, GTK_WIDGET (self->context_window_spin));
   adw_action_row_set_activatable_widget (self->context_window_row, GTK_WIDGET (self->context_window_spin));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->context_window_row));

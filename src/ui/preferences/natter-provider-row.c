@@ -332,11 +332,12 @@ natter_provider_row_new (const NatterProviderConfig *config)
 
   g_return_val_if_fail (config != NULL, NULL);
 
-  self = g_object_new (NATTER_TYPE_PROVIDER_ROW,
-                       "provider-id", config->id,
-                       "name", config->name,
-                       "base-url", config->base_url,
-                       NULL);
+  self = g_object_new (NATTER_TYPE_PROVIDER_ROW, "provider-id", config->id, NULL);
+  /* Named once constructed: during construction the notifications wait
+   * and then run newest first, so AdwExpanderRow would hand the title to
+   * its header before "use-markup" FALSE, and parse the name as markup. */
+  natter_provider_row_set_name (self, config->name);
+  natter_provider_row_set_base_url (self, config->base_url);
   gtk_editable_set_text (GTK_EDITABLE (self->name_row), config->name);
   gtk_editable_set_text (GTK_EDITABLE (self->url_row), config->base_url);
   return self;

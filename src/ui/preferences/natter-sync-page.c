@@ -115,9 +115,11 @@ inspected_cb (GObject      *object,
       GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
       /* Translators: %s is why, e.g. a file that cannot be written */
       g_autofree char *text = g_strdup_printf (_("The ignore patterns could not be written: %s"), error->message);
+      /* A toast's title is Pango markup; the reason names a path. */
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
 
       if (ADW_IS_PREFERENCES_WINDOW (root))
-        adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (root), adw_toast_new (text));
+        adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (root), adw_toast_new (escaped));
       natter_sync_page_refresh (self);
       return;
     }
