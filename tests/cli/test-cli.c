@@ -324,18 +324,39 @@ test_resume_idle (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
 }
 
+/* The turn left by a killed send becomes another device's once this
+ * data folder says it is another device: its answer is being written
+ * there (docs/format.md §4.5). The script must hang at the first
+ * model call. Returns the session, and in @name the
+ * name the turn records for its device. */
+static char *
+send_answered_elsewhere (Fixture  *f,
+                         char    **name)
+{
+  g_autofree char *device_path = g_build_filename (g_file_peek_path (f->dir), "device", NULL);
+  g_autoptr(GKeyFile) device = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  char *session_id;
+
+  session_id = send_killed_mid_answer (f, "--no-auto-title");
+  g_assert_true (g_key_file_load_from_file (device, device_path, G_KEY_FILE_KEEP_COMMENTS, &error));
+  g_assert_no_error (error);
+  *name = g_key_file_get_string (device, "Device", "Name", NULL);
+  g_assert_nonnull (*name);
+  g_key_file_set_string (device, "Device", "Id", "0b5e8f7e-6a3d-4c61-9d1e-2f4a7c9b3e10");
+  g_assert_true (g_key_file_save_to_file (device, device_path, &error));
+  g_assert_no_error (error);
+  return session_id;
+}
+
 /* A turn another device is answering is listed as running there, not
- * as idle like one a crash cut short (docs/format.md §4.5): the turn
- * left by a killed send becomes another device's once this data folder
- * says it is another device. */
+ * as idle like one a crash cut short (docs/format.md §4.5). */
 static void
 test_sessions_elsewhere (Fixture       *f,
                          gconstpointer  data)
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autofree char *session_id = NULL;
-  g_autofree char *device_path = g_build_filename (g_file_peek_path (f->dir), "device", NULL);
-  g_autoptr(GKeyFile) device = g_key_file_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *name = NULL;
   g_autofree char *line = NULL;
@@ -343,13 +364,7 @@ test_sessions_elsewhere (Fixture       *f,
   JsonObject *entry;
 
   script (f, &HANG, NULL);
-  session_id = send_killed_mid_answer (f, "--no-auto-title");
-  g_assert_true (g_key_file_load_from_file (device, device_path, G_KEY_FILE_KEEP_COMMENTS, &error));
-  g_assert_no_error (error);
-  name = g_key_file_get_string (device, "Device", "Name", NULL);
-  g_assert_nonnull (name);
-  g_key_file_set_string (device, "Device", "Id", "0b5e8f7e-6a3d-4c61-9d1e-2f4a7c9b3e10");
-  g_assert_true (g_key_file_save_to_file (device, device_path, &error));
+  session_id = send_answered_elsewhere (f, &name);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
@@ -370,6 +385,55 @@ test_sessions_elsewhere (Fixture       *f,
   g_assert_true (json_object_get_boolean_member_with_default (entry, "latestTurnElsewhere", FALSE));
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (entry, "latestTurnDevice"),
                                                   "name"), ==, name);
+}
+
+/* While another device writes the answer, the session file is that
+ * device's: it appends to it as the answer ends (docs/format.md §4.5).
+ * A new title is refused as a message is, naming the device, with
+ * nothing written; once the answer has ended it is taken. */
+static void
+test_title_elsewhere (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *said = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_answered_elsewhere (f, &name);
+  before = session_file_contents (f, session_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Renamed here");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  said = g_strdup_printf ("natter: The answer is being written on another device (“%s”); the conversation can be "
+                          "renamed here once it has ended\n", name);
+  g_assert_cmpstr (r.err, ==, said);
+  after = session_file_contents (f, session_id);
+  g_assert_cmpstr (after, ==, before);
+
+  /* The same rule as a message's: `send` is refused for the same reason. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "And then?");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "The answer is being written on another device"));
+  g_assert_nonnull (strstr (r.err, name));
+
+  /* Continued here, the answer ends here, and the title can change. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "resume", "--here", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Renamed here");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  title = listed_title (f, session_id);
+  g_assert_cmpstr (title, ==, "Renamed here");
 }
 
 /* `natter sync` on a fresh data folder writes the ignore patterns Natter
@@ -697,6 +761,7 @@ main (int   argc,
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/sessions/elsewhere", test_sessions_elsewhere);
+  ADD ("/cli/title/elsewhere", test_title_elsewhere);
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);

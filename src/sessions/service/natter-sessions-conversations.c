@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-runtime-error.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
@@ -561,12 +562,58 @@ title_data_clear (TitleData *data)
 }
 
 static void
+title_latest_read_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TitleData *data = title_data_get (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
+  g_autoptr(NatterTurnState) turn = NULL;
+  GError *error = NULL;
+  const char *there;
+
+  turn = natter_sessions_read_turn_finish (object, result, &error);
+  if (turn == NULL)
+    {
+      /* A turn still on its way may be one another device is writing:
+       * the title waits for it as a message does. A damaged one keeps
+       * no one from renaming the conversation. */
+      if (g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        {
+          natter_sessions_op_return_error (task, natter_sessions_arriving_error (error, data->base.session_id,
+                                                                                 latest));
+          return;
+        }
+      g_error_free (error);
+    }
+  else if ((there = natter_sessions_answering_device (data->base.self, turn)) != NULL)
+    {
+      natter_sessions_op_return_error (task, g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
+                                                          "The answer is being written on another device (“%s”); "
+                                                          "the conversation can be renamed here once it has ended",
+                                                          there));
+      return;
+    }
+  natter_sessions_op_write_title (task, data->title);
+}
+
+static void
 title_session_read (GTask *task)
 {
   TitleData *data = title_data_get (task);
+  const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
 
   if (natter_sessions_op_check_cancelled (task))
     return;
+  /* The device that writes the answer writes to this file as it ends
+   * (docs/format.md §4.5): a title waits for it. */
+  if (latest != NULL && !natter_sessions_is_turn_running (data->base.self, latest))
+    {
+      natter_sessions_read_turn_async (data->base.self, latest, g_task_get_cancellable (task),
+                                       title_latest_read_cb, g_object_ref (task));
+      return;
+    }
   natter_sessions_op_write_title (task, data->title);
 }
 
@@ -619,7 +666,11 @@ natter_sessions_set_title_async (NatterSessions      *self,
  *
  * Returns: %TRUE on success; else %FALSE with
  *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a control character in the
- *   title), %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT
+ *   title), %NATTER_RUNTIME_ERROR_ELSEWHERE (another device is writing
+ *   the answer, and the session file is its until the answer ends:
+ *   docs/format.md §4.5), %NATTER_SESSION_ERROR_ARRIVING (the latest
+ *   turn has not arrived from another device yet),
+ *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT
  *   or a %NATTER_STORE_ERROR from the append
  */
 gboolean

@@ -325,7 +325,9 @@ NatterTurnExecution *natter_sessions_start_take_over   (NatterSessions          
                                                         const char                *turn_id,
                                                         NatterSessionsSettledFunc  settled);
 
-GError *natter_sessions_queue_elsewhere_error (NatterSessions  *self,
-                                               NatterTurnState *turn);
+const char *natter_sessions_answering_device      (NatterSessions  *self,
+                                                  NatterTurnState *turn);
+GError     *natter_sessions_queue_elsewhere_error (NatterSessions  *self,
+                                                  NatterTurnState *turn);
 
 G_END_DECLS

@@ -371,18 +371,15 @@ send_latest_read (GTask           *task,
   if (natter_turn_state_get_terminal_event (turn) == NULL)
     {
       NatterTurnStatus status = natter_derive_turn_status (turn);
-      const char *there = natter_turn_state_get_device_id (turn);
-      const char *name = natter_turn_state_get_device_name (turn);
+      const char *there = natter_sessions_answering_device (data->base.self, turn);
 
       /* docs/format.md §4.5: another device is writing the answer; its
        * "idle" is no interruption to wait out or stop here, so say where
        * it runs, as the window's message field does. */
-      if (status == NATTER_TURN_STATUS_IDLE &&
-          !natter_device_is_this (natter_turn_runtime_get_device (data->base.self->runtime), there))
+      if (there != NULL)
         natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
                                                             "The answer is being written on another device (“%s”); "
-                                                            "a message can be sent here once it has ended",
-                                                            name != NULL && name[0] != '\0' ? name : there));
+                                                            "a message can be sent here once it has ended", there));
       else
         natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest,
                                                             natter_turn_status_to_string (status)));
@@ -1156,6 +1153,38 @@ elsewhere_error (NatterSessions  *self,
 }
 
 /**
+ * natter_sessions_answering_device: (skip)
+ * @self: the service
+ * @turn: a session's latest turn, read
+ *
+ * docs/format.md §4.5: the one rule by which this device leaves a
+ * session to the device that writes its answer. A turn that has not
+ * ended, reads `idle` and names another device runs there; that device
+ * appends to the session file as the answer ends (the messages queued
+ * behind it, a title), so a message, a change of the queue or a new
+ * title written here meanwhile would make both devices writers of the
+ * file at once, and Syncthing a conflict copy of it (docs/sync.md). A
+ * turn that waits for a person runs nowhere.
+ *
+ * Returns: (transfer none) (nullable): that device, by its name for
+ *   people (its id when it has none), or %NULL when the session may be
+ *   written here
+ */
+const char *
+natter_sessions_answering_device (NatterSessions  *self,
+                                  NatterTurnState *turn)
+{
+  const char *there = natter_turn_state_get_device_id (turn);
+  const char *name = natter_turn_state_get_device_name (turn);
+
+  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), there) ||
+      natter_turn_state_get_terminal_event (turn) != NULL ||
+      natter_derive_turn_status (turn) != NATTER_TURN_STATUS_IDLE)
+    return NULL;
+  return name != NULL && name[0] != '\0' ? name : there;
+}
+
+/**
  * natter_sessions_queue_elsewhere_error: (skip)
  * @self: the service
  * @turn: a session's latest turn, read
@@ -1175,16 +1204,13 @@ GError *
 natter_sessions_queue_elsewhere_error (NatterSessions  *self,
                                        NatterTurnState *turn)
 {
-  const char *there = natter_turn_state_get_device_id (turn);
-  const char *name = natter_turn_state_get_device_name (turn);
+  const char *there = natter_sessions_answering_device (self, turn);
 
-  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), there) ||
-      natter_derive_turn_status (turn) != NATTER_TURN_STATUS_IDLE)
+  if (there == NULL)
     return NULL;
   return g_error_new (NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE,
                       "The answer is being written on another device (“%s”); the messages waiting behind it are "
-                      "sent or changed there until it ends",
-                      name != NULL && name[0] != '\0' ? name : there);
+                      "sent or changed there until it ends", there);
 }
 
 static void
