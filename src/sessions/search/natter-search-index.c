@@ -857,6 +857,10 @@ natter_search_index_wait_async (NatterSearchIndex   *self,
   g_task_set_return_on_cancel (task, TRUE);
   if (self->worker == NULL || worker_idle (self->shared))
     {
+      /* The worker may have ended its job before its news reached this
+       * thread: the properties say so before the wait ends. */
+      if (self->worker != NULL)
+        update_state (self);
       g_task_return_boolean (task, TRUE);
       return;
     }
