@@ -411,6 +411,7 @@ natter_preferences_window_new (GtkWindow      *parent,
   g_signal_connect_object (self->mcp_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->mcp_page));
   g_set_weak_pointer (&self->sync_page, natter_sync_page_new (services));
+  g_signal_connect_object (self->sync_page, "add-toast", G_CALLBACK (add_toast_cb), self, G_CONNECT_SWAPPED);
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (self->sync_page));
 
   g_signal_connect_swapped (self->provider_row, "notify::selected", G_CALLBACK (provider_selected_cb), self);

@@ -8,7 +8,8 @@
  * patterns of what stays here, with Write for a folder shared from
  * above (natter-sync-ignore.c). What it shows is read off the main
  * thread each time the page is shown; it calls nothing of the window
- * that holds it. The page's widgets are declared
+ * that holds it, and hands its toasts up with ::add-toast, as the other
+ * pages do. The page's widgets are declared
  * in natter-sync-page.ui; this file keeps what they do.
  */
 
@@ -18,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-preferences-toast.h"
 #include "natter-sync-ignore.h"
 #include "natter-sync-page.h"
 
@@ -40,6 +42,14 @@ struct _NatterSyncPage
 };
 
 G_DEFINE_FINAL_TYPE (NatterSyncPage, natter_sync_page, ADW_TYPE_PREFERENCES_PAGE)
+
+enum
+{
+  ADD_TOAST,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static GFile *
 data_dir (NatterSyncPage *self)
@@ -112,14 +122,11 @@ inspected_cb (GObject      *object,
     return;
   if (folder == NULL)
     {
-      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
       /* Translators: %s is why, e.g. a file that cannot be written */
       g_autofree char *text = g_strdup_printf (_("The ignore patterns could not be written: %s"), error->message);
-      /* A toast's title is Pango markup; the reason names a path. */
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
+      g_autoptr(AdwToast) toast = natter_preferences_toast_new (text);
 
-      if (ADW_IS_PREFERENCES_WINDOW (root))
-        adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (root), adw_toast_new (escaped));
+      g_signal_emit (self, signals[ADD_TOAST], 0, toast);
       natter_sync_page_refresh (self);
       return;
     }
@@ -174,6 +181,16 @@ natter_sync_page_class_init (NatterSyncPageClass *klass)
 
   G_OBJECT_CLASS (klass)->dispose = natter_sync_page_dispose;
   G_OBJECT_CLASS (klass)->finalize = natter_sync_page_finalize;
+
+  /**
+   * NatterSyncPage::add-toast:
+   * @page: the page
+   * @toast: a toast built by natter_preferences_toast_new()
+   *
+   * Asks the window that holds the page to show @toast.
+   */
+  signals[ADD_TOAST] = g_signal_new ("add-toast", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                     NULL, G_TYPE_NONE, 1, ADW_TYPE_TOAST);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-sync-page.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterSyncPage, folder_row);
