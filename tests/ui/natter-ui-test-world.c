@@ -850,6 +850,26 @@ ui_permissions_list_shows (gpointer n_grants)
          natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (n_grants);
 }
 
+static gboolean
+preferences_idle (gpointer window)
+{
+  return natter_preferences_window_get_n_pending (window) == 0;
+}
+
+/**
+ * ui_wait_preferences_idle:
+ * @window: a Preferences window
+ *
+ * Waits until @window (and the pages that count their work with it) has
+ * nothing under way, and has shown what it did.
+ */
+void
+ui_wait_preferences_idle (NatterPreferencesWindow *window)
+{
+  ui_wait_until (preferences_idle, window);
+  ui_settle ();
+}
+
 /**
  * ui_destroy_preferences_window:
  * @window: (transfer none): a Preferences window the test presented

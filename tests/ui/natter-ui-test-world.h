@@ -149,6 +149,7 @@ gboolean           ui_timeline_loaded     (gpointer            data);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);
 void               ui_destroy_window      (NatterWindow       *window);
+void               ui_wait_preferences_idle (NatterPreferencesWindow *window);
 void               ui_destroy_preferences_window (NatterPreferencesWindow *window);
 NatterPermissionsList *ui_find_permissions_list (void);
 gboolean           ui_permissions_list_shows (gpointer n_grants);

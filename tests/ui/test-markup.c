@@ -67,19 +67,6 @@ typedef struct
   NatterPreferencesWindow *window;
 } Fixture;
 
-static gboolean
-nothing_pending (gpointer window)
-{
-  return natter_preferences_window_get_n_pending (window) == 0;
-}
-
-static void
-wait_idle (Fixture *f)
-{
-  ui_wait_until (nothing_pending, f->window);
-  ui_settle ();
-}
-
 static void
 refreshed_cb (GObject      *object,
               GAsyncResult *result,
@@ -144,7 +131,7 @@ fixture_set_up (Fixture       *f,
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_set_default_size (GTK_WINDOW (f->window), 720, 640);
   gtk_window_present (GTK_WINDOW (f->window));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static void
@@ -193,7 +180,7 @@ show_page (Fixture    *f,
     }
   g_assert_nonnull (page);
   adw_preferences_window_set_visible_page (ADW_PREFERENCES_WINDOW (f->window), page);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static gboolean
@@ -247,18 +234,18 @@ test_preferences (Fixture       *f,
   show_page (f, ADW_TYPE_PREFERENCES_PAGE, "agents");
   assert_row_title (natter_preferences_window_get_agent_widget (f->window, "tj", "row"), NAME);
   g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "tj", "edit"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (natter_preferences_window_get_editor_widget (f->window,
                                                                                                     "name"))),
                    ==, NAME);
   ui_wait_label (f->window, "Tool server “" NAME "”");
   adw_combo_row_set_selected (ADW_COMBO_ROW (natter_preferences_window_get_editor_widget (f->window,
                                                                                           "model-provider")), 1);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   ui_wait_label (natter_preferences_window_get_editor_widget (f->window, "model-provider"), NAME);
   ui_wait_label (natter_preferences_window_get_editor_widget (f->window, "model-list"), NAME);
   adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (f->window));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   /* Tool servers: the server's row, and where mcp.json is. */
   show_page (f, NATTER_TYPE_MCP_PAGE, NULL);
@@ -276,7 +263,7 @@ test_preferences (Fixture       *f,
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Removed “" NAME "”");
   ui_wait_label (f->window, "Removed “" NAME "”");
   g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   assert_row_title (natter_preferences_window_get_provider_widget (f->window, "local", "expander"), NAME);
 }
 

@@ -43,20 +43,6 @@ typedef struct
 
 #define MODELS "{\"object\":\"list\",\"data\":[{\"id\":\"alpha\"},{\"id\":\"beta\"},{\"id\":\"gamma\"}]}"
 
-static gboolean
-nothing_pending (gpointer window)
-{
-  return natter_preferences_window_get_n_pending (window) == 0;
-}
-
-/* Until the window has nothing under way, and has shown what it did. */
-static void
-wait_idle (Fixture *f)
-{
-  ui_wait_until (nothing_pending, f->window);
-  ui_settle ();
-}
-
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
@@ -90,7 +76,7 @@ fixture_set_up (Fixture       *f,
 
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_present (GTK_WINDOW (f->window));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static void
@@ -201,7 +187,7 @@ test_provider_edit (Fixture       *f,
     g_assert_no_error (error);
     g_assert_cmpstr (natter_openai_provider_get_base_url (provider), ==, "https://example.invalid/v1");
   }
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static void
@@ -230,7 +216,7 @@ test_api_key (Fixture       *f,
 
   g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
   apply_text (key_row, KEY);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   g_assert_cmpstr (natter_memory_secret_store_peek (f->secrets, "local"), ==, KEY);
   g_assert_cmpuint (natter_memory_secret_store_get_n_keys (f->secrets), ==, 1);
@@ -257,7 +243,7 @@ test_api_key (Fixture       *f,
   }
 
   g_signal_emit_by_name (provider_widget (f, "local", "forget"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_null (natter_memory_secret_store_peek (f->secrets, "local"));
   g_assert_false (natter_preferences_window_get_key_stored (f->window, "local"));
 
@@ -265,7 +251,7 @@ test_api_key (Fixture       *f,
    * where else a key can come from; nothing pretends it was saved. */
   natter_memory_secret_store_set_failing (f->secrets, TRUE);
   apply_text (key_row, KEY);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
                    "API key not saved: no keyring. Set NATTER_API_KEY instead");
   g_assert_null (strstr (natter_preferences_window_get_last_toast (f->window), KEY));
@@ -284,11 +270,11 @@ test_connection_test (Fixture       *f,
 
   /* With the stored key. */
   apply_text (provider_widget (f, "local", "key"), KEY);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_ptr_array_set_size (f->models->authorizations, 0);
   g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
   g_assert_false (gtk_widget_get_sensitive (provider_widget (f, "local", "test")));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==, "Connected: 3 models");
   g_assert_cmpuint (f->models->authorizations->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (f->models->authorizations, 0), ==, "Bearer " KEY);
@@ -297,12 +283,12 @@ test_connection_test (Fixture       *f,
   /* A typed, not yet applied key is what is tested. */
   gtk_editable_set_text (GTK_EDITABLE (provider_widget (f, "local", "key")), "sk-typed");
   g_signal_emit_by_name (provider_widget (f, "local", "test"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (g_ptr_array_index (f->models->authorizations, 1), ==, "Bearer sk-typed");
 
   /* Unreachable: the provider's own message. */
   g_signal_emit_by_name (provider_widget (f, "down", "test"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   toast = natter_preferences_window_get_last_toast (f->window);
   g_test_message ("Unreachable: %s", toast);
   g_assert_false (g_str_has_prefix (toast, "Connected"));
@@ -389,7 +375,7 @@ test_default_model (Fixture       *f,
   adw_combo_row_set_selected (ADW_COMBO_ROW (model), 2);
   chosen = g_settings_get_string (f->settings, "default-model");
   g_assert_cmpstr (chosen, ==, "beta");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (model)), ==, 2);
 
   /* The provider combo lists the providers by name. */
@@ -400,7 +386,7 @@ test_default_model (Fixture       *f,
   g_assert_cmpstr (default_provider, ==, "down");
   reset = g_settings_get_string (f->settings, "default-model");
   g_assert_cmpstr (reset, ==, "");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   /* Unreachable: a clear state, the refresh button back. */
   g_test_message ("Model row: %s", adw_action_row_get_subtitle (ADW_ACTION_ROW (model)));
@@ -411,7 +397,7 @@ test_default_model (Fixture       *f,
 
   /* Back to the reachable one: the error clears. */
   adw_combo_row_set_selected (ADW_COMBO_ROW (provider), 0);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpuint (combo_n_items (model), ==, 4);
   g_assert_false (gtk_widget_has_css_class (model, "error"));
 }
@@ -515,7 +501,7 @@ test_context_window (Fixture       *f,
   g_assert_cmpuint (natter_settings_get_context_window (settings, "local", "alpha"), ==, 0);
 
   g_settings_set_string (f->settings, "default-model", "beta");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window of “beta”");
   g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (spin)));
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 0);
@@ -532,7 +518,7 @@ test_context_window (Fixture       *f,
 
   /* Another model shows and sets its own. */
   g_settings_set_string (f->settings, "default-model", "gamma");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (adw_preferences_row_get_title (row), ==, "Context Window of “gamma”");
   g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 100);
   gtk_spin_button_set_value (spin, 0);
@@ -566,7 +552,7 @@ test_remove_undo_add (Fixture       *f,
   after_undo = g_settings_get_value (f->settings, "providers");
   g_assert_true (g_variant_equal (before, after_undo));
   g_assert_nonnull (natter_preferences_window_get_provider_widget (f->window, "local", "name"));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-provider"), "activated");
   added = g_settings_get_value (f->settings, "providers");
@@ -574,7 +560,7 @@ test_remove_undo_add (Fixture       *f,
   name = provider_field (f, "provider-1", 1);
   g_assert_cmpstr (name, ==, "New Provider");
   g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (provider_widget (f, "provider-1", "expander"))));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 /* Removing the default provider moves the default to the first one
@@ -588,13 +574,13 @@ test_remove_default (Fixture       *f,
   g_autofree char *model = NULL;
 
   g_settings_set_string (f->settings, "default-model", "m1");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_signal_emit_by_name (provider_widget (f, "local", "remove"), "clicked");
   provider = g_settings_get_string (f->settings, "default-provider");
   model = g_settings_get_string (f->settings, "default-model");
   g_assert_cmpstr (provider, ==, "down");
   g_assert_cmpstr (model, ==, "");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
   g_free (provider);
@@ -603,20 +589,20 @@ test_remove_default (Fixture       *f,
   model = g_settings_get_string (f->settings, "default-model");
   g_assert_cmpstr (provider, ==, "local");
   g_assert_cmpstr (model, ==, "m1");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   /* Another provider goes without touching the default. */
   g_signal_emit_by_name (provider_widget (f, "down", "remove"), "clicked");
   g_free (provider);
   provider = g_settings_get_string (f->settings, "default-provider");
   g_assert_cmpstr (provider, ==, "local");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 
   g_signal_emit_by_name (provider_widget (f, "local", "remove"), "clicked");
   g_free (provider);
   provider = g_settings_get_string (f->settings, "default-provider");
   g_assert_cmpstr (provider, ==, "");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static gboolean
@@ -653,7 +639,7 @@ test_agents (Fixture       *f,
                                                                                               "tool:natter.ask_human")),
                                FALSE);
   adw_combo_row_set_selected (ADW_COMBO_ROW (natter_preferences_window_get_editor_widget (f->window, "model-provider")), 1);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   adw_combo_row_set_selected (ADW_COMBO_ROW (natter_preferences_window_get_editor_widget (f->window, "model-list")), 1);
   g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
 
@@ -714,7 +700,7 @@ static void
 save_screenshot (Fixture    *f,
                  const char *name)
 {
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   ui_save_window (GTK_WIDGET (f->window), name);
 }
 
@@ -751,7 +737,7 @@ resize (Fixture *f,
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), width, 700);
   ui_wait_until_full (window_is_wide, describe_width, &w);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   for (guint i = 0; i < 3; i++)
     ui_wait_painted ();
 }
@@ -820,7 +806,7 @@ test_model_name_whole (Fixture       *f,
   save_screenshot (f, "preferences-model-360-light.png");
 
   g_settings_set_string (f->settings, "default-model", long_id);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   resize (f, 640);
   assert_name_shown (model, long_id, TRUE);
   save_screenshot (f, "preferences-model-long-640-light.png");
@@ -888,7 +874,7 @@ test_agent_model_picker (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (editor_widget (f, "model-name")));
   requests = f->models->authorizations->len;
   adw_combo_row_set_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider")), 1);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpuint (f->models->authorizations->len, ==, requests + 1);
   list = editor_widget (f, "model-list");
   entry = editor_widget (f, "model-name");
@@ -910,7 +896,7 @@ test_agent_model_picker (Fixture       *f,
 
   /* Reopened, it shows local and gamma selected. */
   g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "picker", "edit"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider"))), ==, 1);
   list = editor_widget (f, "model-list");
   g_assert_true (gtk_widget_get_visible (list));
@@ -919,7 +905,7 @@ test_agent_model_picker (Fixture       *f,
 
   /* A provider that cannot be reached: the entry, with the reason. */
   adw_combo_row_set_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider")), 2);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   list = editor_widget (f, "model-list");
   entry = editor_widget (f, "model-name");
   g_assert_false (gtk_widget_get_visible (list));
@@ -935,7 +921,7 @@ test_agent_model_picker (Fixture       *f,
 
   /* Reopened, the typed name is back in the entry. */
   g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "picker", "edit"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider"))), ==, 2);
   g_assert_true (gtk_widget_get_visible (editor_widget (f, "model-name")));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (editor_widget (f, "model-name"))), ==, "custom-model");
@@ -973,10 +959,10 @@ test_screenshots (Fixture       *f,
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (natter_preferences_window_get_editor_widget (f->window, "prompt"))),
                             "You review code. Point out bugs first, then style; quote the lines you mean.", -1);
   adw_combo_row_set_selected (ADW_COMBO_ROW (editor_widget (f, "model-provider")), 1);
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   adw_combo_row_set_selected (ADW_COMBO_ROW (editor_widget (f, "model-list")), 1);
   g_signal_emit_by_name (natter_preferences_window_get_editor_widget (f->window, "save"), "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (provider_widget (f, "local", "expander")), TRUE);
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (natter_preferences_window_get_widget (f->window, "assistant")),
                                  TRUE);
@@ -998,7 +984,7 @@ test_screenshots (Fixture       *f,
 
         g_signal_emit_by_name (natter_preferences_window_get_agent_widget (f->window, "code-reviewer", "edit"),
                                "clicked");
-        wait_idle (f);
+        ui_wait_preferences_idle (f->window);
         save_screenshot (f, name);
         adw_preferences_window_close_subpage (ADW_PREFERENCES_WINDOW (f->window));
       }
