@@ -34,22 +34,6 @@ typedef struct
   NatterPreferencesWindow *window;
 } Fixture;
 
-static gboolean
-nothing_pending (gpointer data)
-{
-  Fixture *f = data;
-
-  return natter_preferences_window_get_n_pending (f->window) == 0 &&
-         natter_sync_page_get_n_pending (natter_preferences_window_get_sync_page (f->window)) == 0;
-}
-
-static void
-wait_idle (Fixture *f)
-{
-  ui_wait_until (nothing_pending, f);
-  ui_settle ();
-}
-
 static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
@@ -68,7 +52,7 @@ fixture_set_up (Fixture       *f,
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_present (GTK_WINDOW (f->window));
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (f->window), "sync");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
 }
 
 static void
@@ -76,7 +60,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   /* The page's reads hold the services until they end. */
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   ui_destroy_preferences_window (f->window);
   g_assert_finalize_object (f->services);
   while (g_main_context_iteration (NULL, FALSE))
@@ -132,11 +116,11 @@ test_share_and_write (Fixture       *f,
   g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
   g_assert_true (g_file_set_contents (stignore, "// mine\n*.bak\n", -1, NULL));
   natter_sync_page_refresh (natter_preferences_window_get_sync_page (f->window));
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   g_assert_cmpstr (subtitle (f, "status"), ==, "Shared with Syncthing");
 
   g_signal_emit_by_name (write, "clicked");
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   text = stignore_text (f);
   expected = g_strconcat ("// mine\n*.bak\n", block, NULL);
   g_assert_cmpstr (text, ==, expected);
@@ -148,7 +132,7 @@ static void
 save (Fixture    *f,
       const char *name)
 {
-  wait_idle (f);
+  ui_wait_preferences_idle (f->window);
   ui_save_window (GTK_WIDGET (f->window), name);
   ui_publish_screenshot (name, "docs/screenshots");
 }

@@ -535,7 +535,8 @@ natter_preferences_window_get_n_pending (NatterPreferencesWindow *self)
 {
   return self->n_pending + natter_providers_page_get_n_pending (self->providers_page) +
          natter_agents_page_get_n_pending (self->agents_page) +
-         (self->mcp_page != NULL ? natter_mcp_page_get_n_pending (self->mcp_page) : 0);
+         (self->mcp_page != NULL ? natter_mcp_page_get_n_pending (self->mcp_page) : 0) +
+         (self->sync_page != NULL ? natter_sync_page_get_n_pending (self->sync_page) : 0);
 }
 
 GtkWidget *
