@@ -204,7 +204,10 @@ follow_bottom (NatterConversationView *self)
  * allocation"), and may keep a stale size. A row whose height changed in
  * this frame's layout is the one that can have been caught so; each such
  * row is allocated once more, within the same frame, before it is
- * painted. */
+ * painted. A row whose contents grew without its height changing (a
+ * code block that learnt its first line) asks for more than it was
+ * given: the list view, which alone decides a row's height, then lays
+ * out again and measures it anew. */
 static void
 check_row_sizes (NatterConversationView *self,
                  GdkFrameClock          *clock)
@@ -228,12 +231,24 @@ check_row_sizes (NatterConversationView *self,
     {
       int height = gtk_widget_get_height (child);
       int seen = GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (child), row_height_quark));
+      int minimum, natural;
 
-      if (!gtk_widget_get_mapped (child) || height == seen)
+      if (!gtk_widget_get_mapped (child))
         continue;
-      g_object_set_qdata (G_OBJECT (child), row_height_quark, GINT_TO_POINTER (height));
-      gtk_widget_queue_allocate (child);
-      requeued = TRUE;
+      if (height != seen)
+        {
+          g_object_set_qdata (G_OBJECT (child), row_height_quark, GINT_TO_POINTER (height));
+          gtk_widget_queue_allocate (child);
+          requeued = TRUE;
+          continue;
+        }
+      gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (child),
+                          &minimum, &natural, NULL, NULL);
+      if (height != minimum && height != natural)
+        {
+          gtk_widget_queue_allocate (GTK_WIDGET (self->timeline_list));
+          requeued = TRUE;
+        }
     }
   if (requeued)
     self->rows_requeued++;
