@@ -185,7 +185,9 @@ log_writer (GLogLevelFlags   level,
  * command line is forwarded to the primary instance, with the directory
  * (as an absolute `NATTER_DATA_DIR`) in its environment; the primary
  * runs it only if it uses that same directory, and otherwise fails
- * naming both. Its log goes to the journal, not to standard error,
+ * naming both. Help, and a command line that cannot be understood,
+ * touch no directory and are always answered by this process itself,
+ * in its caller's language. Its log goes to the journal, not to standard error,
  * unless G_MESSAGES_DEBUG asks for it there: standard error carries the
  * command's own `natter: …` line alone.
  *
@@ -207,7 +209,18 @@ natter_cli_application_run (const char  *application_id,
    * learns which from the environment that goes with it. */
   if (isatty (STDOUT_FILENO))
     g_setenv ("NATTER_STDOUT_IS_TERMINAL", "1", TRUE);
-  app = natter_cli_application_new (application_id);
+  if (argc > 1 && !natter_cli_needs_services ((const char * const *) argv))
+    {
+      /* Help, and a command line that cannot be understood, need no data
+       * directory: answered here, in this process's language and from its
+       * own catalogs, never by whichever Natter is running. */
+      app = g_object_new (NATTER_TYPE_CLI_APPLICATION,
+                          "application-id", application_id,
+                          "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE,
+                          NULL);
+    }
+  else
+    app = natter_cli_application_new (application_id);
   if (argc > 1 && natter_cli_needs_services ((const char * const *) argv))
     {
       g_autoptr(GFile) dir = natter_services_get_default_data_dir ();

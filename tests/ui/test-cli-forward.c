@@ -197,8 +197,9 @@ test_forwarded_to_window (void)
   g_assert_cmpint (cli.status, ==, 0);
   g_assert_cmpstr (cli.out, ==, "[]\n");
 
-  /* The window is still the writer: a forwarded usage error comes back
-   * with its exit status too. */
+  /* A usage error and help need no data directory: the command answers
+   * them itself, with its exit status, in its own language from its
+   * own catalogs (the window here has none). */
   {
     const char * const bad[] = { "frobnicate", NULL };
     g_autoptr(GSubprocess) third = spawn (dir, bad);
@@ -210,6 +211,19 @@ test_forwarded_to_window (void)
     g_assert_true (g_str_has_prefix (usage.err, "natter: Unknown command"));
     g_free (usage.out);
     g_free (usage.err);
+  }
+  {
+    g_autofree char *catalogs = g_strdup_printf ("NATTER_LOCALEDIR=%s/../../po", g_getenv ("G_TEST_BUILDDIR"));
+    const char * const german_caller[] = { "LANGUAGE=de", catalogs, NULL };
+    const char * const help[] = { "send", "--help", NULL };
+    g_autoptr(GSubprocess) fourth = spawn_in (dir, german_caller, help);
+    NatterTestRun usage = { 0 };
+
+    natter_test_communicate (fourth, &usage);
+    natter_test_wait_for_flag (&usage.done, WAIT_MS);
+    g_assert_cmpint (usage.status, ==, 0);
+    g_assert_nonnull (strstr (usage.out, "Eine Nachricht an eine Sitzung senden"));
+    natter_test_run_clear (&usage);
   }
 
   quit_window (bus, &gui);
