@@ -3,12 +3,27 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * What the window tests share, compiled once into the natter-ui-test
- * library (natter-ui-test-world.c) that every test of tests/ui links: a
- * session service over a temp data directory with the fake model and
- * tools, helpers to generate sessions, a "restart" (a new index and
- * service over the same directory), main-loop waiting without sleeps,
- * finding widgets, and screenshots. Each function says what it does at
- * its definition.
+ * library that every test of tests/ui links, one file a purpose; the
+ * sections below follow them, each file calling only those listed
+ * before it:
+ *
+ *   natter-ui-test-log.c          the log writer that fails a test on a
+ *                                 markup warning
+ *   natter-ui-test-init.c         the process's start: GTK, libadwaita,
+ *                                 the bus, the application
+ *   natter-ui-test-wait.c         main-loop waiting without sleeps
+ *   natter-ui-test-world.c        a session service over a temp data
+ *                                 directory with the fake model and tools,
+ *                                 and its "restart" (a new index and
+ *                                 service over the same directory)
+ *   natter-ui-test-sessions.c     generating sessions and turns, reading
+ *                                 them back, the full-text index
+ *   natter-ui-test-find.c         finding widgets
+ *   natter-ui-test-window.c       the main window and its dialogs
+ *   natter-ui-test-preferences.c  the Preferences window
+ *   natter-ui-test-screenshot.c   screenshots
+ *
+ * Each function says what it does at its definition.
  */
 
 #pragma once
@@ -43,7 +58,14 @@ typedef char *(*UiDescribe) (gpointer data);
 /* Whether ui_find_first_full() takes @widget. */
 typedef gboolean (*UiWidgetMatch) (GtkWidget *widget);
 
-/* Start-up */
+/* The log writer (natter-ui-test-log.c), which ui_test_init() installs */
+
+GLogWriterOutput   ui_log_writer          (GLogLevelFlags      log_level,
+                                           const GLogField    *fields,
+                                           gsize               n_fields,
+                                           gpointer            user_data);
+
+/* Start-up (natter-ui-test-init.c) */
 
 void               ui_test_init           (int                *argc,
                                            char             ***argv);
@@ -51,7 +73,7 @@ NatterApplication *ui_test_init_with_app  (int                *argc,
                                            char             ***argv);
 NatterApplication *ui_app_new             (void);
 
-/* Waiting on the main loop */
+/* Waiting on the main loop (natter-ui-test-wait.c) */
 
 guint              ui_slowdown            (void);
 void               ui_wait_until_full     (UiCondition         condition,
@@ -67,10 +89,9 @@ void               ui_result_cb           (GObject            *source,
 GAsyncResult      *ui_wait_result         (GAsyncResult      **result);
 gboolean           ui_is_true             (gpointer            data);
 gboolean           ui_is_mapped           (gpointer            data);
-gboolean           ui_error_bar_shown     (gpointer            window);
-gboolean           ui_error_bar_hidden    (gpointer            window);
+void               ui_wait_painted        (void);
 
-/* The session service over a temp data directory */
+/* The session service over a temp data directory (natter-ui-test-world.c) */
 
 UiWorld           *ui_world_new           (void);
 void               ui_world_free          (UiWorld            *u);
@@ -78,6 +99,9 @@ void               ui_world_start_service (UiWorld            *u);
 void               ui_world_stop_service  (UiWorld            *u);
 void               ui_world_restart       (UiWorld            *u);
 gboolean           ui_no_advances         (gpointer            data);
+
+/* Its conversations (natter-ui-test-sessions.c) */
+
 void               ui_wait_model_held     (UiWorld            *u);
 char              *ui_create_session      (UiWorld            *u,
                                            const char         *title);
@@ -113,14 +137,14 @@ JsonObject        *ui_find_event          (GPtrArray          *events,
                                            const char         *type,
                                            const char         *tool_call_id);
 char              *ui_read_file           (GFile              *file);
-NatterSearchIndex *ui_search_index_start  (UiWorld            *u);
-void               ui_search_index_drop   (NatterSearchIndex  *search);
 char              *ui_make_interrupted    (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text,
                                            char              **turn_file);
+NatterSearchIndex *ui_search_index_start  (UiWorld            *u);
+void               ui_search_index_drop   (NatterSearchIndex  *search);
 
-/* Widgets */
+/* Widgets (natter-ui-test-find.c) */
 
 GPtrArray         *ui_find_all            (gpointer            root,
                                            GType               type);
@@ -133,8 +157,6 @@ gboolean           ui_label_shown         (gpointer            root,
                                            const char         *text);
 void               ui_wait_label          (gpointer            root,
                                            const char         *text);
-NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
-                                           const char         *session_id);
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 GtkWindow         *ui_find_toplevel       (GType               type);
@@ -142,19 +164,29 @@ gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);
 gboolean           ui_menu_has_action     (GMenuModel         *model,
                                            const char         *action);
+
+/* The main window and its dialogs (natter-ui-test-window.c) */
+
+NatterWindow      *ui_window_new          (NatterApplication  *app,
+                                           UiWorld            *u);
+gboolean           ui_timeline_loaded     (gpointer            data);
+gboolean           ui_error_bar_shown     (gpointer            window);
+gboolean           ui_error_bar_hidden    (gpointer            window);
 gboolean           ui_no_toasts           (gpointer            window);
 void               ui_click_toast_button  (gpointer            window,
                                            const char         *label);
-gboolean           ui_timeline_loaded     (gpointer            data);
-NatterWindow      *ui_window_new          (NatterApplication  *app,
-                                           UiWorld            *u);
-void               ui_destroy_window      (NatterWindow       *window);
-void               ui_wait_preferences_idle (NatterPreferencesWindow *window);
-void               ui_destroy_preferences_window (NatterPreferencesWindow *window);
+NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,
+                                           const char         *session_id);
 NatterPermissionsList *ui_find_permissions_list (void);
 gboolean           ui_permissions_list_shows (gpointer n_grants);
+void               ui_destroy_window      (NatterWindow       *window);
 
-/* Screenshots */
+/* The Preferences window (natter-ui-test-preferences.c) */
+
+void               ui_wait_preferences_idle (NatterPreferencesWindow *window);
+void               ui_destroy_preferences_window (NatterPreferencesWindow *window);
+
+/* Screenshots (natter-ui-test-screenshot.c) */
 
 char              *ui_screenshot_path     (const char         *name);
 void               ui_publish_screenshot  (const char         *name,
@@ -162,7 +194,6 @@ void               ui_publish_screenshot  (const char         *name,
 void               ui_save_window         (GtkWidget          *window,
                                            const char         *name);
 gboolean           ui_can_save_screen     (void);
-void               ui_wait_painted        (void);
 gboolean           ui_save_screen         (const char         *name);
 
 G_END_DECLS

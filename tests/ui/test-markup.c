@@ -10,7 +10,7 @@
  * nothing warns. libadwaita 1.2 reads a row's title and subtitle, a
  * group's description, a status page's description and a toast's title
  * as Pango markup; the UI tests' log writer fails a test on GTK's
- * "Failed to set text … from markup" (natter-ui-test-world.c), so each
+ * "Failed to set text … from markup" (natter-ui-test-log.c), so each
  * view opened here is also checked for that.
  */
 

@@ -1,0 +1,99 @@
+/* test-search-index-build.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A build of the index from nothing: how far it has come, a committed
+ * batch at a time, and the words of damaged session and turn files left
+ * out.
+ */
+
+#include "test-search-index.h"
+
+static gboolean
+checked_is (NatterTestSessions *t,
+            gconstpointer       data)
+{
+  Fixture *f = (Fixture *) t;
+  guint n_checked = 0;
+
+  natter_search_index_get_progress (f->search, &n_checked, NULL);
+  return n_checked == GPOINTER_TO_UINT (data);
+}
+
+static guint
+count_hits (Fixture    *f,
+            const char *text)
+{
+  g_autofree char *found = search (f, text);
+  guint n = 0;
+
+  for (const char *p = found; *p != '\0'; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* A build says how far it has come, a committed batch at a time, and a
+ * search meanwhile finds exactly what those batches hold. The worker
+ * stops after each commit until the test lets it go on. */
+void
+test_progress (Fixture       *f,
+               gconstpointer  data)
+{
+  guint n_sessions = 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *sid = natter_test_sessions_create (&f->t);
+
+      g_free (exchange (f, sid, "What is in the burrow?", "A wombat."));
+    }
+
+  f->search = natter_search_index_new (f->cache, f->t.w->session_repo, f->t.w->turn_repo, f->t.sessions);
+  natter_search_index_pause_after_batches (f->search, 1);
+  natter_search_index_start (f->search);
+  natter_test_sessions_wait_until (&f->t, checked_is, GUINT_TO_POINTER (1));
+  natter_search_index_get_progress (f->search, NULL, &n_sessions);
+  g_assert_cmpuint (n_sessions, ==, 3);
+  g_assert_true (natter_search_index_get_indexing (f->search));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 1);
+
+  natter_search_index_resume (f->search, TRUE);
+  natter_test_sessions_wait_until (&f->t, checked_is, GUINT_TO_POINTER (2));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 2);
+
+  natter_search_index_resume (f->search, FALSE);
+  wait_indexed (f);
+  g_assert_true (checked_is (&f->t, GUINT_TO_POINTER (3)));
+  g_assert_cmpuint (count_hits (f, "wombat"), ==, 3);
+}
+
+/* A build from nothing, its logs read on a second thread: the words of
+ * a damaged session file and of a damaged turn file are not indexed,
+ * those of every other turn are. */
+void
+test_damaged_not_indexed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *good = natter_test_sessions_create (&f->t);
+  g_autofree char *bad_session = natter_test_sessions_create (&f->t);
+  g_autofree char *bad_turn = natter_test_sessions_create (&f->t);
+  g_autofree char *t1 = exchange (f, good, "Tell me of otters", "Otters hold hands.");
+  g_autofree char *t2 = exchange (f, bad_session, "Tell me of otters", "Otters sleep afloat.");
+  g_autofree char *t3 = exchange (f, bad_turn, "Tell me of otters", "Otters use stones.");
+  g_autofree char *t4 = exchange (f, bad_turn, "And beavers?", "Beavers build dams.");
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, bad_session, NULL);
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t3, NULL);
+  g_autofree char *hit_good = hit_line (good, t1);
+  g_autofree char *hit_beavers = hit_line (bad_turn, t4);
+
+  /* Half an event: neither log reads whole. */
+  natter_test_append_file (g_file_peek_path (session_file), "{\"type\":");
+  natter_test_append_file (g_file_peek_path (turn_file), "{\"type\":");
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "otters", hit_good);
+  assert_search (f, "beavers", hit_beavers);
+  assert_search (f, "afloat", "");
+  assert_search (f, "stones", "");
+  (void) t2;
+}

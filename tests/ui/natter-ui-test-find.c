@@ -1,0 +1,183 @@
+/* natter-ui-test-find.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Finding what is on screen: mapped widgets of a type, a label's text, a
+ * button by its label, a toplevel of a type, a menu's action.
+ */
+
+#include "natter-ui-test-world.h"
+
+static void
+ui_collect (GtkWidget *root,
+            GType      type,
+            GPtrArray *found)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && gtk_widget_get_mapped (root))
+    g_ptr_array_add (found, root);
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    ui_collect (child, type, found);
+}
+
+/* The mapped widgets of @type under @root, in tree order. */
+GPtrArray *
+ui_find_all (gpointer root,
+             GType    type)
+{
+  GPtrArray *found = g_ptr_array_new ();
+
+  ui_collect (GTK_WIDGET (root), type, found);
+  return found;
+}
+
+/* The first mapped widget of @type under @root (itself included), in
+ * tree order, for which @match (if any) holds; NULL if there is none. */
+GtkWidget *
+ui_find_first_full (gpointer      root,
+                    GType         type,
+                    UiWidgetMatch match)
+{
+  GtkWidget *widget = GTK_WIDGET (root);
+
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && gtk_widget_get_mapped (widget) &&
+      (match == NULL || match (widget)))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = ui_find_first_full (child, type, match);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first mapped widget of @type under @root, in tree order, or NULL. */
+GtkWidget *
+ui_find_first (gpointer root,
+               GType    type)
+{
+  return ui_find_first_full (root, type, NULL);
+}
+
+/* Whether a mapped label under @root says exactly @text. */
+gboolean
+ui_label_shown (gpointer    root,
+                const char *text)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct
+{
+  gpointer    root;
+  const char *text;
+} LabelWait;
+
+static gboolean
+label_wait_shown (gpointer data)
+{
+  LabelWait *w = data;
+
+  ui_settle ();
+  return ui_label_shown (w->root, w->text);
+}
+
+static char *
+describe_labels (gpointer data)
+{
+  LabelWait *w = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (w->root, GTK_TYPE_LABEL);
+  GString *seen = g_string_new (NULL);
+
+  g_string_append_printf (seen, "no label says “%s”; the labels:", w->text);
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (seen, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
+  return g_string_free (seen, FALSE);
+}
+
+/* Waits until a mapped label under @root says exactly @text; a timeout
+ * names the labels that were there. */
+void
+ui_wait_label (gpointer    root,
+               const char *text)
+{
+  LabelWait w = { root, text };
+
+  ui_wait_until_full (label_wait_shown, describe_labels, &w);
+}
+
+/* The first mapped button under @root labelled @label, or NULL. */
+GtkWidget *
+ui_find_button (gpointer    root,
+                const char *label)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (root, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_button_get_label (g_ptr_array_index (buttons, i)), label) == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+/* The first mapped toplevel window of @type (a dialog the window
+ * opened), or NULL. */
+GtkWindow *
+ui_find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (w, type) && gtk_widget_get_mapped (GTK_WIDGET (w)))
+        return GTK_WINDOW (w);
+    }
+  return NULL;
+}
+
+/* Whether a window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_shown (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) != NULL;
+}
+
+/* Whether no window of the GType in @type (GSIZE_TO_POINTER()) shows. */
+gboolean
+ui_toplevel_gone (gpointer type)
+{
+  return ui_find_toplevel (GPOINTER_TO_SIZE (type)) == NULL;
+}
+
+/* Whether the menu @model, or one of its sections and submenus, has an
+ * item that activates @action. */
+gboolean
+ui_menu_has_action (GMenuModel *model,
+                    const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return TRUE;
+      if ((section != NULL && ui_menu_has_action (section, action)) ||
+          (submenu != NULL && ui_menu_has_action (submenu, action)))
+        return TRUE;
+    }
+  return FALSE;
+}

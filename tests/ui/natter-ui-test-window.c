@@ -1,0 +1,186 @@
+/* natter-ui-test-window.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The main window over the world's service: opening it, waiting for its
+ * timeline, its error bar, its toasts, its sidebar rows and the
+ * Permissions dialog it opens; destroying it and asserting that it is
+ * finalized.
+ */
+
+#include "natter-ui-test-world.h"
+
+#include "natter-toast-guard.h"
+#include "natter-window-private.h"
+
+/* A window of @app over @u's service with the fake agent "helper",
+ * shown at 1000x700 and mapped. */
+NatterWindow *
+ui_window_new (NatterApplication *app,
+               UiWorld           *u)
+{
+  NatterWindow *window = natter_window_new (app, u->sessions, u->w->hub);
+
+  natter_window_set_agent_id (window, "helper");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  return window;
+}
+
+/* Whether the window @data has an open session whose timeline has read
+ * its session file. */
+gboolean
+ui_timeline_loaded (gpointer data)
+{
+  NatterTimelineModel *timeline = natter_window_get_timeline (data);
+
+  /* A conversation picked in the list is shown once its turns are read:
+   * until then the window's timeline is the one it showed before. */
+  return timeline != NULL && natter_timeline_model_get_loaded (timeline) &&
+         natter_window_get_opening_session_id (data) == NULL;
+}
+
+/* Whether @window's error bar is on screen: revealed, and its
+ * animation over. */
+gboolean
+ui_error_bar_shown (gpointer window)
+{
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (GTK_REVEALER (natter_window_get_error_bar (window)));
+}
+
+/* Whether @window's error bar is gone from the screen too, not only on
+ * its way out. */
+gboolean
+ui_error_bar_hidden (gpointer window)
+{
+  GtkRevealer *bar;
+
+  ui_settle ();
+  bar = GTK_REVEALER (natter_window_get_error_bar (window));
+  return !gtk_revealer_get_reveal_child (bar) && !gtk_revealer_get_child_revealed (bar);
+}
+
+/* No toast left on @window's overlay, their hide animations ended: a
+ * window that goes with a toast still on it is not finalized
+ * (libadwaita 1.2). */
+gboolean
+ui_no_toasts (gpointer window)
+{
+  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (window));
+  guint n = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (overlay); child != NULL; child = gtk_widget_get_next_sibling (child))
+    n++;
+  return n == 1;
+}
+
+static gboolean
+toasts_settled (gpointer window)
+{
+  return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window)));
+}
+
+/* Clicks the button labelled @label of the toast on @window, once every
+ * toast there has finished appearing, as a person's click comes: the
+ * button dismisses its toast past the window's toast guard, and
+ * libadwaita 1.2 frees a toast twice when that happens while it is still
+ * sliding in. */
+void
+ui_click_toast_button (gpointer    window,
+                       const char *label)
+{
+  GtkWidget *button;
+
+  ui_wait_until (toasts_settled, window);
+  button = ui_find_button (natter_window_get_toast_overlay (window), label);
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+}
+
+/* The sidebar row of @session_id in @window, or NULL while it is not
+ * shown. */
+NatterSessionRow *
+ui_find_session_row (NatterWindow *window,
+                     const char   *session_id)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        return g_ptr_array_index (rows, i);
+    }
+  return NULL;
+}
+
+/**
+ * ui_find_permissions_list:
+ *
+ * Finds the Permissions dialog's list on screen, in any toplevel.
+ *
+ * Returns: (transfer none) (nullable): the mapped list, or %NULL
+ */
+NatterPermissionsList *
+ui_find_permissions_list (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      GtkWidget *list = ui_find_first (w, NATTER_TYPE_PERMISSIONS_LIST);
+
+      if (list != NULL && gtk_widget_get_mapped (list))
+        return NATTER_PERMISSIONS_LIST (list);
+    }
+  return NULL;
+}
+
+/**
+ * ui_permissions_list_shows:
+ * @n_grants: GUINT_TO_POINTER() of the number of grants expected
+ *
+ * A condition for ui_wait_until(): the Permissions dialog's list is on
+ * screen, has read the grants, and lists @n_grants of them.
+ *
+ * Returns: whether it does
+ */
+gboolean
+ui_permissions_list_shows (gpointer n_grants)
+{
+  NatterPermissionsList *list;
+
+  ui_settle ();
+  list = ui_find_permissions_list ();
+  return list != NULL && natter_permissions_list_is_loaded (list) &&
+         natter_permissions_list_get_n_grants (list) == GPOINTER_TO_UINT (n_grants);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static char *
+describe_window_kept (gpointer data)
+{
+  return g_strdup ("the destroyed window is still referenced");
+}
+
+/* Destroys @window and asserts that it is finalized. */
+void
+ui_destroy_window (NatterWindow *window)
+{
+  gpointer weak = window;
+
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_destroy (GTK_WINDOW (window));
+  /* Work the window started (a read, a stream's end) holds it until its
+   * callback runs; it must let go then, or it is a leak. */
+  ui_wait_until_full (window_gone, describe_window_kept, &weak);
+}

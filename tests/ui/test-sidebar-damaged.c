@@ -1,0 +1,301 @@
+/* test-sidebar-damaged.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A damaged session in the sidebar: shown damaged and nothing else is
+ * affected (one bad file must never empty the list); its view is no dead
+ * end, with a long title too, and one damaged while open says so.
+ */
+
+#include "test-sidebar.h"
+
+void
+test_sidebar_corrupt_session (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *good = ui_create_session (u, "Good");
+  g_autofree char *bad = ui_create_session (u, "Bad");
+  g_autofree char *other = ui_create_session (u, "Other");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+
+  /* One torn line damages the file, and only that file. */
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 3);
+  wait_row (window, good, "Good");
+  g_assert_cmpstr (natter_session_row_get_title (find_row (window, other)), ==, "Other");
+  g_assert_null (natter_session_row_get_status_mark (find_row (window, good)));
+  g_assert_null (natter_session_row_get_status_mark (find_row (window, other)));
+  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, bad)), ==, "errored");
+
+  /* It opens to its error, never to a composer. */
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+  g_assert_true (natter_window_open_session (window, good));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_null (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The status page on screen. */
+static AdwStatusPage *
+shown_status_page (NatterWindow *window)
+{
+  g_autoptr(GPtrArray) pages = ui_find_all (window, ADW_TYPE_STATUS_PAGE);
+
+  for (guint i = 0; i < pages->len; i++)
+    if (gtk_widget_get_mapped (g_ptr_array_index (pages, i)))
+      return g_ptr_array_index (pages, i);
+  return NULL;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} PageWait;
+
+static gboolean
+description_says (gpointer data)
+{
+  PageWait *w = data;
+  AdwStatusPage *page = shown_status_page (w->window);
+  GtkWidget *copy = page != NULL ? ui_find_button (page, "Copy Readable Part to a New Conversation") : NULL;
+
+  return copy != NULL && gtk_widget_get_sensitive (copy) &&
+         adw_status_page_get_description (page) != NULL &&
+         strstr (adw_status_page_get_description (page), w->text) != NULL;
+}
+
+static gboolean
+moved_on (gpointer data)
+{
+  PageWait *w = data;
+
+  return g_strcmp0 (natter_window_get_session_id (w->window), w->text) != 0 &&
+         ui_timeline_loaded (w->window);
+}
+
+/* A damaged conversation is no dead end: its title (from the lines that
+ * can be read), the reason with the file's name, and two ways on. The
+ * copy opens as a new conversation; the damaged file is not touched. */
+void
+test_sidebar_damaged_view (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, NULL);
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *before = NULL;
+  g_autofree char *torn = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  AdwStatusPage *page;
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Tom & Jerry <b> notes");
+  ui_wait_turn (u, turn_id);
+  g_assert_true (g_file_load_contents (file, NULL, &before, NULL, NULL, &error));
+  g_assert_no_error (error);
+  torn = g_strconcat (before, "{\"type\":", NULL);
+  g_assert_true (g_file_replace_contents (file, torn, strlen (torn), NULL, FALSE, G_FILE_CREATE_NONE,
+                                          NULL, NULL, &error));
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  page = shown_status_page (window);
+  g_assert_cmpstr (adw_status_page_get_title (page), ==, "Tom & Jerry <b> notes");
+  /* Line 4: session_created, turn_appended, title_changed, then the torn one. */
+  g_assert_nonnull (strstr (adw_status_page_get_description (page), "Line 4"));
+  g_assert_nonnull (ui_find_button (page, "Show File"));
+  g_assert_true (gtk_widget_get_sensitive (ui_find_button (page, "Show File")));
+
+  g_signal_emit_by_name (ui_find_button (page, "Copy Readable Part to a New Conversation"), "clicked");
+  wait.text = bad;
+  ui_wait_until (moved_on, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), >=, 1);
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
+                                                                                       natter_window_get_session_id (window))),
+                   ==, "Tom & Jerry <b> notes");
+
+  g_assert_true (g_file_load_contents (file, NULL, &after, NULL, NULL, &error));
+  g_assert_cmpstr (after, ==, torn);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A damaged conversation with a very long title: the heading stays
+ * short (the whole title in its tooltip), so the explanation and the
+ * way out show without scrolling. */
+void
+test_sidebar_damaged_long_title (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GString) title = g_string_new (NULL);
+  g_autofree char *bad = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GError) error = NULL;
+  graphene_rect_t bounds;
+  AdwStatusPage *page;
+  NatterWindow *window;
+  GtkWidget *copy;
+  PageWait wait;
+
+  while (title->len < 540)
+    g_string_append (title, "Longtitle");
+  bad = ui_create_session (u, title->str);
+  file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  name = g_file_get_basename (file);
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), "{\"type\":", 8, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  page = shown_status_page (window);
+  g_assert_cmpuint (g_utf8_strlen (adw_status_page_get_title (page), -1), <=, 60);
+  g_assert_true (g_str_has_suffix (adw_status_page_get_title (page), "…"));
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (GTK_WIDGET (page)), ==, title->str);
+  /* The way out is in view, not below the fold. */
+  copy = ui_find_button (page, "Copy Readable Part to a New Conversation");
+  ui_settle ();
+  g_assert_true (gtk_widget_compute_bounds (copy, GTK_WIDGET (window), &bounds));
+  g_assert_cmpfloat (bounds.origin.y + bounds.size.height, <=, gtk_widget_get_height (GTK_WIDGET (window)));
+  /* For a person to look at, in both styles. */
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  ui_save_window (GTK_WIDGET (window), "damaged-long-title-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static char *
+describe_window (gpointer data)
+{
+  PageWait *w = data;
+  GtkWidget *bar = natter_window_get_error_bar (w->window);
+  g_autoptr(GPtrArray) labels = ui_find_all (bar, GTK_TYPE_LABEL);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; i < labels->len; i++)
+    g_string_append_printf (text, " “%s”", gtk_label_get_text (g_ptr_array_index (labels, i)));
+  return g_strdup_printf ("the window shows %s of %s; its error bar is %s:%s", natter_window_get_visible_page (w->window),
+                          natter_window_get_session_id (w->window),
+                          gtk_revealer_get_reveal_child (GTK_REVEALER (bar)) ? "shown" : "hidden",
+                          text->str);
+}
+
+static gboolean
+bar_offers_copy (gpointer data)
+{
+  PageWait *w = data;
+  GtkWidget *copy = ui_find_button (natter_window_get_error_bar (w->window), "_Copy Readable Part");
+
+  ui_settle ();
+  return copy != NULL && gtk_widget_get_mapped (copy);
+}
+
+/* Damaged while open: another program tears the file of the open
+ * conversation. The send it refuses offers the way out the damaged page
+ * offers, and opening the conversation again reads it again and shows
+ * the damage, not the history kept in memory. */
+void
+test_sidebar_damaged_while_open (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, "Torn notes");
+  g_autofree char *other = ui_create_session (u, "Other");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *path = NULL;
+  GtkWidget *bar;
+  GtkWidget *copy;
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Notes to keep");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":");
+
+  /* The send is refused, with the readable part as the way on. */
+  natter_composer_set_text (natter_window_get_composer (window), "One more");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (ui_error_bar_shown, window);
+  bar = natter_window_get_error_bar (window);
+  ui_wait_until_full (bar_offers_copy, describe_window, &(PageWait) { window, NULL });
+  copy = ui_find_button (bar, "_Copy Readable Part");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (copy)), ==, "win.recover-from-error");
+  /* For a person to look at, in both styles (the screen as X shows it:
+   * a window's own snapshot keeps nodes from before a style change). */
+  if (!ui_save_screen ("damaged-while-open-bar-light.png"))
+    ui_save_window (GTK_WIDGET (window), "damaged-while-open-bar-light.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  if (!ui_save_screen ("damaged-while-open-bar-dark.png"))
+    ui_save_window (GTK_WIDGET (window), "damaged-while-open-bar-dark.png");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  /* The bar's button copies the readable part, which opens. */
+  g_signal_emit_by_name (copy, "clicked");
+  wait.window = window;
+  wait.text = bad;
+  ui_wait_until_full (moved_on, describe_window, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
+                                                                                       natter_window_get_session_id (window))),
+                   ==, "Torn notes");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 1);
+
+  /* Opened again, it is read again: the damaged page, with its file. */
+  g_assert_true (natter_window_open_session (window, other));
+  g_assert_true (natter_window_open_session (window, bad));
+  wait.text = name;
+  ui_wait_until_full (description_says, describe_window, &wait);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  ui_save_window (GTK_WIDGET (window), "damaged-while-open-page.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

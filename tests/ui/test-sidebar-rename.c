@@ -1,0 +1,185 @@
+/* test-sidebar-rename.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Rename with F2, then send: a title typed through F2 survives the first
+ * message (the automatic title never replaces the user's).
+ */
+
+#include "test-sidebar.h"
+
+/* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
+ * looked up the way GTK does: in the widget's shortcut controllers, which
+ * include the one holding the class's key bindings. */
+static GtkShortcut *
+find_shortcut (GtkWidget *widget,
+               guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
+              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
+              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            return g_steal_pointer (&shortcut);
+        }
+    }
+  return NULL;
+}
+
+static AdwMessageDialog *
+find_dialog (GtkWindow *parent)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) &&
+          gtk_window_get_transient_for (toplevel) == parent &&
+          gtk_widget_get_mapped (GTK_WIDGET (toplevel)))
+        return ADW_MESSAGE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_dialog (data) != NULL;
+}
+
+static gboolean
+dialog_gone (gpointer data)
+{
+  return find_dialog (data) == NULL;
+}
+
+static void
+title_seen_cb (NatterSessionIndexEntry *entry,
+               GParamSpec              *pspec,
+               GPtrArray               *seen)
+{
+  g_ptr_array_add (seen, g_strdup (natter_session_index_entry_get_title (entry)));
+}
+
+typedef struct
+{
+  UiWorld                 *u;
+  NatterSessionIndexEntry *entry;
+  const char              *title;
+} EntryWait;
+
+static gboolean
+entry_titled (gpointer data)
+{
+  EntryWait *w = data;
+
+  return g_strcmp0 (natter_session_index_entry_get_title (w->entry), w->title) == 0;
+}
+
+static gboolean
+entry_turn_completed (gpointer data)
+{
+  EntryWait *w = data;
+  const char *latest = natter_session_index_entry_get_latest_turn_id (w->entry);
+
+  return latest != NULL &&
+         !natter_sessions_is_turn_running (w->u->sessions, latest) &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (w->entry), "completed") == 0;
+}
+
+/* The session as its file reduces now. */
+void
+test_sidebar_rename_then_send_keeps_title (void)
+{
+  const char *message = "Please tell me how the weather will be tomorrow";
+  const char *typed = "Weather questions";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GtkShortcut) f2 = NULL;
+  g_autoptr(GtkShortcut) enter = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GPtrArray) text = NULL;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (u->index, session_id);
+  NatterWindow *window = ui_window_new (app, u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  AdwMessageDialog *dialog;
+  GtkWidget *title_entry;
+  GtkShortcutAction *action;
+  EntryWait wait = { u, entry, typed };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  g_signal_connect (entry, "notify::title", G_CALLBACK (title_seen_cb), seen);
+
+  /* An empty session, selected. */
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "New chat");
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+
+  /* F2 is bound to win.rename on the window, and pressing it (GTK 4.8
+   * cannot synthesize a key event, so the shortcut GTK would match is
+   * activated the way its controller does) opens the rename dialog. */
+  f2 = find_shortcut (GTK_WIDGET (window), GDK_KEY_F2);
+  g_assert_nonnull (f2);
+  action = gtk_shortcut_get_action (f2);
+  g_assert_true (GTK_IS_NAMED_ACTION (action));
+  g_assert_cmpstr (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)), ==, "win.rename");
+  g_assert_true (gtk_shortcut_action_activate (action, 0, GTK_WIDGET (window), gtk_shortcut_get_arguments (f2)));
+  ui_wait_until (dialog_shown, window);
+  dialog = find_dialog (GTK_WINDOW (window));
+
+  /* Type the title and confirm with Enter (the entry activates the
+   * dialog's default response, Rename). */
+  title_entry = adw_message_dialog_get_extra_child (dialog);
+  g_assert_true (GTK_IS_EDITABLE (title_entry));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (title_entry)), ==, "");
+  gtk_editable_set_text (GTK_EDITABLE (title_entry), typed);
+  /* Enter: the entry's text widget binds it to ::activate, which
+   * activates the dialog's default. */
+  text = ui_find_all (title_entry, GTK_TYPE_TEXT);
+  g_assert_cmpuint (text->len, ==, 1);
+  enter = find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
+  g_assert_nonnull (enter);
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0,
+                                               g_ptr_array_index (text, 0), gtk_shortcut_get_arguments (enter)));
+  ui_wait_until (dialog_gone, window);
+  ui_wait_until (entry_titled, &wait);
+  wait_row (window, session_id, typed);
+
+  /* The first message, from the composer; the fake model answers. */
+  natter_composer_set_text (composer, message);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (entry_turn_completed, &wait);
+  ui_settle ();
+
+  /* The user's title everywhere, and the automatic one never, not even
+   * for a moment. */
+  g_assert_cmpstr (natter_session_row_get_title (find_row (window, session_id)), ==, typed);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, typed);
+  g_assert_cmpuint (seen->len, >=, 1);
+  for (guint i = 0; i < seen->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (seen, i), ==, typed);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (entry), ==, 1);
+
+  /* And on disk: the session file reduces to the typed, explicit title. */
+  state = ui_get_session (u, session_id);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, typed);
+  g_assert_true (natter_session_state_get_title_is_explicit (state));
+
+  g_signal_handlers_disconnect_by_data (entry, seen);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

@@ -1,0 +1,51 @@
+/* test-sidebar.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the files of test-sidebar share (test-sidebar-fixture.c): the
+ * application every test's window belongs to, and finding and waiting
+ * for a conversation's row in the sidebar.
+ */
+
+#pragma once
+
+#include "natter-session-row.h"
+#include "natter-test-support.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+G_BEGIN_DECLS
+
+/* test-sidebar-fixture.c */
+
+extern NatterApplication *app;
+
+NatterSessionRow *
+find_row (NatterWindow *window,
+          const char   *session_id);
+
+void
+wait_row (NatterWindow *window,
+          const char   *session_id,
+          const char   *title);
+
+const char *
+sidebar_id (NatterWindow *window,
+            guint         position);
+
+/* The scenarios in the files beside test-sidebar.c */
+/* test-sidebar-delete.c */
+void test_sidebar_delete_has_undo (void);
+void test_sidebar_pending_delete_survives_close (void);
+/* test-sidebar-damaged.c */
+void test_sidebar_corrupt_session (void);
+void test_sidebar_damaged_view (void);
+void test_sidebar_damaged_long_title (void);
+void test_sidebar_damaged_while_open (void);
+/* test-sidebar-rename.c */
+void test_sidebar_rename_then_send_keeps_title (void);
+/* test-sidebar-place.c */
+void test_sidebar_keeps_place (void);
+void test_sidebar_new_chat_in_view (void);
+
+G_END_DECLS

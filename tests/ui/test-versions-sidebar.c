@@ -1,0 +1,191 @@
+/* test-versions-sidebar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * An edit is the conversation going on, not another conversation: the
+ * sidebar lists it once, as its latest version.
+ */
+
+#include "test-versions.h"
+
+/* What the sidebar lists, in its order, as "id id …", and the versions
+ * text of each row shown ("-" for none). */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *ids;
+  const char   *versions;
+} SidebarWait;
+
+static char *
+sidebar_ids (NatterWindow *window)
+{
+  GListModel *model = natter_window_get_sidebar_model (window);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (model, i);
+
+      g_string_append_printf (out, "%s%s", i > 0 ? " " : "", natter_session_index_entry_get_session_id (entry));
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+sidebar_versions (NatterWindow *window)
+{
+  GListModel *model = natter_window_get_sidebar_model (window);
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (model, i);
+      const char *text = NULL;
+
+      for (guint r = 0; r < rows->len; r++)
+        if (natter_session_row_get_entry (rows->pdata[r]) == entry)
+          text = natter_session_row_get_versions_text (rows->pdata[r]);
+      g_string_append_printf (out, "%s%s", i > 0 ? "|" : "", text != NULL ? text : "-");
+    }
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+sidebar_is (gpointer data)
+{
+  SidebarWait *w = data;
+  g_autofree char *ids = NULL;
+  g_autofree char *versions = NULL;
+
+  ui_settle ();
+  ids = sidebar_ids (w->window);
+  versions = sidebar_versions (w->window);
+  return g_strcmp0 (ids, w->ids) == 0 && (w->versions == NULL || g_strcmp0 (versions, w->versions) == 0);
+}
+
+static char *
+describe_sidebar (gpointer data)
+{
+  SidebarWait *w = data;
+  g_autofree char *ids = sidebar_ids (w->window);
+  g_autofree char *versions = sidebar_versions (w->window);
+
+  return g_strdup_printf ("the sidebar lists \"%s\" (%s), not \"%s\" (%s)", ids, versions, w->ids,
+                          w->versions != NULL ? w->versions : "any");
+}
+
+static void
+wait_sidebar (NatterWindow *window,
+              const char   *versions,
+              const char   *first,
+              ...)
+{
+  g_autoptr(GString) ids = g_string_new (NULL);
+  SidebarWait w;
+  va_list args;
+
+  va_start (args, first);
+  for (const char *id = first; id != NULL; id = va_arg (args, const char *))
+    g_string_append_printf (ids, "%s%s", ids->len > 0 ? " " : "", id);
+  va_end (args);
+  w = (SidebarWait) { window, ids->str, versions };
+  ui_wait_until_full (sidebar_is, describe_sidebar, &w);
+}
+
+static gboolean
+search_entry_shown (gpointer data)
+{
+  ui_settle ();
+  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+static char *
+fork_titled (UiWorld    *u,
+             const char *session_id,
+             const char *turn_id,
+             const char *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *branch;
+
+  natter_sessions_fork_async (u->sessions, session_id, turn_id, title, NULL, ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return branch;
+}
+
+/* An edit is the conversation going on, not another conversation: the
+ * sidebar lists it once, as its latest version, saying how many versions
+ * it has; a branch made on purpose stays a conversation of its own, and
+ * a search finds every version. Titles change none of that: the branch
+ * named like the conversation is still its own, the renamed version
+ * still one of its versions. */
+void
+test_sidebar_lists_conversation_once (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  g_autofree char *apart = NULL;
+  g_autofree char *apart_turn = NULL;
+  g_autofree char *later = NULL;
+  GtkSelectionModel *selection;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Tomato sauce.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Pesto.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Rice.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Basil.\"}", NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, original, "Which sauce?");
+  ui_wait_turn (u, second);
+  /* The second message edited (the window gives the branch the title),
+   * and a branch made on purpose after it (no title). */
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  edit = fork_titled (u, original, first, "Dinner");
+  edited = ui_send (u, edit, "Which sauce, no tomatoes?");
+  ui_wait_turn (u, edited);
+  apart = fork_titled (u, original, second, NULL);
+  apart_turn = ui_send (u, apart, "Something else then");
+  ui_wait_turn (u, apart_turn);
+
+  window = ui_window_new (app, u);
+  wait_sidebar (window, "-|2 versions", apart, edit, NULL);
+
+  /* A search finds every version by its words. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL));
+  ui_wait_until (search_entry_shown, window);
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "Dinner");
+  wait_sidebar (window, NULL, edit, original, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  wait_sidebar (window, "-|2 versions", apart, edit, NULL);
+
+  /* The row opens the latest version, whose message has ‹ 2/2 ›. */
+  selection = gtk_list_view_get_model (GTK_LIST_VIEW (natter_window_get_session_list (window)));
+  gtk_selection_model_select_item (selection, 1, TRUE);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
+  wait_switcher (window, edited, "2/2");
+
+  /* Going on in the original makes it the one listed. */
+  later = ui_send (u, original, "And for dessert?");
+  ui_wait_turn (u, later);
+  wait_sidebar (window, "2 versions|-", original, apart, NULL);
+
+  ui_set_title (u, apart, "Dinner");
+  ui_set_title (u, edit, "Supper");
+  ui_settle ();
+  wait_sidebar (window, "2 versions|-", original, apart, NULL);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

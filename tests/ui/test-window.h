@@ -1,0 +1,40 @@
+/* test-window.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * What the files of test-window share (test-window-fixture.c): the
+ * application every test's window belongs to.
+ */
+
+#pragma once
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "natter-branch-row.h"
+#include "natter-session-row.h"
+#include "natter-test-server.h"
+#include "natter-test-support.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+G_BEGIN_DECLS
+
+/* test-window-fixture.c */
+
+extern NatterApplication *app;
+
+/* The scenarios in the files beside test-window.c */
+/* test-window-narrow.c */
+void test_window_narrow (void);
+void test_window_narrow_buttons (void);
+/* test-window-errors.c */
+void test_window_errors (void);
+void test_window_missing_default_provider (void);
+void test_window_provider_error_goes_with_settings (void);
+/* test-window-composer.c */
+void test_window_composer (void);
+void test_window_composer_grows (void);
+
+G_END_DECLS
