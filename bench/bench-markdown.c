@@ -24,8 +24,9 @@
  * scheduler), the worst gap between two painted frames, and frames
  * painted, and the main thread's CPU time per frame beside its wall time
  * (natter-bench-frames.c). Each case has a "-cairo" twin run with
- * GSK_RENDERER=cairo. BENCH_TRACE=1 prints each long stall and each
- * frame phase (update, layout, paint) that took more than 15 ms of CPU.
+ * GSK_RENDERER=cairo. BENCH_TRACE=1 prints each long stall, each
+ * frame phase (update, layout, paint) that took more than 15 ms of CPU
+ * and each frame over 8 ms with its phases.
  */
 
 #define G_LOG_DOMAIN "bench-markdown"
@@ -368,6 +369,8 @@ math_case (const char *name,
         double round_cpu;
 
         run.answer = generate_math_answer (round, kind == 1);
+        if (g_getenv ("BENCH_TRACE") != NULL)
+          g_printerr ("round %u, %s:\n", round + 1, kinds[kind]);
         total[kind] += show_answer (window, &run, TRUE, &frames, &round_cpu);
         cpu[kind] += round_cpu;
         add_frames (&sum[kind], &frames);
