@@ -10,8 +10,13 @@
  * - set-8000: the same answer given at once with set_markdown().
  * - stream-math-50: an answer with 50 different formulas (25 inline, 25
  *   display: fractions, sums, matrices, aligned equations) streamed the
- *   same way; it ends when every formula is typeset (docs/math.md §3),
- *   and its frames over 8 ms of main-thread CPU are the figure to watch.
+ *   same way; it ends when every formula is typeset (docs/math.md §3).
+ *   Its floor, in the same process and window: the same answer with each
+ *   formula replaced by plain text of the same length, streamed the same
+ *   way. Three rounds of each, in turn first, with other formulas in each
+ *   round; what math adds to a frame is the math rows beside the floor's
+ *   ("worst frame, math / without math", "frames over 8 ms, math minus
+ *   without").
  * Figures: total time until the view is ready, the worst main-loop stall
  * (the longest gap a 1 ms high-priority timer saw, minus its period), the
  * same stall in this thread's CPU time (what stays comparable when other
@@ -19,8 +24,9 @@
  * scheduler), the worst gap between two painted frames, and frames
  * painted, and the main thread's CPU time per frame beside its wall time
  * (natter-bench-frames.c). Each case has a "-cairo" twin run with
- * GSK_RENDERER=cairo. BENCH_TRACE=1 prints each long stall and each
- * frame phase (update, layout, paint) that took more than 15 ms of CPU.
+ * GSK_RENDERER=cairo. BENCH_TRACE=1 prints each long stall, each
+ * frame phase (update, layout, paint) that took more than 15 ms of CPU
+ * and each frame over 8 ms with its phases.
  */
 
 #define G_LOG_DOMAIN "bench-markdown"
@@ -92,28 +98,58 @@ generate_answer (void)
   return g_string_free (out, FALSE);
 }
 
-/* Fifty formulas, none twice, so that the cache saves nothing. */
+/* Appends @formula as it is, or, for the floor, as plain words of the
+ * same length: the same bytes streamed the same way, with no math. */
+static void
+append_formula (GString    *out,
+                const char *formula,
+                gboolean    math)
+{
+  static const char words[] = "plain words in place of a formula ";
+  gsize len = strlen (formula);
+
+  if (math)
+    {
+      g_string_append (out, formula);
+      return;
+    }
+  for (gsize i = 0; i < len; i++)
+    g_string_append_c (out, i + 1 == len && words[i % (sizeof words - 1)] == ' ' ? 'x' : words[i % (sizeof words - 1)]);
+}
+
+/* Fifty formulas, none twice, so that the cache saves nothing; each
+ * round (@round) has other ones than the rounds before. Without @math,
+ * the floor: each formula, delimiters and all, is replaced by plain
+ * text of the same length. */
 static char *
-generate_math_answer (void)
+generate_math_answer (guint    round,
+                      gboolean math)
 {
   GString *out = g_string_new ("The results, formula by formula.\n\n");
 
-  for (int i = 0; i < 25; i++)
+  for (guint i = 0; i < 25; i++)
     {
-      g_string_append_printf (out, "Step %d gives $\\frac{x_{%d}}{\\sqrt{%d + y^2}}$ for every "
-                              "value we tried, which is what we expected.\n\n", i + 1, i, i + 2);
+      guint n = i + 100 * round;
+      g_autofree char *inline_formula = g_strdup_printf ("$\\frac{x_{%u}}{\\sqrt{%u + y^2}}$", n, n + 2);
+      g_autofree char *display = NULL;
+
+      g_string_append_printf (out, "Step %u gives ", i + 1);
+      append_formula (out, inline_formula, math);
+      g_string_append (out, " for every value we tried, which is what we expected.\n\n");
       switch (i % 3)
         {
         case 0:
-          g_string_append_printf (out, "$$\\sum_{k=1}^{%d} k^2 = \\frac{n(n+1)(2n+1)}{6}$$\n\n", i + 3);
+          display = g_strdup_printf ("$$\\sum_{k=1}^{%u} k^2 = \\frac{n(n+1)(2n+1)}{6}$$", n + 3);
           break;
         case 1:
-          g_string_append_printf (out, "\\[\n\\begin{pmatrix} %d & 2 \\\\ 3 & 4 \\end{pmatrix}\n\\]\n\n", i);
+          display = g_strdup_printf ("\\[\n\\begin{pmatrix} %u & 2 \\\\ 3 & 4 \\end{pmatrix}\n\\]", n);
           break;
         default:
-          g_string_append_printf (out, "$$\\begin{aligned} a &= b + %d \\\\ c &= d - e \\end{aligned}$$\n\n", i);
+          display = g_strdup_printf ("$$\\begin{aligned} a &= b + %u \\\\ c &= d - e \\end{aligned}$$", n);
           break;
         }
+      append_formula (out, display, math);
+      g_string_append (out, "\n\n");
     }
   return g_string_free (out, FALSE);
 }
@@ -213,16 +249,169 @@ feed_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Shows @answer in a new view in @window (streamed or set at once) and
+ * waits until it is ready with every formula typeset and painted;
+ * @frames counts the frames meanwhile. Returns the wall time to ready,
+ * in seconds; @cpu_s receives the main thread's CPU time for it. */
+static double
+show_answer (GtkWidget         *window,
+             Run               *run,
+             gboolean           stream,
+             NatterBenchFrames *frames,
+             double            *cpu_s)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GdkFrameClock *clock;
+  guint timer, tick;
+  double start, total;
+  gint64 cpu_start;
+
+  run->len = strlen (run->answer);
+  run->view = natter_markdown_view_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), run->view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  while (!gtk_widget_get_mapped (run->view))
+    g_main_context_iteration (NULL, TRUE);
+
+  clock = gtk_widget_get_frame_clock (window);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), run);
+  tick = gtk_widget_add_tick_callback (window, keep_ticking_cb, NULL, NULL);
+  timer = g_timeout_add_full (G_PRIORITY_HIGH, 1, stall_timer_cb, run, NULL);
+
+  natter_bench_frames_start (frames, window);
+  start = natter_bench_now ();
+  cpu_start = thread_cpu_us ();
+  if (stream)
+    g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, feed_cb, run, NULL);
+  else
+    natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (run->view), run->answer);
+  /* Ready is TRUE before the first delta; wait for the stream to end. */
+  while (run->fed < run->len && stream)
+    g_main_context_iteration (NULL, TRUE);
+  while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (run->view)) ||
+         natter_math_renderer_get_n_pending (natter_math_renderer_get_default ()) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  total = natter_bench_now () - start;
+
+  /* What was built still has to be laid out and painted once. */
+  for (guint painted = run->frames; run->frames < painted + 3;)
+    g_main_context_iteration (NULL, TRUE);
+  *cpu_s = (thread_cpu_us () - cpu_start) / (double) G_USEC_PER_SEC;
+
+  natter_bench_frames_stop (frames);
+  g_source_remove (timer);
+  gtk_widget_remove_tick_callback (window, tick);
+  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, run);
+  return total;
+}
+
+/* Adds @round's frames to @sum: the worst of either, the counts added. */
+static void
+add_frames (NatterBenchFrames       *sum,
+            const NatterBenchFrames *round)
+{
+  if (round->worst_frame_cpu > sum->worst_frame_cpu)
+    {
+      sum->worst_frame_cpu = round->worst_frame_cpu;
+      memcpy (sum->worst_phase_cpu, round->worst_phase_cpu, sizeof sum->worst_phase_cpu);
+    }
+  sum->worst_frame_wall = MAX (sum->worst_frame_wall, round->worst_frame_wall);
+  sum->worst_interval_cpu = MAX (sum->worst_interval_cpu, round->worst_interval_cpu);
+  sum->n_frames += round->n_frames;
+  sum->n_over_budget += round->n_over_budget;
+}
+
+static void
+print_rows (const char *name,
+            Run        *run,
+            double      total)
+{
+  g_autofree char *figure = NULL;
+
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s total", name), total * 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst loop stall", name), run->worst_stall / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst stall, CPU", name), run->worst_cpu_stall / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst frame gap", name), run->worst_frame_gap / 1000.0, "ms");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s frames", name), run->frames, "frames");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s answer", name), run->len, "bytes");
+}
+
+/* stream-math-50: MATH_ROUNDS rounds, each streaming the answer with
+ * formulas and its floor (the same answer with each formula replaced by
+ * plain text of the same length) in new views of the same window, in
+ * turn first: what math adds is the difference between the two. */
+#define MATH_ROUNDS 3
+
+static void
+math_case (const char *name,
+           GtkWidget  *window)
+{
+  const char *kinds[2] = { "without math", "math" };
+  NatterBenchFrames sum[2] = { 0 };
+  Run runs[2] = { 0 };
+  double total[2] = { 0 }, cpu[2] = { 0 };
+  const char *renderer = natter_bench_renderer_name (window);
+  g_autofree char *figure = NULL;
+
+  for (guint round = 0; round < MATH_ROUNDS; round++)
+    for (guint k = 0; k < 2; k++)
+      {
+        guint kind = round % 2 == 0 ? k : 1 - k;
+        Run run = { 0 };
+        NatterBenchFrames frames;
+        double round_cpu;
+
+        run.answer = generate_math_answer (round, kind == 1);
+        if (g_getenv ("BENCH_TRACE") != NULL)
+          g_printerr ("round %u, %s:\n", round + 1, kinds[kind]);
+        total[kind] += show_answer (window, &run, TRUE, &frames, &round_cpu);
+        cpu[kind] += round_cpu;
+        add_frames (&sum[kind], &frames);
+        runs[kind].worst_stall = MAX (runs[kind].worst_stall, run.worst_stall);
+        runs[kind].worst_cpu_stall = MAX (runs[kind].worst_cpu_stall, run.worst_cpu_stall);
+        runs[kind].worst_frame_gap = MAX (runs[kind].worst_frame_gap, run.worst_frame_gap);
+        runs[kind].frames += run.frames;
+        runs[kind].len = run.len;
+        g_free (run.answer);
+      }
+
+  /* The math rows keep the names they had before the floor. */
+  for (guint kind = 0; kind < 2; kind++)
+    {
+      g_autofree char *what = kind == 1 ? g_strdup (name) : g_strdup_printf ("%s %s", name, kinds[kind]);
+      g_autofree char *probe = g_strdup_printf ("%s (%s)", what, renderer);
+      g_autofree char *cpu_figure = g_strdup_printf ("%s main-thread CPU, all rounds", what);
+
+      print_rows (what, &runs[kind], total[kind] / MATH_ROUNDS);
+      natter_bench_row (BENCH, cpu_figure, cpu[kind] * 1000.0, "ms");
+      natter_bench_frames_rows (&sum[kind], BENCH, probe);
+    }
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s (%s): worst frame, math / without math", name, renderer),
+                    sum[1].worst_frame_cpu / (double) MAX (sum[0].worst_frame_cpu, 1), "x");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s (%s): frames over 8 ms, math minus without", name, renderer),
+                    (double) sum[1].n_over_budget - sum[0].n_over_budget, "frames");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s main-thread CPU, math / without math", name),
+                    cpu[1] / MAX (cpu[0], 1e-6), "x");
+  g_clear_pointer (&figure, g_free);
+  natter_bench_row (BENCH, figure = g_strdup_printf ("%s peak RSS", name), natter_bench_peak_rss_kib (), "KiB");
+}
+
 static void
 bench_case (const char *name,
             gboolean    stream)
 {
   GtkWidget *window = gtk_window_new ();
-  GtkWidget *scroller = gtk_scrolled_window_new ();
   Run run = { 0 };
-  GdkFrameClock *clock;
-  guint timer, tick;
-  double start, total;
+  double total, cpu;
   g_autofree char *figure = NULL;
   NatterBenchFrames frames;
 
@@ -244,21 +433,10 @@ bench_case (const char *name,
       g_main_context_iteration (NULL, FALSE);
   }
 
-  run.answer = g_str_has_prefix (name, "stream-math") ? generate_math_answer () : generate_answer ();
-  run.len = strlen (run.answer);
-  run.view = natter_markdown_view_new ();
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), run.view);
-  gtk_window_set_child (GTK_WINDOW (window), scroller);
-  gtk_window_set_default_size (GTK_WINDOW (window), 900, 700);
-  gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (run.view))
-    g_main_context_iteration (NULL, TRUE);
-
-  clock = gtk_widget_get_frame_clock (window);
-  g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), &run);
   if (g_getenv ("BENCH_TRACE") != NULL)
     {
       static const char * const phases[] = { "update", "layout", "paint" };
+      GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
 
       for (int i = 0; i < 3; i++)
         {
@@ -267,44 +445,17 @@ bench_case (const char *name,
           g_signal_connect_after (clock, phases[i], G_CALLBACK (phase_end_cb), GINT_TO_POINTER (i));
         }
     }
-  tick = gtk_widget_add_tick_callback (window, keep_ticking_cb, NULL, NULL);
-  timer = g_timeout_add_full (G_PRIORITY_HIGH, 1, stall_timer_cb, &run, NULL);
 
-  natter_bench_frames_start (&frames, window);
-  start = natter_bench_now ();
-  if (stream)
-    g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, feed_cb, &run, NULL);
-  else
-    natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (run.view), run.answer);
-  /* Ready is TRUE before the first delta; wait for the stream to end. */
-  while (run.fed < run.len && stream)
-    g_main_context_iteration (NULL, TRUE);
-  while (!natter_markdown_view_get_ready (NATTER_MARKDOWN_VIEW (run.view)) ||
-         natter_math_renderer_get_n_pending (natter_math_renderer_get_default ()) > 0)
-    g_main_context_iteration (NULL, TRUE);
-  total = natter_bench_now () - start;
+  if (g_str_has_prefix (name, "stream-math"))
+    {
+      math_case (name, window);
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
 
-  /* What was built still has to be laid out and painted once. */
-  for (guint painted = run.frames; run.frames < painted + 3;)
-    g_main_context_iteration (NULL, TRUE);
-
-  natter_bench_frames_stop (&frames);
-  g_source_remove (timer);
-  gtk_widget_remove_tick_callback (window, tick);
-  g_signal_handlers_disconnect_by_func (clock, after_paint_cb, &run);
-
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s total", name), total * 1000.0, "ms");
-  g_clear_pointer (&figure, g_free);
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst loop stall", name), run.worst_stall / 1000.0, "ms");
-  g_clear_pointer (&figure, g_free);
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst stall, CPU", name), run.worst_cpu_stall / 1000.0, "ms");
-  g_clear_pointer (&figure, g_free);
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s worst frame gap", name), run.worst_frame_gap / 1000.0, "ms");
-  g_clear_pointer (&figure, g_free);
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s frames", name), run.frames, "frames");
-  g_clear_pointer (&figure, g_free);
-  natter_bench_row (BENCH, figure = g_strdup_printf ("%s answer", name), run.len, "bytes");
-  g_clear_pointer (&figure, g_free);
+  run.answer = generate_answer ();
+  total = show_answer (window, &run, stream, &frames, &cpu);
+  print_rows (name, &run, total);
   natter_bench_row (BENCH, figure = g_strdup_printf ("%s peak RSS", name), natter_bench_peak_rss_kib (), "KiB");
   g_clear_pointer (&figure, g_free);
   figure = g_strdup_printf ("%s (%s)", name, natter_bench_renderer_name (window));
@@ -319,7 +470,7 @@ main (int   argc,
       char *argv[])
 {
   static const char * const cases[] = { "stream-8000", "set-8000", "stream-8000-cairo", "set-8000-cairo",
-                                        "stream-math-50", NULL };
+                                        "stream-math-50", "stream-math-50-cairo", NULL };
 
   if (argc == 2 && strcmp (argv[1], "--list") == 0)
     {

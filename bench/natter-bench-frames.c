@@ -18,7 +18,8 @@
  * A case name ending in "-cairo" runs with GSK_RENDERER=cairo, so that
  * each window case is measured with GTK's default (GL) renderer and with
  * Cairo in the same run; natter_bench_renderer_name() says which one a
- * window really got.
+ * window really got. BENCH_TRACE=1 prints each frame over the budget
+ * with its phases.
  */
 
 #include <string.h>
@@ -123,6 +124,10 @@ after_paint_cb (GdkFrameClock     *clock,
       frames->worst_frame_wall = MAX (frames->worst_frame_wall, g_get_monotonic_time () - frames->frame_wall);
       frames->n_frames++;
       frames->n_over_budget += frame_cpu > FRAME_BUDGET_US;
+      if (frame_cpu > FRAME_BUDGET_US && g_getenv ("BENCH_TRACE") != NULL)
+        g_printerr ("  frame %u: %.1f ms CPU (update %.1f, layout %.1f, paint %.1f)\n", frames->n_frames,
+                    frame_cpu / 1000.0, frames->phase_cpu[2] / 1000.0, frames->phase_cpu[3] / 1000.0,
+                    frames->phase_cpu[4] / 1000.0);
     }
   frames->last_after_cpu = cpu;
   frames->frame_cpu = 0;
