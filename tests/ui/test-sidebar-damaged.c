@@ -33,10 +33,10 @@ test_sidebar_corrupt_session (void)
   window = ui_window_new (app, u);
   g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 3);
   wait_row (window, good, "Good");
-  g_assert_cmpstr (natter_session_row_get_title (find_row (window, other)), ==, "Other");
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, good)));
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, other)));
-  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, bad)), ==, "errored");
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, other)), ==, "Other");
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, good)));
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, other)));
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, bad)), ==, "errored");
 
   /* It opens to its error, never to a composer. */
   g_assert_true (natter_window_open_session (window, bad));

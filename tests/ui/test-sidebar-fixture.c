@@ -10,24 +10,6 @@
 
 NatterApplication *app;
 
-/* The sidebar row of @session_id in @window, or NULL while it is not
- * shown. */
-NatterSessionRow *
-find_row (NatterWindow *window,
-          const char   *session_id)
-{
-  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
-
-      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return g_ptr_array_index (rows, i);
-    }
-  return NULL;
-}
-
 typedef struct
 {
   NatterWindow *window;
@@ -42,7 +24,7 @@ row_shows (gpointer data)
   NatterSessionRow *row;
 
   ui_settle ();
-  row = find_row (w->window, w->session_id);
+  row = ui_find_session_row (w->window, w->session_id);
   if (w->title == NULL)
     return row == NULL;
   return row != NULL && g_strcmp0 (natter_session_row_get_title (row), w->title) == 0;

@@ -167,7 +167,7 @@ test_sidebar_rename_then_send_keeps_title (void)
 
   /* The user's title everywhere, and the automatic one never, not even
    * for a moment. */
-  g_assert_cmpstr (natter_session_row_get_title (find_row (window, session_id)), ==, typed);
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, session_id)), ==, typed);
   g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, typed);
   g_assert_cmpuint (seen->len, >=, 1);
   for (guint i = 0; i < seen->len; i++)

@@ -64,13 +64,13 @@ test_sidebar_shows_index (void)
   g_assert_cmpstr (sidebar_id (window, 4), ==, plain);
 
   wait_row (window, untitled, "New chat");
-  g_assert_cmpstr (natter_session_row_get_title (find_row (window, plain)), ==, "Plain");
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, plain)));
-  g_assert_cmpstr (natter_session_row_get_title (find_row (window, done)), ==, "Answered");
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, done)));
-  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, suspended)), ==, "needs-you");
-  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, failed)), ==, "failed");
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, untitled)));
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, plain)), ==, "Plain");
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, plain)));
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, done)), ==, "Answered");
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, done)));
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, suspended)), ==, "needs-you");
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, failed)), ==, "failed");
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, untitled)));
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -270,7 +270,7 @@ test_sidebar_relative_time_refreshes (void)
   session_id = ui_create_session (u, "Timely");
   window = ui_window_new (app, u);
   wait_row (window, session_id, "Timely");
-  row = find_row (window, session_id);
+  row = ui_find_session_row (window, session_id);
   g_assert_cmpstr (natter_session_row_get_time_text (row), ==, "just now");
   ticker = natter_session_row_get_ticker (row);
   g_object_add_weak_pointer (G_OBJECT (ticker), (gpointer *) &ticker);

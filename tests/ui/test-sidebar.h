@@ -20,10 +20,6 @@ G_BEGIN_DECLS
 
 extern NatterApplication *app;
 
-NatterSessionRow *
-find_row (NatterWindow *window,
-          const char   *session_id);
-
 void
 wait_row (NatterWindow *window,
           const char   *session_id,

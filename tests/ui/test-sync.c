@@ -33,22 +33,6 @@ static const char *copy_note = "This version is another device’s copy of the c
                                "devices changed it at once. A message sent here goes on from it as a new version; "
                                "the copy stays as it is.";
 
-static NatterSessionRow *
-find_row (NatterWindow *window,
-          const char   *session_id)
-{
-  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
-
-      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return g_ptr_array_index (rows, i);
-    }
-  return NULL;
-}
-
 /* The texts of the timeline's Markdown views, joined by "|". */
 static char *
 shown_texts (NatterWindow *window)
@@ -147,7 +131,7 @@ test_turn_arriving (void)
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (arriving_shown, window);
   g_assert_false (ui_label_shown (natter_window_get_timeline_list (window), "This turn cannot be read"));
-  g_assert_cmpstr (natter_session_row_get_status_mark (find_row (window, session_id)), ==, "arriving");
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)), ==, "arriving");
   g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, arriving_blocked);
   natter_composer_set_text (composer, "Wednesday?");
   g_assert_false (natter_composer_send (composer));
@@ -161,7 +145,7 @@ test_turn_arriving (void)
   g_assert_true (natter_window_open_session (window, session_id));
   shown = (Shown) { window, "Monday works.|Tuesday works too." };
   ui_wait_until_full (texts_shown, describe_texts, &shown);
-  g_assert_null (natter_session_row_get_status_mark (find_row (window, session_id)));
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)));
   g_assert_null (natter_composer_get_blocked_reason (composer));
   ui_destroy_window (window);
   ui_world_free (u);

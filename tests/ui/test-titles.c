@@ -28,27 +28,11 @@ typedef struct
   const char   *title;
 } RowWait;
 
-static NatterSessionRow *
-find_row (NatterWindow *window,
-          const char   *session_id)
-{
-  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
-
-  for (guint i = 0; i < rows->len; i++)
-    {
-      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
-
-      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
-        return g_ptr_array_index (rows, i);
-    }
-  return NULL;
-}
-
 static gboolean
 row_shows (gpointer data)
 {
   RowWait *w = data;
-  NatterSessionRow *row = find_row (w->window, w->session_id);
+  NatterSessionRow *row = ui_find_session_row (w->window, w->session_id);
 
   return row != NULL && g_strcmp0 (natter_session_row_get_title (row), w->title) == 0 &&
          ui_label_shown (row, w->title);
@@ -58,7 +42,7 @@ static char *
 describe_row (gpointer data)
 {
   RowWait *w = data;
-  NatterSessionRow *row = find_row (w->window, w->session_id);
+  NatterSessionRow *row = ui_find_session_row (w->window, w->session_id);
 
   return g_strdup_printf ("the row shows “%s”, not “%s”", row != NULL ? natter_session_row_get_title (row) : "(none)",
                           w->title);
