@@ -79,6 +79,22 @@ ended_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Takes @ended to its speaker's thread, always later: an end known
+ * while spd_say() was still on its way comes back inside the speak call,
+ * before natter_speech_speak() has recorded what is spoken, and reported
+ * then (g_main_context_invoke() runs at once on the owner's thread) it
+ * would be forgotten, leaving the text "speaking" for good. */
+static void
+ended_dispatch (Ended *ended)
+{
+  g_autoptr(GSource) source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, ended_cb, ended, ended_free);
+  g_source_set_static_name (source, "[natter] speech ended");
+  g_source_attach (source, ended->context);
+}
+
 /* On libspeechd's thread. */
 static void
 message_ended_cb (size_t              msg_id,
@@ -95,7 +111,7 @@ message_ended_cb (size_t              msg_id,
     g_hash_table_add (early_ends, GSIZE_TO_POINTER (msg_id));
   g_mutex_unlock (&speech_lock);
   if (ended != NULL)
-    g_main_context_invoke_full (ended->context, G_PRIORITY_DEFAULT, ended_cb, ended, ended_free);
+    ended_dispatch (ended);
 }
 
 /* The process's connection, opened the first time; NULL when the
@@ -158,7 +174,7 @@ natter_speech_dispatcher_speak (NatterSpeech  *speech,
   self->message_id = id;
   g_mutex_lock (&speech_lock);
   if (g_hash_table_remove (early_ends, GINT_TO_POINTER (id)))
-    g_main_context_invoke_full (ended->context, G_PRIORITY_DEFAULT, ended_cb, ended, ended_free);
+    ended_dispatch (ended);
   else
     g_hash_table_replace (messages, GINT_TO_POINTER (id), ended);
   g_mutex_unlock (&speech_lock);
