@@ -379,6 +379,7 @@ test_stored_failures_translated_when_shown (void)
   g_autofree char *nested = NULL;
   g_autofree char *http = NULL;
   g_autofree char *other = NULL;
+  g_autofree char *elsewhere = NULL;
   g_autofree char *expected = NULL;
   const char * const argv[] = { "/nonexistent/natter-no-server", NULL };
 
@@ -403,6 +404,16 @@ test_stored_failures_translated_when_shown (void)
   http = natter_error_words_local ("Work returned HTTP 502 Bad Gateway: upstream down");
   expected = g_strdup_printf (german ("%s returned HTTP %s"), "Work", "502 Bad Gateway: upstream down");
   g_assert_cmpstr (http, ==, expected);
+
+  /* The session layer's refusals while another device writes the
+   * answer are shown in the reader's language too. */
+  g_clear_pointer (&expected, g_free);
+  elsewhere = natter_error_words_local ("The answer is being written on another device (“Laptop”); the conversation "
+                                        "can be renamed here once it has ended");
+  expected = g_strdup_printf (german ("The answer is being written on another device (“%s”); the conversation can "
+                                      "be renamed here once it has ended"), "Laptop");
+  g_assert_cmpstr (elsewhere, ==, expected);
+  g_assert_null (strstr (elsewhere, "renamed"));
 
   other = natter_error_words_local ("provider p: HTTP 500");
   g_assert_cmpstr (other, ==, "provider p: HTTP 500");

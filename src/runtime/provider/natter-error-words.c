@@ -83,6 +83,13 @@ static const char *const sentences[] = {
   N_("the server’s certificate is not trusted"),
   N_("the server does not speak TLS"),
   N_("the secure connection could not be set up"),
+  /* natter-sessions-turns.c, natter-sessions-conversations.c,
+   * natter-turn-execution-start.c: another device writes the answer */
+  N_("The answer is being written on another device (“%s”); a message can be sent here once it has ended"),
+  N_("The answer is being written on another device (“%s”); the conversation can be renamed here once it has ended"),
+  N_("The answer is being written on another device (“%s”); the messages waiting behind it are sent or changed "
+     "there until it ends"),
+  N_("Turn %s runs on another device (“%s”)"),
   /* The most general last: it would match the others. ("%s returned
    * %s%s" with the status "HTTP …" as the second part.) */
   N_("%s returned HTTP %s"),
