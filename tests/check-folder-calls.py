@@ -14,6 +14,15 @@
 # includes, by tests/check-layering.sh; here a loop of calls between them
 # fails with the symbols that close it.
 #
+# The folders of tests/ keep the same rule: a test's helpers are split by
+# responsibility as the program is. There a folder builds several
+# executables, and a file may be built into more than one (the oracle's
+# files into test-oracle and test-oracle-ui): a symbol that two files of a
+# folder define (each test's own helpers) is the one of the file built
+# into the same executable as its caller. The folders of tests/ are parts
+# of tests/ as well: no order of them is stated, but a loop of calls
+# between them fails all the same.
+#
 # Usage: check-folder-calls.py SOURCE_ROOT BUILD_ROOT
 
 import json
@@ -38,18 +47,25 @@ if not os.path.exists(commands):
     print('skip: no compile_commands.json in', build_root)
     sys.exit(77)
 
-# Source file (relative to the source root, under src/) -> object file.
+# The trees checked, relative to the source root.
+TREES = ('src', 'tests')
+
+# Source file (relative to the source root, under one of TREES) -> one of
+# its object files (all are built from the same text), and the targets it
+# is built into (the folder of each object, such as test-oracle.p).
 objects = {}
+targets = defaultdict(set)
 for entry in json.load(open(commands)):
     path = os.path.realpath(os.path.join(entry['directory'], entry['file']))
     rel = os.path.relpath(path, source_root)
-    if not rel.startswith('src/') or not rel.endswith('.c'):
+    if rel.split('/')[0] not in TREES or not rel.endswith('.c'):
         continue
     obj = os.path.join(entry['directory'], entry['output'])
     if not os.path.exists(obj):
         print('skip: not built yet:', obj)
         sys.exit(77)
-    objects[rel] = obj
+    objects[rel] = min(objects.get(rel, obj), obj)
+    targets[rel].add(os.path.dirname(obj))
 
 
 def symbols(objs):
@@ -85,6 +101,26 @@ def own_type(caller, callee, name):
     stem = os.path.basename(callee)[:-len('.c')]
     return (name == stem.replace('-', '_') + '_get_type' and
             os.path.basename(caller).startswith(stem + '-'))
+
+
+def owners_of(files):
+    """Symbol -> the files of @files (rel -> (defined, used)) that define
+    it."""
+    owners = defaultdict(list)
+    for rel, (defined, _) in files.items():
+        for name in defined:
+            owners[name].append(rel)
+    return owners
+
+
+def callee_of(owners, caller, name):
+    """The file whose @name @caller uses: the one file that defines it,
+    or of several (each test's own helper of one name), the one built into
+    an executable with @caller; None when @caller gets it elsewhere."""
+    found = owners.get(name, [])
+    if len(found) > 1:
+        found = [f for f in found if targets[f] & targets[caller]]
+    return found[0] if len(found) == 1 else None
 
 
 by_folder = defaultdict(dict)
@@ -130,14 +166,11 @@ status = 0
 allowed_seen = set()
 for folder in sorted(by_folder):
     files = by_folder[folder]
-    owner = {}
-    for rel, (defined, _) in files.items():
-        for name in defined:
-            owner[name] = rel
+    owners = owners_of(files)
     edges = defaultdict(dict)
     for rel, (_, used) in files.items():
         for name in sorted(used):
-            callee = owner.get(name)
+            callee = callee_of(owners, rel, name)
             if callee and callee != rel and not own_type(rel, callee, name):
                 edges[rel].setdefault(callee, []).append(name)
     for component in strongly_connected(files, edges):
@@ -163,7 +196,7 @@ for folder in sorted(by_folder):
 # and each subfolder with everything under it.
 parents = set()
 for folder in by_folder:
-    while folder.startswith('src'):
+    while folder in TREES or folder.split('/')[0] in TREES:
         parents.add(folder)
         folder = os.path.dirname(folder)
 parts = defaultdict(dict)
@@ -178,16 +211,19 @@ for folder, files in by_folder.items():
 for parent in sorted(parts):
     if len(parts[parent]) < 2:
         continue
-    owner = {}
+    part_of = {}
+    every = {}
     for part, files in parts[parent].items():
-        for rel, (defined, _) in files.items():
-            for name in defined:
-                owner[name] = part
+        for rel, syms in files.items():
+            part_of[rel] = part
+            every[rel] = syms
+    owners = owners_of(every)
     edges = defaultdict(dict)
     for part, files in parts[parent].items():
         for rel, (_, used) in files.items():
             for name in sorted(used):
-                callee = owner.get(name)
+                callee = callee_of(owners, rel, name)
+                callee = callee and part_of[callee]
                 if callee and callee != part:
                     edges[part].setdefault(callee, []).append(name)
     for component in strongly_connected(parts[parent], edges):
@@ -220,8 +256,9 @@ for folder in sorted((set(ALLOWED) & set(by_folder)) - allowed_seen):
     status = 1
 
 if status == 0 and allowed_seen:
-    print('ok: in every folder of src/ the calls between files run one way, '
-          'but for the loops allowed above')
+    print('ok: in every folder of src/ and tests/ the calls between files '
+          'run one way, but for the loops allowed above')
 elif status == 0:
-    print('ok: in every folder of src/ the calls between files run one way')
+    print('ok: in every folder of src/ and tests/ the calls between files '
+          'run one way')
 sys.exit(status)

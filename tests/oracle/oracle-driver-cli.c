@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Restarts, and operations run by a `natter` process over the same
- * data directory.
+ * The command line: its readings of the conversations, and operations
+ * run by a `natter` process over the same data directory (the services
+ * are dropped for it and loaded again, oracle-driver-ops.c).
  */
 
 #include "config.h"
@@ -22,27 +23,6 @@
 #include "natter-turn-reducer.h"
 #include "oracle-driver.h"
 #include "oracle-driver-private.h"
-
-void
-drop_services (OracleDriver *d)
-{
-  /* A new process has no error bar to press Retry on. */
-  d->can_retry = FALSE;
-  if (!oracle_driver_wait (d, no_pending_cb, d))
-    oracle_driver_fail (d, "stalled", "an answer to a turn never finished");
-  pending_collect (d);
-  if (d->hook != NULL)
-    d->hook (d, FALSE, d->hook_data);
-  natter_test_services_drop (&d->f);
-}
-
-void
-load_services (OracleDriver *d)
-{
-  natter_test_services_load (&d->f);
-  if (d->hook != NULL)
-    d->hook (d, TRUE, d->hook_data);
-}
 
 static gboolean
 child_done_cb (gpointer data)
@@ -274,18 +254,57 @@ check_cli (OracleDriver *d)
 }
 
 /* ------------------------------------------------------------------ */
-/* Checking after an operation                                          */
+/* Operations in a `natter` process                                     */
 /* ------------------------------------------------------------------ */
 
+/* The session the model has that the service does not know yet by id:
+ * after a `natter` process was killed before it said which it made. */
 void
-touch (OracleDriver *d,
-       OSession     *s)
+learn_new_session (OracleDriver *d,
+                   OSession     *s)
 {
-  if (s != NULL)
+  GListModel *index = G_LIST_MODEL (natter_sessions_list_sessions (d->f.sessions));
+
+  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
     {
-      g_hash_table_add (d->touched, s);
-      g_hash_table_add (d->cli_touched, s);
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
+      const char *id = natter_session_index_entry_get_session_id (entry);
+      gboolean known = FALSE;
+
+      for (guint j = 0; j < d->o->sessions->len && !known; j++)
+        known = g_strcmp0 (((OSession *) g_ptr_array_index (d->o->sessions, j))->id, id) == 0;
+      if (!known)
+        {
+          s->id = g_strdup (id);
+          return;
+        }
     }
+}
+
+void
+expect_exit (OracleDriver *d,
+             const char   *what,
+             gboolean      killed,
+             gboolean      refused,
+             OTurn        *last)
+{
+  int want;
+
+  if (killed)
+    return;
+  if (refused)
+    {
+      if (d->run.status == 0)
+        oracle_driver_fail (d, "cli", "natter %s succeeded, a refusal was expected", what);
+      return;
+    }
+  if (last == NULL)
+    want = 0;
+  else
+    want = last->status == OT_COMPLETED || last->status == OT_SUSPENDED ? 0 : 1;
+  if ((d->run.status == 0) != (want == 0))
+    oracle_driver_fail (d, "cli", "natter %s exited with %d, %d expected (T%u %s): %s", what, d->run.status, want,
+                        last->n, oracle_status_name (last), d->run.err);
 }
 
 /* The turn a `natter` run ended on: the last one it made or advanced. */

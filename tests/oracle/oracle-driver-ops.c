@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The operations a person does through the services, and the send
- * pipeline as the front end runs it.
+ * The operations a person does through the services, the answers to a
+ * turn that end with its stream, restarts (dropping the services and
+ * loading them again), and the send pipeline as the front end runs it.
  */
 
 #include "config.h"
@@ -615,6 +616,38 @@ op_export_import (OracleDriver *d,
   touch (d, c);
 }
 
+gboolean
+no_pending_cb (gpointer data)
+{
+  OracleDriver *d = data;
+
+  for (guint i = 0; i < d->pending->len; i++)
+    if (((OraclePending *) g_ptr_array_index (d->pending, i))->result == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+void
+drop_services (OracleDriver *d)
+{
+  /* A new process has no error bar to press Retry on. */
+  d->can_retry = FALSE;
+  if (!oracle_driver_wait (d, no_pending_cb, d))
+    oracle_driver_fail (d, "stalled", "an answer to a turn never finished");
+  pending_collect (d);
+  if (d->hook != NULL)
+    d->hook (d, FALSE, d->hook_data);
+  natter_test_services_drop (&d->f);
+}
+
+void
+load_services (OracleDriver *d)
+{
+  natter_test_services_load (&d->f);
+  if (d->hook != NULL)
+    d->hook (d, TRUE, d->hook_data);
+}
+
 void
 restart (OracleDriver *d)
 {
@@ -714,33 +747,33 @@ op_crash_send (OracleDriver *d,
 }
 
 /* ------------------------------------------------------------------ */
-/* Operations in a `natter` process                                     */
+/* The send pipeline as the front end                                   */
 /* ------------------------------------------------------------------ */
 
 void
-expect_exit (OracleDriver *d,
-             const char   *what,
-             gboolean      killed,
-             gboolean      refused,
-             OTurn        *last)
+pipeline_run (OracleDriver         *d,
+              NatterMessageRequest *request,
+              gboolean              retry_later,
+              OracleSent           *out)
 {
-  int want;
+  NatterSendPipeline *pipeline = natter_services_get_send_pipeline (d->f.services);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterSendResult) sent = NULL;
 
-  if (killed)
-    return;
-  if (refused)
+  natter_send_pipeline_send_async (pipeline, request, NULL, natter_test_result_cb, &result);
+  sent = natter_send_pipeline_send_finish (pipeline, wait_result (d, &result, "a send"), &out->error);
+  if (sent != NULL)
     {
-      if (d->run.status == 0)
-        oracle_driver_fail (d, "cli", "natter %s succeeded, a refusal was expected", what);
-      return;
+      out->session_id = g_strdup (sent->session_id);
+      out->turn_id = g_strdup (sent->turn_id);
+      out->queue_id = g_strdup (sent->queue_id);
     }
-  if (last == NULL)
-    want = 0;
-  else
-    want = last->status == OT_COMPLETED || last->status == OT_SUSPENDED ? 0 : 1;
-  if ((d->run.status == 0) != (want == 0))
-    oracle_driver_fail (d, "cli", "natter %s exited with %d, %d expected (T%u %s): %s", what, d->run.status, want,
-                        last->n, oracle_status_name (last), d->run.err);
+  else if (retry_later && natter_send_error_can_retry (out->error))
+    {
+      natter_message_request_free (d->refused_request);
+      d->refused_request = natter_message_request_copy (request);
+      out->retry_offered = TRUE;
+    }
 }
 
 static void

@@ -2,7 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The driver's state, for its own files.
+ * The driver's state, for its own files, and what each of them gives
+ * the others, grouped by file in the one way their calls run: a file
+ * calls only those above it here.
  */
 
 #pragma once
@@ -88,24 +90,16 @@ struct _OraclePending
   OGrant       *grant;
 };
 
-const char *sse_finish (const char *reason);
+/* The report (oracle-driver-report.c), which calls none of the others */
+
 void diverge (OracleDriver *d,
               const char   *kind,
               OSession     *s);
 void count (OracleDriver *d,
             const char   *what);
-const char *keep (OracleDriver *d,
-                  char         *text);
-void check_wire_bytes (OracleDriver *d,
-                       const char   *what,
-                       const char   *text,
-                       gsize         length);
-void responder (NatterTestServer   *server,
-                guint               index,
-                const char         *path,
-                const char         *body,
-                NatterTestResponse *response,
-                gpointer            user_data);
+
+/* What they share (oracle-driver-base.c), which calls only the report */
+
 GAsyncResult *wait_result (OracleDriver  *d,
                            GAsyncResult **slot,
                            const char    *what);
@@ -113,26 +107,9 @@ void flush (OracleDriver *d);
 NatterSessionState *get_session (OracleDriver  *d,
                                  const char    *id,
                                  GError       **error);
-void learn_ids (OracleDriver *d);
-char *message_text (JsonObject *message);
-JsonNode *read_services (OracleDriver *d,
-                         OSession     *s,
-                         gpointer      data);
-void compare_view (OracleDriver *d,
-                   OSession     *s,
-                   const char   *reader,
-                   JsonNode     *expected_node,
-                   JsonNode     *actual_node);
-void check_files (OracleDriver *d);
-gboolean no_pending_cb (gpointer data);
-void drop_services (OracleDriver *d);
-void load_services (OracleDriver *d);
-void check_cli (OracleDriver *d);
 void touch (OracleDriver *d,
             OSession     *s);
 void touch_all (OracleDriver *d);
-void check_readings (OracleDriver *d,
-                     gboolean      all);
 guint pick (OracleDriver *d,
             guint         n);
 gboolean chance (OracleDriver *d,
@@ -146,6 +123,44 @@ guint n_pending (OTurn *t);
 GPtrArray *draw_files (OracleDriver *d);
 void set_id (char       **slot,
              const char  *id);
+
+/* The scripted model (oracle-driver-server.c) */
+
+const char *sse_finish (const char *reason);
+const char *keep (OracleDriver *d,
+                  char         *text);
+void check_wire_bytes (OracleDriver *d,
+                       const char   *what,
+                       const char   *text,
+                       gsize         length);
+void responder (NatterTestServer   *server,
+                guint               index,
+                const char         *path,
+                const char         *body,
+                NatterTestResponse *response,
+                gpointer            user_data);
+
+/* Reading and comparing (oracle-driver-read.c) */
+
+void learn_ids (OracleDriver *d);
+char *message_text (JsonObject *message);
+JsonNode *read_services (OracleDriver *d,
+                         OSession     *s,
+                         gpointer      data);
+void compare_view (OracleDriver *d,
+                   OSession     *s,
+                   const char   *reader,
+                   JsonNode     *expected_node,
+                   JsonNode     *actual_node);
+void check_files (OracleDriver *d);
+void check_readings (OracleDriver *d,
+                     gboolean      all);
+
+/* The operations through the services (oracle-driver-ops.c) */
+
+gboolean no_pending_cb (gpointer data);
+void drop_services (OracleDriver *d);
+void load_services (OracleDriver *d);
 void check_sent (OracleDriver      *d,
                  const char        *what,
                  const OSendResult *want,
@@ -197,6 +212,14 @@ void op_recover (OracleDriver *d,
                  OSession     *s);
 void op_crash_send (OracleDriver *d,
                     OSession     *s);
+void pipeline_run (OracleDriver         *d,
+                   NatterMessageRequest *request,
+                   gboolean              retry_later,
+                   OracleSent           *out);
+
+/* The command line (oracle-driver-cli.c), which calls all the above */
+
+void check_cli (OracleDriver *d);
 void expect_exit (OracleDriver *d,
                   const char   *what,
                   gboolean      killed,
@@ -215,9 +238,5 @@ gboolean sendable (OracleDriver *d,
                    OSession     *s);
 void learn_new_session (OracleDriver *d,
                         OSession     *s);
-void pipeline_run (OracleDriver         *d,
-                   NatterMessageRequest *request,
-                   gboolean              retry_later,
-                   OracleSent           *out);
 
 G_END_DECLS

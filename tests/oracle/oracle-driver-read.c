@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Reading what every reader shows (the session service, the files, the
- * command line) and comparing it with the model, after each operation.
+ * Reading what every reader shows (the session service, the files; the
+ * command line's reading is oracle-driver-cli.c's) and comparing it with
+ * the model, after each operation.
  */
 
 #include "config.h"
@@ -698,26 +699,8 @@ check_files (OracleDriver *d)
 }
 
 /* ------------------------------------------------------------------ */
-/* Restarts and `natter` processes                                     */
+/* Checking after an operation                                          */
 /* ------------------------------------------------------------------ */
-
-gboolean
-no_pending_cb (gpointer data)
-{
-  OracleDriver *d = data;
-
-  for (guint i = 0; i < d->pending->len; i++)
-    if (((OraclePending *) g_ptr_array_index (d->pending, i))->result == NULL)
-      return FALSE;
-  return TRUE;
-}
-
-void
-touch_all (OracleDriver *d)
-{
-  for (guint i = 0; i < d->o->sessions->len; i++)
-    touch (d, g_ptr_array_index (d->o->sessions, i));
-}
 
 void
 check_readings (OracleDriver *d,
@@ -751,15 +734,4 @@ check_readings (OracleDriver *d,
       check_versions (d, s);
     }
   g_hash_table_remove_all (d->touched);
-}
-
-/* ------------------------------------------------------------------ */
-/* Choosing                                                             */
-/* ------------------------------------------------------------------ */
-
-guint
-pick (OracleDriver *d,
-      guint         n)
-{
-  return n > 0 ? (guint) g_rand_int_range (d->o->rand, 0, n) : 0;
 }

@@ -128,7 +128,3 @@ oracle_driver_dup_report (OracleDriver *d)
     g_string_append_printf (out, "operation log:\n%s", d->o->log->str);
   return g_string_free (out, FALSE);
 }
-
-/* ------------------------------------------------------------------ */
-/* The scripted model                                                   */
-/* ------------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The scripted model: answers the model decides, streamed by the test
- * server, held where an operation needs a turn in the middle of a call.
+ * server, held where an operation needs a turn in the middle of a call,
+ * and the ends of its streams.
  */
 
 #include "config.h"
@@ -154,5 +155,13 @@ responder (NatterTestServer   *server,
 }
 
 /* ------------------------------------------------------------------ */
-/* Waiting                                                              */
+/* Streams                                                              */
 /* ------------------------------------------------------------------ */
+
+const char *
+sse_finish (const char *reason)
+{
+  return g_str_equal (reason, "stop")
+         ? "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+         : "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n";
+}

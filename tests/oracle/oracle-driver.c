@@ -3,10 +3,14 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The driver of the model-based test: set-up, the run that chooses each
- * operation by weight, and the waits; the operations, the reading and
- * comparing, the command-line processes, the scripted model and the
- * report have files of their own (oracle-driver-*.c), what they share is
- * in oracle-driver-private.h.
+ * operation by weight, and the wait until the model's expectations hold;
+ * the operations, the reading and comparing, the command-line processes,
+ * the scripted model, the report and the helpers they share have files of
+ * their own (oracle-driver-*.c), declared in oracle-driver-private.h.
+ * Their calls run one way, each file calling only those before it:
+ * oracle-driver-report.c, oracle-driver-base.c, oracle-driver-server.c,
+ * oracle-driver-read.c, oracle-driver-ops.c, oracle-driver-cli.c, and
+ * this file, which dispatches to them all, on top.
  */
 
 #include "config.h"
@@ -25,58 +29,6 @@
 #include "natter-turn-reducer.h"
 #include "oracle-driver.h"
 #include "oracle-driver-private.h"
-
-const char *
-sse_finish (const char *reason)
-{
-  return g_str_equal (reason, "stop")
-         ? "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-         : "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n";
-}
-
-G_DEFINE_QUARK (oracle-shown-refusal-quark, oracle_shown_refusal)
-
-void
-oracle_sent_clear (OracleSent *sent)
-{
-  g_clear_pointer (&sent->session_id, g_free);
-  g_clear_pointer (&sent->turn_id, g_free);
-  g_clear_pointer (&sent->queue_id, g_free);
-  g_clear_error (&sent->error);
-}
-
-gboolean
-oracle_driver_wait (OracleDriver    *d,
-                    NatterTestCheck  condition,
-                    gpointer         data)
-{
-  return natter_test_wait_until (condition, data, WAIT_MS);
-}
-
-static gboolean
-pointer_set_cb (gpointer data)
-{
-  return *(gpointer *) data != NULL;
-}
-
-/* Waits for an async result; a result that never comes is a failure the
- * run cannot go on from. */
-GAsyncResult *
-wait_result (OracleDriver  *d,
-             GAsyncResult **slot,
-             const char    *what)
-{
-  if (!oracle_driver_wait (d, pointer_set_cb, slot))
-    {
-      g_autofree char *report = NULL;
-
-      oracle_driver_fail (d, "stalled", "%s never finished", what);
-      report = oracle_driver_dup_report (d);
-      g_printerr ("%s", report);
-      g_error ("seed %u: %s never finished", d->options.seed, what);
-    }
-  return *slot;
-}
 
 static gboolean
 quiet_cb (gpointer data)
@@ -129,15 +81,6 @@ turns_rest_cb (gpointer data)
   return TRUE;
 }
 
-void
-flush (OracleDriver *d)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-
-  natter_sessions_flush_async (d->f.sessions, NULL, natter_test_result_cb, &result);
-  natter_sessions_flush_finish (d->f.sessions, wait_result (d, &result, "a flush"), NULL);
-}
-
 /* Waits until everything the model expects has happened: every model
  * call it waits for has come, every turn that is not streaming has
  * settled, and the session layer has written all it was doing. A model
@@ -179,42 +122,8 @@ settle (OracleDriver *d)
 }
 
 /* ------------------------------------------------------------------ */
-/* Reading through the session service                                  */
+/* Choosing                                                             */
 /* ------------------------------------------------------------------ */
-
-NatterSessionState *
-get_session (OracleDriver  *d,
-             const char    *id,
-             GError       **error)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-
-  natter_sessions_get_session_async (d->f.sessions, id, NULL, natter_test_result_cb, &result);
-  return natter_sessions_get_session_finish (d->f.sessions, wait_result (d, &result, "getSession"), error);
-}
-
-gboolean
-chance (OracleDriver *d,
-        guint         percent)
-{
-  return pick (d, 100) < percent;
-}
-
-OSession *
-any_session (OracleDriver *d,
-             gboolean (*ok) (OracleDriver *d, OSession *s))
-{
-  g_autoptr(GPtrArray) candidates = g_ptr_array_new ();
-
-  for (guint i = 0; i < d->o->sessions->len; i++)
-    {
-      OSession *s = g_ptr_array_index (d->o->sessions, i);
-
-      if (s->id != NULL && !s->diverged && (ok == NULL || ok (d, s)))
-        g_ptr_array_add (candidates, s);
-    }
-  return candidates->len > 0 ? g_ptr_array_index (candidates, pick (d, candidates->len)) : NULL;
-}
 
 static gboolean
 any_held (OracleDriver *d)
@@ -241,60 +150,9 @@ any_turn (OracleDriver *d,
   return candidates->len > 0 ? g_ptr_array_index (candidates, pick (d, candidates->len)) : NULL;
 }
 
-OToolCall *
-pending_call (OTurn     *t,
-              OCallState state)
-{
-  for (guint i = 0; i < t->calls->len; i++)
-    {
-      OToolCall *call = g_ptr_array_index (t->calls, i);
-
-      if (call->state == state && call->result == NULL)
-        return call;
-    }
-  return NULL;
-}
-
-gboolean
-has_read_grant (OSession *s)
-{
-  for (guint i = 0; i < s->grants->len; i++)
-    if (g_str_equal (((OGrant *) g_ptr_array_index (s->grants, i))->tool, ORACLE_READ_FILE_ID))
-      return TRUE;
-  return FALSE;
-}
-
-guint
-n_pending (OTurn *t)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < t->calls->len; i++)
-    n += ((OToolCall *) g_ptr_array_index (t->calls, i))->result == NULL;
-  return n;
-}
-
-GPtrArray *
-draw_files (OracleDriver *d)
-{
-  GPtrArray *files = g_ptr_array_new ();
-
-  if (chance (d, 20))
-    g_ptr_array_add (files, g_ptr_array_index (d->o->attachable, pick (d, d->o->attachable->len)));
-  return files;
-}
-
 /* ------------------------------------------------------------------ */
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
-
-void
-set_id (char       **slot,
-        const char  *id)
-{
-  if (*slot == NULL && id != NULL)
-    *slot = g_strdup (id);
-}
 
 static gboolean
 has_queue (OracleDriver *d,
@@ -768,30 +626,6 @@ run_op (OracleDriver *d,
     }
 }
 
-/* The session the model has that the service does not know yet by id:
- * after a `natter` process was killed before it said which it made. */
-void
-learn_new_session (OracleDriver *d,
-                   OSession     *s)
-{
-  GListModel *index = G_LIST_MODEL (natter_sessions_list_sessions (d->f.sessions));
-
-  for (guint i = 0; i < g_list_model_get_n_items (index); i++)
-    {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (index, i);
-      const char *id = natter_session_index_entry_get_session_id (entry);
-      gboolean known = FALSE;
-
-      for (guint j = 0; j < d->o->sessions->len && !known; j++)
-        known = g_strcmp0 (((OSession *) g_ptr_array_index (d->o->sessions, j))->id, id) == 0;
-      if (!known)
-        {
-          s->id = g_strdup (id);
-          return;
-        }
-    }
-}
-
 gboolean
 oracle_driver_run (OracleDriver *d)
 {
@@ -959,34 +793,4 @@ const char *
 oracle_driver_get_base_url (OracleDriver *d)
 {
   return d->f.server->base_url;
-}
-
-/* ------------------------------------------------------------------ */
-/* The send pipeline as the front end                                   */
-/* ------------------------------------------------------------------ */
-
-void
-pipeline_run (OracleDriver         *d,
-              NatterMessageRequest *request,
-              gboolean              retry_later,
-              OracleSent           *out)
-{
-  NatterSendPipeline *pipeline = natter_services_get_send_pipeline (d->f.services);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(NatterSendResult) sent = NULL;
-
-  natter_send_pipeline_send_async (pipeline, request, NULL, natter_test_result_cb, &result);
-  sent = natter_send_pipeline_send_finish (pipeline, wait_result (d, &result, "a send"), &out->error);
-  if (sent != NULL)
-    {
-      out->session_id = g_strdup (sent->session_id);
-      out->turn_id = g_strdup (sent->turn_id);
-      out->queue_id = g_strdup (sent->queue_id);
-    }
-  else if (retry_later && natter_send_error_can_retry (out->error))
-    {
-      natter_message_request_free (d->refused_request);
-      d->refused_request = natter_message_request_copy (request);
-      out->retry_offered = TRUE;
-    }
 }

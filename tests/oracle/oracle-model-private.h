@@ -2,7 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * What the files of the oracle's model (oracle-model*.c) share.
+ * What the files of the oracle's model (oracle-model*.c) share. Their
+ * calls run one way: oracle-model-calls.c calls oracle-model-turns.c,
+ * which with oracle-model-readings.c calls oracle-model.c, which calls
+ * none of them.
  */
 
 #pragma once

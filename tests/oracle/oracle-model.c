@@ -6,9 +6,11 @@
  * below names the document it follows; where the documents leave a case
  * open, the driver does not produce that case, and says so.
  *
- * This file keeps the bookkeeping, reading the model and the session's
- * other operations; making turns, model calls and what readings show have
- * files of their own (oracle-model-*.c), sharing oracle-model-private.h.
+ * This file is the base of the model's files and calls none of them: the
+ * bookkeeping, reading the model, and the queue, grants, titles and damage.
+ * Making turns (oracle-model-turns.c), and above it model calls and what
+ * readings show, have files of their own (oracle-model-*.c), sharing
+ * oracle-model-private.h.
  */
 
 #include <string.h>
@@ -456,7 +458,7 @@ oracle_original (OSession *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Making turns                                                         */
+/* Queue, grants, titles and damage                                     */
 /* ------------------------------------------------------------------ */
 
 void
@@ -499,202 +501,9 @@ oracle_rename (Oracle     *o,
   s->untitled = FALSE;
 }
 
-static OToolCall *
-copy_call (OToolCall *call)
-{
-  OToolCall *c = g_new0 (OToolCall, 1);
-
-  *c = *call;
-  c->id = g_strdup (call->id);
-  c->name = g_strdup (call->name);
-  c->question = g_strdup (call->question);
-  return c;
-}
-
-static OTurn *
-copy_turn (Oracle   *o,
-           OSession *owner,
-           OTurn    *t,
-           OTurn    *prev_copy)
-{
-  OTurn *c = g_new0 (OTurn, 1);
-
-  c->n = o->turns->len + 1;
-  c->owner = owner;
-  c->input = t->input;
-  c->ctx = t->ctx == OCTX_PREV ? (prev_copy != NULL ? OCTX_PREV : OCTX_NONE) : t->ctx;
-  c->prev = prev_copy;
-  c->inline_msgs = t->inline_msgs != NULL ? g_ptr_array_ref (t->inline_msgs) : NULL;
-  c->own = g_ptr_array_copy (t->own, NULL, NULL);
-  c->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
-  for (guint i = 0; i < t->calls->len; i++)
-    g_ptr_array_add (c->calls, copy_call (g_ptr_array_index (t->calls, i)));
-  c->status = t->status;
-  c->max_calls = t->max_calls;
-  c->n_calls = t->n_calls;
-  c->rounds = t->rounds;
-  c->answer = g_strdup (t->answer);
-  c->fail_code = g_strdup (t->fail_code);
-  c->held_index = -1;
-  c->copy_of = t;
-  g_ptr_array_add (o->turns, c);
-  /* An answer that had not ended comes in stopped: what it waited for
-   * will never come here (docs/format.md §7.1). Its tool calls without a
-   * result get the runtime's "cancelled" result. */
-  if (!oracle_turn_terminal (c))
-    {
-      gboolean open_round = FALSE;
-
-      for (guint i = 0; i < c->calls->len; i++)
-        {
-          OToolCall *call = g_ptr_array_index (c->calls, i);
-
-          if (call->round == c->rounds && call->result == NULL)
-            {
-              call->state = OC_ERROR;
-              call->result = tool_msg (o, call, "cancelled");
-              open_round = TRUE;
-            }
-        }
-      if (open_round)
-        for (guint i = 0; i < c->calls->len; i++)
-          {
-            OToolCall *call = g_ptr_array_index (c->calls, i);
-
-            if (call->round == c->rounds)
-              g_ptr_array_add (c->own, call->result);
-          }
-      c->status = OT_CANCELLED;
-      c->open_call = FALSE;
-    }
-  return c;
-}
-
-/* docs/format.md §7.1: an archive comes in as a new conversation of its
- * own: the turns it showed (a branch's parent's included) become its own
- * turns, with the same messages, answers and outcomes, and its title.
- * Its grants and queued messages are not the new conversation's: a
- * conversation from elsewhere never runs a tool nobody allowed here, nor
- * sends what nobody typed here. */
-OSession *
-oracle_import (Oracle   *o,
-               OSession *s)
-{
-  OSession *c = add_session (o);
-  g_autoptr(GPtrArray) visible = oracle_visible (s);
-  guint n_inherited = visible->len - s->own->len;
-  OTurn *prev = NULL;
-
-  /* A branch brings the turns it shows from its parent as far as its
-   * history reaches: the chain of references from the fork point back,
-   * to the turn whose context is inline (docs/format.md §7.1). */
-  if (n_inherited > 0)
-    {
-      guint base = 0;
-
-      for (guint i = 0; i < n_inherited; i++)
-        if (((OTurn *) g_ptr_array_index (visible, i))->ctx != OCTX_PREV)
-          base = i;
-      g_ptr_array_remove_range (visible, 0, base);
-    }
-  c->imported = TRUE;
-  c->not_imported = g_ptr_array_new ();
-  for (guint i = 0; i < s->queue->len; i++)
-    g_ptr_array_add (c->not_imported, ((OQueued *) g_ptr_array_index (s->queue, i))->input);
-  /* The title comes with the log: a default title stays the default one
-   * (docs/format.md §3.2), which the conversation's first answer here
-   * replaces if it had none there. */
-  c->title = g_strdup (s->title);
-  c->title_kind = s->title_kind;
-  c->title_asked = s->title_asked;
-  /* A branch made without a title has turns and no title once imported
-   * (it is shown without one: which reading stands in for it is not
-   * determined); its next message names it. */
-  if ((s->title_kind == OTITLE_NONE || s->untitled) && visible->len > 0)
-    {
-      c->title_kind = OTITLE_UNKNOWN;
-      c->untitled = TRUE;
-    }
-  /* A branch's history comes in as turns of its own, so the title derived
-   * from its first message no longer follows the first turn_appended: it
-   * is not the default one there, and no answer asks for another
-   * (docs/format.md §3.2). */
-  if (s->title_kind == OTITLE_DEFAULT && visible->len > s->own->len)
-    {
-      c->title_kind = OTITLE_SET;
-      c->title_asked = TRUE;
-    }
-  for (guint i = 0; i < visible->len; i++)
-    {
-      OTurn *t = g_ptr_array_index (visible, i);
-      OTurn *copy = copy_turn (o, c, t, prev);
-
-      g_ptr_array_add (c->own, copy);
-      if (s->last_compaction != NULL && t == s->last_first_kept)
-        {
-          /* The archive holds the log's compaction events (docs/format.md §7.1). */
-          set_compaction (c, s->last_compaction, copy);
-          if (s->compaction == NULL)
-            g_clear_pointer (&c->compaction, g_free);
-        }
-      prev = copy;
-    }
-  oracle_log (o, "  model: S%u imports S%u", c->n, s->n);
-  return c;
-}
-
 void
 oracle_damage (Oracle *o,
                OTurn  *t)
 {
   t->damaged = TRUE;
 }
-
-/* docs/sessions.md §2: the copy holds the turns before the first one
- * that cannot be read, and goes on from there with their whole history;
- * it has the damaged conversation's title. Whether it references them
- * (like a branch) or copies them is its own business: the model only
- * knows what it shows. */
-OSession *
-oracle_recover (Oracle   *o,
-                OSession *s)
-{
-  OSession *c = add_session (o);
-  g_autoptr(GPtrArray) visible = oracle_visible (s);
-  OTurn *last = NULL;
-
-  for (guint i = 0; i < visible->len && !((OTurn *) g_ptr_array_index (visible, i))->damaged; i++)
-    {
-      last = g_ptr_array_index (visible, i);
-      c->n_recovered++;
-    }
-  c->parent = last != NULL ? s : NULL;
-  c->fork_turn = last;
-  c->recovered = TRUE;
-  c->no_versions = TRUE;
-  s->no_versions = TRUE;
-  c->title = g_strdup (s->title);
-  c->title_kind = s->title != NULL ? OTITLE_SET : OTITLE_UNKNOWN;
-  c->created_titled = c->parent != NULL && s->title != NULL;
-  oracle_log (o, "  model: S%u recovers %u turns of S%u", c->n, c->n_recovered, s->n);
-  return c;
-}
-
-/* A send that stopped, as if the process died, right after its
- * turn_appended (docs/sessions.md §7): the turn is in the
- * session and has not started. */
-OTurn *
-oracle_crash_appended (Oracle   *o,
-                       OSession *s,
-                       OMsg     *input)
-{
-  OTurn *t = make_turn (o, s, input, 0);
-
-  t->status = OT_IDLE;
-  oracle_log (o, "  model: T%u interrupted before its first model call", t->n);
-  return t;
-}
-
-/* ------------------------------------------------------------------ */
-/* Model calls                                                          */
-/* ------------------------------------------------------------------ */
