@@ -168,6 +168,7 @@ timeline_unbind_cb (GtkSignalListItemFactory *factory,
 /* Following the bottom */
 
 static GQuark row_height_quark;
+static GQuark row_wanted_quark;
 
 static void
 scroll_to_bottom (NatterConversationView *self)
@@ -244,8 +245,13 @@ check_row_sizes (NatterConversationView *self,
         }
       gtk_widget_measure (child, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (child),
                           &minimum, &natural, NULL, NULL);
-      if (height != minimum && height != natural)
+      /* Once per height asked for: a row the list view then still gives
+       * another height is not one it lost track of, and asking again
+       * would lay the list out in every frame. */
+      if (height != minimum && height != natural &&
+          GPOINTER_TO_INT (g_object_get_qdata (G_OBJECT (child), row_wanted_quark)) != natural + 1)
         {
+          g_object_set_qdata (G_OBJECT (child), row_wanted_quark, GINT_TO_POINTER (natural + 1));
           gtk_widget_queue_allocate (GTK_WIDGET (self->timeline_list));
           requeued = TRUE;
         }
@@ -431,6 +437,7 @@ natter_conversation_view_class_init (NatterConversationViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   row_height_quark = g_quark_from_static_string ("natter-conversation-view-row-height");
+  row_wanted_quark = g_quark_from_static_string ("natter-conversation-view-row-wanted");
 
   object_class->dispose = natter_conversation_view_dispose;
   object_class->finalize = natter_conversation_view_finalize;
