@@ -220,6 +220,16 @@ speechd_start (Speechd *speechd)
   return TRUE;
 }
 
+static gboolean
+daemon_exited (gpointer data)
+{
+  return ((Speechd *) data)->exited;
+}
+
+/* Stops the daemon. Asked to end, it closes its output module and waits
+ * for it, which on a busy machine has taken longer than WAIT_MS (its log
+ * ends at "Closing module"); how it ends is not what is tested, so one
+ * that is still closing then is killed. */
 static void
 speechd_stop (Speechd *speechd)
 {
@@ -227,6 +237,8 @@ speechd_stop (Speechd *speechd)
     {
       if (!speechd->exited)
         g_subprocess_send_signal (speechd->daemon, SIGTERM);
+      if (!natter_test_wait_until (daemon_exited, speechd, WAIT_MS))
+        g_subprocess_force_exit (speechd->daemon);
       natter_test_wait_for_flag (&speechd->exited, WAIT_MS);
       g_clear_object (&speechd->daemon);
     }
