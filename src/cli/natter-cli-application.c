@@ -147,6 +147,17 @@ natter_cli_application_new (const char *application_id)
                        NULL);
 }
 
+/* An application that runs its command line here and never forwards
+ * it, whatever Natter is primary on the bus. */
+static NatterCliApplication *
+application_new_here (const char *application_id)
+{
+  return g_object_new (NATTER_TYPE_CLI_APPLICATION,
+                       "application-id", application_id,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE,
+                       NULL);
+}
+
 /* A command's standard error carries its one `natter: …` line (README,
  * "Command line") and nothing else: what is only logged (a tool server's
  * line that was skipped, leftovers that could not be removed) goes to the
@@ -187,9 +198,9 @@ log_writer (GLogLevelFlags   level,
  * runs it only if it uses that same directory, and otherwise fails
  * naming both. Help, and a command line that cannot be understood,
  * touch no directory and are always answered by this process itself,
- * in its caller's language. Its log goes to the journal, not to standard error,
- * unless G_MESSAGES_DEBUG asks for it there: standard error carries the
- * command's own `natter: …` line alone.
+ * in its caller's language. Its log goes to the journal, not to
+ * standard error, unless G_MESSAGES_DEBUG asks for it there: standard
+ * error carries the command's own `natter: …` line alone.
  *
  * Returns: the process's exit status
  */
@@ -199,6 +210,7 @@ natter_cli_application_run (const char  *application_id,
                             char       **argv)
 {
   g_autoptr(NatterCliApplication) app = NULL;
+  gboolean needs_services;
   int status;
 
   g_return_val_if_fail (g_application_id_is_valid (application_id), 1);
@@ -209,19 +221,15 @@ natter_cli_application_run (const char  *application_id,
    * learns which from the environment that goes with it. */
   if (isatty (STDOUT_FILENO))
     g_setenv ("NATTER_STDOUT_IS_TERMINAL", "1", TRUE);
-  if (argc > 1 && !natter_cli_needs_services ((const char * const *) argv))
-    {
-      /* Help, and a command line that cannot be understood, need no data
-       * directory: answered here, in this process's language and from its
-       * own catalogs, never by whichever Natter is running. */
-      app = g_object_new (NATTER_TYPE_CLI_APPLICATION,
-                          "application-id", application_id,
-                          "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE,
-                          NULL);
-    }
+  needs_services = argc > 1 && natter_cli_needs_services ((const char * const *) argv);
+  /* Help, and a command line that cannot be understood, need no data
+   * directory: answered here, in this process's language and from its
+   * own catalogs, never by whichever Natter is running. */
+  if (argc > 1 && !needs_services)
+    app = application_new_here (application_id);
   else
     app = natter_cli_application_new (application_id);
-  if (argc > 1 && natter_cli_needs_services ((const char * const *) argv))
+  if (needs_services)
     {
       g_autoptr(GFile) dir = natter_services_get_default_data_dir ();
       g_autofree char *path = g_file_get_path (dir);
@@ -243,10 +251,7 @@ natter_cli_application_run (const char  *application_id,
               /* The running Natter cannot be using this directory, whose
                * lock was free: run here, without taking its name. */
               g_object_unref (app);
-              app = g_object_new (NATTER_TYPE_CLI_APPLICATION,
-                                  "application-id", application_id,
-                                  "flags", G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE,
-                                  NULL);
+              app = application_new_here (application_id);
             }
           app->services = g_steal_pointer (&services);
         }
