@@ -259,7 +259,7 @@ check_cli (OracleDriver *d)
 
 /* The session the model has that the service does not know yet by id:
  * after a `natter` process was killed before it said which it made. */
-void
+static void
 learn_new_session (OracleDriver *d,
                    OSession     *s)
 {
@@ -281,7 +281,7 @@ learn_new_session (OracleDriver *d,
     }
 }
 
-void
+static void
 expect_exit (OracleDriver *d,
              const char   *what,
              gboolean      killed,

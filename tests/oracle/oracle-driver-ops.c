@@ -616,7 +616,7 @@ op_export_import (OracleDriver *d,
   touch (d, c);
 }
 
-gboolean
+static gboolean
 no_pending_cb (gpointer data)
 {
   OracleDriver *d = data;
@@ -750,7 +750,7 @@ op_crash_send (OracleDriver *d,
 /* The send pipeline as the front end                                   */
 /* ------------------------------------------------------------------ */
 
-void
+static void
 pipeline_run (OracleDriver         *d,
               NatterMessageRequest *request,
               gboolean              retry_later,

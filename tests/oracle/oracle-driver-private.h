@@ -158,7 +158,6 @@ void check_readings (OracleDriver *d,
 
 /* The operations through the services (oracle-driver-ops.c) */
 
-gboolean no_pending_cb (gpointer data);
 void drop_services (OracleDriver *d);
 void load_services (OracleDriver *d);
 void check_sent (OracleDriver      *d,
@@ -212,19 +211,10 @@ void op_recover (OracleDriver *d,
                  OSession     *s);
 void op_crash_send (OracleDriver *d,
                     OSession     *s);
-void pipeline_run (OracleDriver         *d,
-                   NatterMessageRequest *request,
-                   gboolean              retry_later,
-                   OracleSent           *out);
 
 /* The command line (oracle-driver-cli.c), which calls all the above */
 
 void check_cli (OracleDriver *d);
-void expect_exit (OracleDriver *d,
-                  const char   *what,
-                  gboolean      killed,
-                  gboolean      refused,
-                  OTurn        *last);
 gboolean queueable (OracleDriver *d,
                     OSession     *s);
 void cli_send (OracleDriver *d);
@@ -236,7 +226,5 @@ void cli_retry (OracleDriver *d,
                 OTurn        *of);
 gboolean sendable (OracleDriver *d,
                    OSession     *s);
-void learn_new_session (OracleDriver *d,
-                        OSession     *s);
 
 G_END_DECLS
