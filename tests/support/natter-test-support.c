@@ -154,14 +154,17 @@ natter_test_wait_until (NatterTestCheck condition,
                         guint           timeout_ms)
 {
   gboolean timed_out = FALSE;
+  gboolean held;
   guint id = g_timeout_add (timeout_ms, timeout_cb, &timed_out);
 
-  while (!condition (data) && !timed_out)
+  /* The answer that ended the loop is the result: asking once more could
+   * see a later state and contradict it. */
+  while (!(held = condition (data)) && !timed_out)
     g_main_context_iteration (NULL, TRUE);
 
   if (!timed_out)
     g_source_remove (id);
-  return condition (data);
+  return held;
 }
 
 void

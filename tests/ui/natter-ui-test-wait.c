@@ -37,13 +37,18 @@ ui_wait_until_full (UiCondition condition,
                     gpointer    data)
 {
   gboolean timed_out = FALSE;
+  gboolean held;
   guint id = g_timeout_add (10000 * ui_slowdown (), ui_timeout_cb, &timed_out);
 
-  while (!condition (data) && !timed_out)
+  /* One answer per pass, and the last one decides: conditions settle the
+   * main loop themselves, so asking again after a yes can say no (a row
+   * laid out since holds a view not yet ready) and fail a wait that
+   * never timed out. */
+  while (!(held = condition (data)) && !timed_out)
     g_main_context_iteration (NULL, TRUE);
   if (!timed_out)
     g_source_remove (id);
-  if (!condition (data))
+  if (!held)
     {
       g_autofree char *what = describe != NULL ? describe (data) : NULL;
 

@@ -17,21 +17,6 @@
 #include "natter-markdown-view.h"
 #include "natter-ui-test-world.h"
 
-#define WAIT_TIMEOUT_US (20 * G_USEC_PER_SEC)
-
-typedef gboolean (*Condition) (gpointer data);
-
-static void
-wait_until (Condition condition,
-            gpointer  data)
-{
-  gint64 deadline = g_get_monotonic_time () + WAIT_TIMEOUT_US;
-
-  while (!condition (data) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_true (condition (data));
-}
-
 static gboolean
 view_is_ready (gpointer data)
 {
@@ -41,7 +26,7 @@ view_is_ready (gpointer data)
 static void
 wait_ready (GtkWidget *view)
 {
-  wait_until (view_is_ready, view);
+  ui_wait_until (view_is_ready, view);
 }
 
 /* A floating view, sunk so the test owns it and can check it dies. */
@@ -701,7 +686,7 @@ test_markdown_copy_button (void)
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "object-select-symbolic");
 
   gdk_clipboard_read_text_async (gtk_widget_get_clipboard (view), NULL, read_text_cb, &text);
-  wait_until (string_is_set, &text);
+  ui_wait_until (string_is_set, &text);
   g_assert_cmpstr (text, ==, "echo 'hi' && ls");
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -760,7 +745,7 @@ test_markdown_code_control_pictures (void)
   g_assert_true (g_str_has_prefix (code, "printf '\x1b[31mred\x07'\n\tdone \xc2\x9b x\n"));
   g_signal_emit_by_name (find_in_code_block (block, GTK_TYPE_BUTTON), "clicked");
   gdk_clipboard_read_text_async (gtk_widget_get_clipboard (view), NULL, read_text_cb, &copied);
-  wait_until (string_is_set, &copied);
+  ui_wait_until (string_is_set, &copied);
   g_assert_cmpstr (copied, ==, code);
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -856,7 +841,7 @@ save_screenshot (AdwColorScheme scheme,
   gtk_window_present (GTK_WINDOW (window));
   wait_ready (view);
   tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
-  wait_until (frames_drawn, &frames);
+  ui_wait_until (frames_drawn, &frames);
   gtk_widget_remove_tick_callback (window, tick);
 
   ui_save_window (window, name);
