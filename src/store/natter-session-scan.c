@@ -224,7 +224,7 @@ typedef struct
   /* Every turn id, once there is more than one. */
   GArray     *turn_ids;
   Span        title, created_at, updated_at, cwd, parent;
-  Span        agent, provider, model, turn_id, turn_at;
+  Span        agent, provider, model, turn_id, turn_at, first_turn;
   gboolean    title_escaped, title_is_explicit, cwd_escaped;
   gboolean    created_with_title;
   gboolean    agent_escaped, provider_escaped, model_escaped;
@@ -359,7 +359,10 @@ scan_turn_appended (ScanState               *state,
       g_array_append_val (state->turn_ids, state->first_turn_id);
     }
   if (state->turn_count == 0)
-    state->first_turn_id = state->turn_id.data;
+    {
+      state->first_turn_id = state->turn_id.data;
+      state->first_turn = state->turn_id;
+    }
   else
     g_array_append_val (state->turn_ids, state->turn_id.data);
   state->turn_count++;
@@ -534,6 +537,7 @@ scan_state_fill_result (const ScanState         *state,
       g_autofree char *model_text = span_dup (state->model, state->model_escaped);
 
       out->last_agent_id = span_dup (state->agent, state->agent_escaped);
+      out->first_turn_id = span_dup (state->first_turn, FALSE);
       out->latest_turn_id = span_dup (state->turn_id, FALSE);
       out->latest_turn_at = span_dup (state->turn_at, FALSE);
       out->last_model = json_object_new ();
@@ -605,6 +609,7 @@ natter_session_scan_result_clear (NatterSessionScanResult *result)
   g_free (result->updated_at);
   g_free (result->last_agent_id);
   g_clear_pointer (&result->last_model, json_object_unref);
+  g_free (result->first_turn_id);
   g_free (result->latest_turn_id);
   g_free (result->latest_turn_at);
   g_free (result->cwd);
@@ -637,6 +642,7 @@ fill_from_state (NatterSessionScanResult *out,
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);
 
       out->last_agent_id = g_strdup (last->agent_id);
+      out->first_turn_id = g_strdup (natter_session_state_get_turn (state, 0)->turn_id);
       out->latest_turn_id = g_strdup (last->turn_id);
       out->latest_turn_at = g_strdup (last->ts);
       out->last_model = json_object_ref (last->model);

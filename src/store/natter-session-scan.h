@@ -24,6 +24,7 @@ G_BEGIN_DECLS
  * @turn_count: how many `turn_appended` events there are
  * @last_agent_id: (nullable): the `agentId` of the last turn
  * @last_model: (nullable): the `model` of the last turn, sealed
+ * @first_turn_id: (nullable): the `turnId` of the first turn
  * @latest_turn_id: (nullable): the `turnId` of the last turn
  * @latest_turn_at: (nullable): the `ts` of the last `turn_appended`: when
  *   the conversation last had activity (a rename is not activity)
@@ -49,6 +50,7 @@ typedef struct
   guint       turn_count;
   char       *last_agent_id;
   JsonObject *last_model;
+  char       *first_turn_id;
   char       *latest_turn_id;
   char       *latest_turn_at;
   char       *cwd;

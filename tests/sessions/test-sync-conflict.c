@@ -375,6 +375,52 @@ find_turn (NatterSessions *sessions,
   return holders;
 }
 
+/* Try Again of the message after @turn_id in @session_id, as the window
+ * does it: a version of @session_id branched at @turn_id, with its
+ * title, where @text is sent again. Returns the new version. */
+static char *
+try_again (Fixture    *f,
+           const char *session_id,
+           const char *turn_id,
+           const char *text)
+{
+  g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, session_id);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_fork_async (f->sessions, session_id, turn_id, natter_session_state_get_title (state), NULL,
+                              natter_test_result_cb, &result);
+  id = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_free (natter_test_sessions_send_and_wait (f, id, text));
+  return id;
+}
+
+/* Asserts that the arrows of a conversation whose versions are @versions
+ * (natter_sessions_list_versions_async() of @open) reach @n sessions in
+ * all, @open included. */
+static void
+assert_reached (GHashTable *versions,
+                const char *open,
+                guint       n)
+{
+  g_autoptr(GHashTable) reached = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_add (reached, (gpointer) open);
+  g_hash_table_iter_init (&iter, versions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GPtrArray *of_turn = value;
+
+      for (guint i = 0; i < of_turn->len; i++)
+        g_hash_table_add (reached, ((NatterTurnVersion *) g_ptr_array_index (of_turn, i))->session_id);
+    }
+  g_assert_cmpuint (g_hash_table_size (reached), ==, n);
+}
+
 /* Going on from the copy (docs/format.md §9.1): a new ordinary version,
  * branched where the copy is, whose own turns are the copy's own turns,
  * referenced; the message sent there has exactly the copy's history
@@ -402,6 +448,7 @@ test_continue_copy (Fixture       *f,
   g_autoptr(NatterSessions) started = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GHashTable) versions = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *context;
   GPtrArray *of_here;
@@ -469,6 +516,34 @@ test_continue_copy (Fixture       *f,
   /* The copy is still there, and still a version of the conversation. */
   g_assert_true (natter_session_index_entry_get_is_version (lookup (index, d.copy)));
   g_assert_true (natter_session_index_entry_get_is_version (lookup (index, version)));
+  /* The list counts the versions the arrows reach: the copy is the new
+   * version's, not a third; the copy still opens by its name. */
+  families = natter_session_families_new (G_LIST_MODEL (index));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, d.session), ==, 2);
+  g_assert_cmpstr (natter_session_families_get_original (families, d.copy), ==, d.session);
+  g_assert_cmpstr (natter_session_families_get_head (families, d.session), ==, version);
+  /* Another try of the message sent there: a version of the new
+   * version, which the arrows reach, and so does the count. */
+  {
+    g_autofree char *again = NULL;
+    g_autoptr(NatterSessionFamilies) after_retry = NULL;
+
+    natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":\"Or by bus.\"}", NULL);
+    again = try_again (f, version, d.there, "And back?");
+    g_clear_object (&started);
+    g_clear_object (&index);
+    index = scan (f->w->session_repo, f->w->turn_repo);
+    after_retry = natter_session_families_new (G_LIST_MODEL (index));
+    g_assert_cmpuint (natter_session_families_get_n_versions (after_retry, d.session), ==, 3);
+    started = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime, f->w->hub,
+                                   NATTER_CLOCK (f->w->clock), f->w->ids, index);
+    g_clear_pointer (&versions, g_hash_table_unref);
+    g_clear_object (&result);
+    natter_sessions_list_versions_async (started, again, NULL, natter_test_result_cb, &result);
+    versions = natter_sessions_list_versions_finish (started, natter_test_sessions_wait_result (&result), &error);
+    g_assert_no_error (error);
+    assert_reached (versions, again, 3);
+  }
 
   /* The copy's turn was first sent in the log's session, which does not
    * hold it: the copy and the new version do, and a turn asked for
@@ -521,6 +596,23 @@ test_continue_copy_twice (Fixture       *f,
   two = continue_copy (f, d.copy, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (one, !=, two);
+  /* Both list the copy's message once each, and the list counts what the
+   * arrows reach: the log, and the two that went on; not the copy. */
+  {
+    g_autoptr(NatterSessionIndex) index = scan (f->w->session_repo, f->w->turn_repo);
+    g_autoptr(NatterSessionFamilies) families = natter_session_families_new (G_LIST_MODEL (index));
+    g_autoptr(NatterSessions) started = natter_sessions_new (f->w->session_repo, f->w->turn_repo, f->w->runtime,
+                                                             f->w->hub, NATTER_CLOCK (f->w->clock), f->w->ids,
+                                                             index);
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GHashTable) versions = NULL;
+
+    g_assert_cmpuint (natter_session_families_get_n_versions (families, d.session), ==, 3);
+    natter_sessions_list_versions_async (started, d.session, NULL, natter_test_result_cb, &result);
+    versions = natter_sessions_list_versions_finish (started, natter_test_sessions_wait_result (&result), &error);
+    g_assert_no_error (error);
+    assert_reached (versions, d.session, 3);
+  }
 
   /* Not a copy's name; a copy of nothing. */
   none = continue_copy (f, d.session, &error);

@@ -80,6 +80,7 @@ assert_result_matches_state (const NatterSessionScanResult *result,
   if (n_turns == 0)
     {
       g_assert_null (result->last_agent_id);
+      g_assert_null (result->first_turn_id);
       g_assert_null (result->latest_turn_id);
       g_assert_null (result->latest_turn_at);
       g_assert_null (result->last_model);
@@ -89,6 +90,7 @@ assert_result_matches_state (const NatterSessionScanResult *result,
       const NatterSessionTurn *last = natter_session_state_get_turn (state, n_turns - 1);
 
       g_assert_cmpstr (result->last_agent_id, ==, last->agent_id);
+      g_assert_cmpstr (result->first_turn_id, ==, natter_session_state_get_turn (state, 0)->turn_id);
       g_assert_cmpstr (result->latest_turn_id, ==, last->turn_id);
       g_assert_cmpstr (result->latest_turn_at, ==, last->ts);
       g_assert_nonnull (result->last_model);

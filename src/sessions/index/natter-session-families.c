@@ -13,7 +13,10 @@
  * Titles play no part: a version the user renamed is still one, and a
  * branch named like its parent is still its own. A list shows a family
  * once, as its most recently active version (its head), which is where
- * the user left it. Nothing is stored for the family itself; it is read
+ * the user left it, and says how many versions it has: as many as the
+ * window's arrows reach. Another device's copy that a version went on
+ * from (docs/format.md §9.1) is shown as that version, so it is not
+ * counted again. Nothing is stored for the family itself; it is read
  * from the index entries.
  */
 
@@ -103,6 +106,27 @@ continued (GHashTable              *entries,
   return continued_in (lookup_in_table, entries, entry);
 }
 
+/* Whether @copy, another device's copy, is shown as @other: a session
+ * that is no copy, a version of the same parent, that begins with the
+ * copy's turns (docs/format.md §9.1). The entries hold only the first
+ * turn; a session that names the copy's first turn file in the copy's
+ * place began from the copy, and one that went on has at least its
+ * turns. */
+static gboolean
+shows_copy (NatterSessionIndexEntry *other,
+            NatterSessionIndexEntry *copy)
+{
+  const char *first = natter_session_index_entry_get_first_turn_id (copy);
+
+  return other != copy && first != NULL &&
+         !natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (other)) &&
+         natter_session_index_entry_get_is_version (other) &&
+         g_strcmp0 (natter_session_index_entry_get_parent_session (other),
+                    natter_session_index_entry_get_parent_session (copy)) == 0 &&
+         g_strcmp0 (natter_session_index_entry_get_first_turn_id (other), first) == 0 &&
+         natter_session_index_entry_get_turn_count (other) >= natter_session_index_entry_get_turn_count (copy);
+}
+
 /**
  * natter_session_families_find_original:
  * @index: the session index
@@ -138,6 +162,17 @@ natter_session_families_find_original (NatterSessionIndex *index,
   while ((parent = continued_in (lookup_in_index, index, original)) != NULL && depth++ < n)
     original = parent;
   return original;
+}
+
+/* Whether a session of @versions shows the copy @entry (shows_copy()). */
+static gboolean
+copy_shown_elsewhere (GPtrArray               *versions,
+                      NatterSessionIndexEntry *entry)
+{
+  for (guint i = 0; i < versions->len; i++)
+    if (shows_copy (g_ptr_array_index (versions, i), entry))
+      return TRUE;
+  return FALSE;
 }
 
 /**
@@ -206,7 +241,9 @@ natter_session_families_new (GListModel *index)
           family->head_activity = g_strdup (activity_time (original));
         }
       g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (entry)), family);
-      family->n_versions++;
+      if (!natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (entry)) ||
+          !copy_shown_elsewhere (versions, entry))
+        family->n_versions++;
       /* The most recent activity; equal times go to the later session.
        * Another device's copy (docs/format.md §9) is never the head: it
        * takes no message, and the conversation opens where one can go

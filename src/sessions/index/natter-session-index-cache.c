@@ -42,7 +42,7 @@
  * numbers are in (a data directory copied to another machine is simply
  * read again). */
 #define MAGIC_NAME     "natter-index"
-#define FORMAT_VERSION 5
+#define FORMAT_VERSION 6
 #define HEADER_SIZE    32   /* magic, then the MD5 digest of the payload */
 #define DIGEST_SIZE    16
 
@@ -69,6 +69,7 @@ enum
   S_FOLDER_ID,
   S_DEVICE_ID,          /* the device an unended latest turn runs on */
   S_DEVICE_NAME,
+  S_FIRST_TURN_ID,
   N_STRINGS
 };
 
@@ -316,6 +317,7 @@ entry_from_record (const CacheRecord *record)
   natter_session_index_entry_set_error (entry, s[S_ERROR]);
   natter_session_index_entry_set_cwd (entry, s[S_CWD]);
   natter_session_index_entry_set_parent_session (entry, s[S_PARENT_SESSION]);
+  natter_session_index_entry_set_first_turn_id (entry, s[S_FIRST_TURN_ID]);
   if (s[S_PARAMETERS] != NULL)
     {
       g_autoptr(NatterGenerationParameters) parameters =
@@ -451,6 +453,7 @@ write_record (GByteArray                     *out,
   write_string (out, natter_session_index_entry_get_folder_id (entry));
   write_string (out, natter_session_index_entry_get_latest_turn_device_id (entry));
   write_string (out, natter_session_index_entry_get_latest_turn_device_name (entry));
+  write_string (out, natter_session_index_entry_get_first_turn_id (entry));
 }
 
 /**

@@ -57,6 +57,8 @@ void                     natter_session_index_entry_set_cwd                 (Nat
                                                                              const char              *cwd);
 void                     natter_session_index_entry_set_parent_session      (NatterSessionIndexEntry *self,
                                                                              const char              *parent_session);
+void                     natter_session_index_entry_set_first_turn_id       (NatterSessionIndexEntry *self,
+                                                                             const char              *first_turn_id);
 void                     natter_session_index_entry_set_is_version          (NatterSessionIndexEntry *self,
                                                                              gboolean                 is_version);
 

@@ -44,6 +44,7 @@ struct _NatterSessionIndexEntry
   char       *error;
   char       *cwd;
   char       *parent_session;
+  char       *first_turn_id;
   gboolean    is_version;
   NatterGenerationParameters *parameters;   /* NULL: none kept */
   gboolean    pinned;
@@ -70,6 +71,7 @@ enum
   PROP_ERROR,
   PROP_CWD,
   PROP_PARENT_SESSION,
+  PROP_FIRST_TURN_ID,
   PROP_IS_VERSION,
   PROP_PINNED,
   PROP_FOLDER_ID,
@@ -96,6 +98,7 @@ natter_session_index_entry_finalize (GObject *object)
   g_clear_pointer (&self->error, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->parent_session, g_free);
+  g_clear_pointer (&self->first_turn_id, g_free);
   g_clear_pointer (&self->parameters, natter_generation_parameters_free);
   g_clear_pointer (&self->folder_id, g_free);
   g_clear_pointer (&self->latest_turn_device_id, g_free);
@@ -158,6 +161,9 @@ natter_session_index_entry_get_property (GObject    *object,
       break;
     case PROP_PARENT_SESSION:
       g_value_set_string (value, self->parent_session);
+      break;
+    case PROP_FIRST_TURN_ID:
+      g_value_set_string (value, self->first_turn_id);
       break;
     case PROP_IS_VERSION:
       g_value_set_boolean (value, self->is_version);
@@ -353,6 +359,15 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    */
   properties[PROP_PARENT_SESSION] = string_property ("parent-session");
   /**
+   * NatterSessionIndexEntry:first-turn-id:
+   *
+   * The `turnId` of the session's first turn, or %NULL without turns: a
+   * version that went on from another device's copy begins with the
+   * copy's turns (docs/format.md §9.1), which is how the lists tell that
+   * the copy is shown as that version.
+   */
+  properties[PROP_FIRST_TURN_ID] = string_property ("first-turn-id");
+  /**
    * NatterSessionIndexEntry:is-version:
    *
    * Whether the session is a version of #NatterSessionIndexEntry:parent-session
@@ -471,6 +486,8 @@ natter_session_index_entry_apply_state (NatterSessionIndexEntry *self,
     }
   natter_session_index_entry_set_last_agent_id (self, last != NULL ? last->agent_id : NULL);
   natter_session_index_entry_set_last_model (self, last != NULL ? last->model : NULL);
+  natter_session_index_entry_set_first_turn_id (self, n_turns > 0 ? natter_session_state_get_turn (state, 0)->turn_id
+                                                                 : NULL);
   natter_session_index_entry_set_latest_turn_id (self, last != NULL ? last->turn_id : NULL);
   natter_session_index_entry_set_latest_turn_at (self, last != NULL ? last->ts : NULL);
   if (last == NULL)
@@ -677,6 +694,14 @@ natter_session_index_entry_set_parent_session (NatterSessionIndexEntry *self,
 {
   g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
   set_string (self, &self->parent_session, parent_session, PROP_PARENT_SESSION);
+}
+
+void
+natter_session_index_entry_set_first_turn_id (NatterSessionIndexEntry *self,
+                                              const char              *first_turn_id)
+{
+  g_return_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self));
+  set_string (self, &self->first_turn_id, first_turn_id, PROP_FIRST_TURN_ID);
 }
 
 void
@@ -979,6 +1004,20 @@ natter_session_index_entry_get_parent_session (NatterSessionIndexEntry *self)
 }
 
 /**
+ * natter_session_index_entry_get_first_turn_id:
+ * @self: an entry
+ *
+ * Returns: (transfer none) (nullable): the `turnId` of the session's
+ *   first turn (#NatterSessionIndexEntry:first-turn-id)
+ */
+const char *
+natter_session_index_entry_get_first_turn_id (NatterSessionIndexEntry *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX_ENTRY (self), NULL);
+  return self->first_turn_id;
+}
+
+/**
  * natter_session_index_entry_get_is_version:
  * @self: an entry
  *
@@ -1126,6 +1165,7 @@ natter_session_index_entry_equal (NatterSessionIndexEntry *a,
          g_strcmp0 (a->error, b->error) == 0 &&
          g_strcmp0 (a->cwd, b->cwd) == 0 &&
          g_strcmp0 (a->parent_session, b->parent_session) == 0 &&
+         g_strcmp0 (a->first_turn_id, b->first_turn_id) == 0 &&
          a->is_version == b->is_version &&
          natter_generation_parameters_equal (a->parameters, b->parameters) &&
          a->pinned == b->pinned &&
@@ -1168,6 +1208,7 @@ natter_session_index_entry_assign (NatterSessionIndexEntry *self,
   natter_session_index_entry_set_error (self, other->error);
   natter_session_index_entry_set_cwd (self, other->cwd);
   natter_session_index_entry_set_parent_session (self, other->parent_session);
+  natter_session_index_entry_set_first_turn_id (self, other->first_turn_id);
   natter_session_index_entry_set_is_version (self, other->is_version);
   natter_session_index_entry_set_parameters (self, other->parameters);
   natter_session_index_entry_set_pinned (self, other->pinned);

@@ -53,6 +53,7 @@ gboolean    natter_session_index_entry_get_latest_turn_imported (NatterSessionIn
 const char *natter_session_index_entry_get_error              (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_cwd                (NatterSessionIndexEntry *self);
 const char *natter_session_index_entry_get_parent_session     (NatterSessionIndexEntry *self);
+const char *natter_session_index_entry_get_first_turn_id      (NatterSessionIndexEntry *self);
 gboolean    natter_session_index_entry_get_is_version         (NatterSessionIndexEntry *self);
 const NatterGenerationParameters *
             natter_session_index_entry_get_parameters         (NatterSessionIndexEntry *self);

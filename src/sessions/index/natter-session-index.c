@@ -695,6 +695,7 @@ entry_new_from_scan (const char                    *session_id,
     natter_session_index_entry_set_latest_turn_status (entry, NATTER_LATEST_TURN_STATUS_NONE);
   natter_session_index_entry_set_cwd (entry, scan->cwd);
   natter_session_index_entry_set_parent_session (entry, scan->parent_session);
+  natter_session_index_entry_set_first_turn_id (entry, scan->first_turn_id);
   natter_session_index_entry_set_is_version (entry, scan->is_version);
   natter_session_index_entry_set_parameters (entry, scan->parameters);
   natter_session_index_entry_set_pinned (entry, scan->pinned);
