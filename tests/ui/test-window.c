@@ -12,20 +12,10 @@
 
 #include "test-window.h"
 
-static gboolean
-widget_is_mapped (GtkWidget *widget)
-{
-  return gtk_widget_get_mapped (widget);
-}
-
 static void
 wait_until_mapped (GtkWidget *widget)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (!widget_is_mapped (widget) && g_get_monotonic_time () < deadline)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_true (widget_is_mapped (widget));
+  ui_wait_until (ui_is_mapped, widget);
 }
 
 static GtkWidget *
