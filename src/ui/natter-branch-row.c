@@ -19,6 +19,7 @@
 
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
+#include "natter-plain-text.h"
 
 struct _NatterBranchRow
 {
@@ -64,10 +65,12 @@ update (NatterBranchRow *self)
     }
   else if (self->marker != NULL)
     {
-      const char *title = natter_timeline_marker_get_title (self->marker);
+      g_autofree char *visible = natter_visible_text (natter_timeline_marker_get_title (self->marker),
+                                                      NATTER_VISIBLE_KEEP_NONE);
+      const char *title = visible;
       g_autofree char *text = NULL;
 
-      if (title == NULL || title[0] == '\0')
+      if (title[0] == '\0')
         title = _("New chat");
       /* Translators: %s is the title of the conversation a branch was made from */
       text = g_strdup_printf (_("Branched from “%s”"), title);

@@ -22,6 +22,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-plain-text.h"
 #include "natter-session-row.h"
 
 struct _NatterSessionRow
@@ -373,6 +374,7 @@ update (NatterSessionRow *self)
   const char *error;
   const char *status;
   const char *latest;
+  g_autofree char *visible = NULL;
 
   if (self->entry == NULL)
     return;
@@ -382,7 +384,10 @@ update (NatterSessionRow *self)
   status = natter_session_index_entry_get_latest_turn_status (self->entry);
   latest = natter_session_index_entry_get_latest_turn_id (self->entry);
 
-  gtk_label_set_text (self->title_label, title != NULL && title[0] != '\0' ? title : _("New chat"));
+  /* An older file's title may hold control characters: shown as their
+   * stand-ins (docs/format.md "title_changed"), never as tofu boxes. */
+  visible = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+  gtk_label_set_text (self->title_label, visible[0] != '\0' ? visible : _("New chat"));
   gtk_widget_remove_css_class (GTK_WIDGET (self->subtitle_label), "error");
   if (error != NULL)
     {

@@ -27,6 +27,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-plain-text.h"
 #include "natter-timeline-model.h"
 #include "natter-window-private.h"
 
@@ -84,7 +85,13 @@ update_title (NatterWindow *self)
       else if (title == NULL || title[0] == '\0')
         title = _("New chat");
     }
-  adw_window_title_set_title (self->window_title, title != NULL ? title : "");
+  {
+    /* Its control characters as their stand-ins (docs/format.md
+     * "title_changed"). */
+    g_autofree char *visible = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+
+    adw_window_title_set_title (self->window_title, visible);
+  }
   gtk_widget_set_visible (self->conversation_menu_button, self->conversation.entry != NULL);
   _natter_window_update_model_picker (self);
   _natter_window_update_subtitle (self);

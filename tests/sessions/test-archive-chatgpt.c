@@ -256,6 +256,23 @@ test_chatgpt_empty_conversations (Fixture       *f,
   g_assert_cmpuint (report->n_empty, ==, 2);
 }
 
+/* A ChatGPT title with control characters comes in as one line
+ * (docs/format.md "title_changed"): each run of them and of white space
+ * is one space. */
+static void
+test_chatgpt_title_controls (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *text = replace_once (CHATGPT, "\"title\":\"Trip planning\"",
+                                        "\"title\":\"Trip\\n\\u001b[1mplanning\\u0007\"");
+  g_autoptr(NatterImportReport) report = import_chatgpt_text (f, text);
+  g_autoptr(NatterSessionState) trip = NULL;
+
+  g_assert_cmpuint (report->session_ids->len, ==, 2);
+  trip = read_session (f, g_ptr_array_index (report->session_ids, 0));
+  g_assert_cmpstr (natter_session_state_get_title (trip), ==, "Trip [1mplanning");
+}
+
 /* One damaged conversation costs only itself: it is named, the others
  * come in. */
 static void
@@ -321,6 +338,7 @@ archive_add_chatgpt_tests (void)
   ADD ("/archive/chatgpt-continue", test_chatgpt_continue);
   ADD ("/archive/chatgpt-damaged", test_chatgpt_damaged);
   ADD ("/archive/chatgpt-hostile", test_chatgpt_hostile);
+  ADD ("/archive/chatgpt-title-controls", test_chatgpt_title_controls);
   ADD ("/archive/chatgpt-branches", test_chatgpt_branches);
   ADD ("/archive/chatgpt-continuation", test_chatgpt_continuation);
   ADD ("/archive/chatgpt-tool-messages", test_chatgpt_tool_messages);

@@ -188,3 +188,20 @@ test_huge_message (Fixture       *f,
   plain = search (f, "cat");
   g_assert_true (g_str_has_prefix (plain, hit));
 }
+
+/* The window shows a snippet's control characters as visible stand-ins,
+ * as it does in an answer (README.md "Command line"): ESC, BEL and the
+ * rest are never markup's tofu boxes; the plain text, which the command
+ * line makes visible itself, keeps them. */
+void
+test_snippet_markup_controls_visible (void)
+{
+  const char *snippet = "ctrl \x01 esc \x1b[31m" NATTER_SEARCH_MARK_START "red" NATTER_SEARCH_MARK_END
+                        "\x1b[0m & <i>\x7f\xc2\x9b";
+  g_autofree char *markup = natter_search_snippet_to_markup (snippet);
+  g_autofree char *plain = natter_search_snippet_to_plain (snippet);
+
+  g_assert_cmpstr (markup, ==,
+                   "ctrl \xe2\x90\x81 esc \xe2\x90\x9b[31m<b>red</b>\xe2\x90\x9b[0m &amp; &lt;i&gt;\xe2\x90\xa1\\u009B");
+  g_assert_cmpstr (plain, ==, "ctrl \x01 esc \x1b[31mred\x1b[0m & <i>\x7f\xc2\x9b");
+}

@@ -346,6 +346,7 @@ main (int   argc,
   ADD ("/search-index/snippets-keep-words-whole", test_snippets_keep_words_whole);
   ADD ("/search-index/huge-message", test_huge_message);
   g_test_add_func ("/search-index/snippet-from-highlight", test_snippet_from_highlight);
+  g_test_add_func ("/search-index/snippet-markup-controls-visible", test_snippet_markup_controls_visible);
   ADD ("/search-index/write-through", test_write_through);
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
   ADD ("/search-index/old-layout-rebuilt", test_old_layout_rebuilt);

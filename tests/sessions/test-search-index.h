@@ -77,6 +77,7 @@ hit_line (const char *session_id,
 /* test-search-index-snippets.c */
 void test_snippets_keep_words_whole (Fixture *f, gconstpointer data);
 void test_snippet_from_highlight (void);
+void test_snippet_markup_controls_visible (void);
 void test_huge_message (Fixture *f, gconstpointer data);
 /* test-search-index-cache.c */
 void test_corrupt_index_rebuilt (Fixture *f, gconstpointer data);

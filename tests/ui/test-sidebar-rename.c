@@ -3,8 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Rename with F2, then send: a title typed through F2 survives the first
- * message (the automatic title never replaces the user's).
+ * message (the automatic title never replaces the user's); and a title
+ * an older file holds with control characters shows their stand-ins.
  */
+
+#include <string.h>
 
 #include "test-sidebar.h"
 
@@ -180,6 +183,54 @@ test_sidebar_rename_then_send_keeps_title (void)
   g_assert_true (natter_session_state_get_title_is_explicit (state));
 
   g_signal_handlers_disconnect_by_data (entry, seen);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A title an older file holds with control characters in it (read as it
+ * is, docs/format.md "title_changed") shows them as visible stand-ins in
+ * the sidebar and in the header, as every front end does: never as tofu
+ * boxes, never as a line break. */
+void
+test_sidebar_old_title_controls_visible (void)
+{
+  static const char line[] =
+    "{\"type\":\"title_changed\",\"sessionId\":\"%s\",\"ts\":\"2026-11-18T12:00:00.000Z\","
+    "\"title\":\"Old \\u001b[31mred\\u0007 \\u0001title\\nnext \xc2\x9b end\"}\n";
+  const char *shown = "Old \xe2\x90\x9b[31mred\xe2\x90\x87 \xe2\x90\x81title\xe2\x90\xa4next \\u009B end";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Plain");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GFileOutputStream) stream = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strdup_printf (line, session_id);
+  NatterWindow *window;
+
+  stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_write_all (G_OUTPUT_STREAM (stream), text, strlen (text), NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (G_OUTPUT_STREAM (stream), NULL, &error);
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  /* The file's title is shown with its stand-ins, and read as it is. */
+  wait_row (window, session_id, shown);
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index, session_id)), ==,
+                   "Old \x1b[31mred\x07 \x01title\nnext \xc2\x9b end");
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  {
+    gboolean found = FALSE;
+    g_autoptr(GPtrArray) titles = ui_find_all (window, ADW_TYPE_WINDOW_TITLE);
+
+    for (guint i = 0; i < titles->len; i++)
+      if (g_strcmp0 (adw_window_title_get_title (g_ptr_array_index (titles, i)), shown) == 0)
+        found = TRUE;
+    g_assert_true (found);
+  }
+
   ui_destroy_window (window);
   ui_world_free (u);
 }

@@ -40,6 +40,7 @@
 
 #include "natter-chatgpt-import.h"
 #include "natter-clock.h"
+#include "natter-plain-text.h"
 #include "natter-session-default-title.h"
 #include "natter-session-error.h"
 #include "natter-session-schema.h"
@@ -819,6 +820,14 @@ natter_chatgpt_plan_conversation (JsonObject  *conversation,
   exchanges = exchanges_of (path, created_ts);
   leaves = other_leaves (nodes, current);
   title = g_strdup (string_member (conversation, "title"));
+  if (natter_text_has_control (title))
+    {
+      /* One line of text, as every title (docs/format.md "title_changed"). */
+      char *clean = natter_session_title_clean (title);
+
+      g_free (title);
+      title = clean;
+    }
   if ((title == NULL || title[0] == '\0') && exchanges->len > 0)
     {
       g_autoptr(JsonObject) first = text_message ("user", ((Exchange *) g_ptr_array_index (exchanges, 0))->text);

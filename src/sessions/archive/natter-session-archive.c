@@ -22,8 +22,10 @@
 #include "natter-blob-store.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-plain-text.h"
 #include "natter-provider-registry.h"
 #include "natter-session-archive.h"
+#include "natter-session-default-title.h"
 #include "natter-session-error.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-entry.h"
@@ -694,6 +696,23 @@ find_authority (NatterSessionState *state,
     g_hash_table_add (queued, g_strdup (natter_session_state_get_queued (state, i)->queue_id));
 }
 
+/* A title is one line of text (docs/format.md "title_changed"), and an
+ * older file may hold one that is not: the title of @event (a
+ * `session_created` or a `title_changed`) comes in with each run of
+ * control characters and white space made one space, as a title Natter
+ * makes. A title without control characters stays exactly as it is. */
+static void
+clean_title (JsonObject *event)
+{
+  const char *title = json_object_get_string_member_with_default (event, "title", NULL);
+  g_autofree char *clean = NULL;
+
+  if (title == NULL || !natter_text_has_control (title))
+    return;
+  clean = natter_session_title_clean (title);
+  json_object_set_string_member (event, "title", clean != NULL ? clean : "");
+}
+
 /* The session's log for the plan: a branch becomes a conversation of its
  * own, whose first turns are the ones it inherited. Like every new file
  * it starts at schema version 1 and is raised right before its first
@@ -719,6 +738,7 @@ plan_session (NatterImportPlan  *plan,
   g_autoptr(GHashTable) queued = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gboolean lowest = as_exported != NULL;
 
+  clean_title (json_node_get_object (first));
   json_object_remove_member (json_node_get_object (first), "parentSession");
   json_object_remove_member (json_node_get_object (first), "forkedFromTurnId");
   if (json_object_has_member (json_node_get_object (first), "cwd"))
@@ -761,6 +781,8 @@ plan_session (NatterImportPlan  *plan,
         continue;
       copy = json_node_copy (g_ptr_array_index (events, i));
       event = json_node_get_object (copy);
+      if (g_str_equal (type, "title_changed"))
+        clean_title (event);
       if (json_object_has_member (event, "sessionSeq") && inherited->len > 0)
         json_object_set_int_member (event, "sessionSeq",
                                     json_object_get_int_member (event, "sessionSeq") + inherited->len);

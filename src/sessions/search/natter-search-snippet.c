@@ -17,6 +17,7 @@
 
 #include <string.h>
 
+#include "natter-plain-text.h"
 #include "natter-search-snippet.h"
 
 /* The most characters a snippet shows before its match. */
@@ -226,6 +227,21 @@ natter_search_snippet_from_highlight (const char *highlighted,
 
 /* Shown */
 
+/* Appends the @length bytes of @text as markup: its control characters
+ * as their visible stand-ins (the window shows them as the command line
+ * does, README.md "Command line"), then escaped. */
+static void
+append_escaped (GString    *out,
+                const char *text,
+                gssize      length)
+{
+  g_autofree char *piece = g_strndup (text, length);
+  g_autofree char *visible = natter_visible_text (piece, NATTER_VISIBLE_KEEP_NONE);
+  g_autofree char *escaped = g_markup_escape_text (visible, -1);
+
+  g_string_append (out, escaped);
+}
+
 /* Appends @text with every run of white space (a snippet may span lines
  * and tabs) as one space. */
 static void
@@ -242,10 +258,7 @@ append_collapsed (GString    *out,
       if (g_ascii_isspace (*p))
         {
           if (escape)
-            {
-              g_autofree char *piece = g_markup_escape_text (run_start, p - run_start);
-              g_string_append (out, piece);
-            }
+            append_escaped (out, run_start, p - run_start);
           else
             g_string_append_len (out, run_start, p - run_start);
           if (out->len > 0 && out->str[out->len - 1] != ' ')
@@ -254,10 +267,7 @@ append_collapsed (GString    *out,
         }
     }
   if (escape)
-    {
-      g_autofree char *piece = g_markup_escape_text (run_start, end - run_start);
-      g_string_append (out, piece);
-    }
+    append_escaped (out, run_start, end - run_start);
   else
     g_string_append_len (out, run_start, end - run_start);
 }
@@ -306,7 +316,9 @@ natter_search_snippet_to_plain (const char *snippet)
  * @snippet: a #NatterSearchHit snippet
  *
  * The snippet as one line of Pango markup: the text escaped with
- * g_markup_escape_text(), each match in `<b>`, white space collapsed.
+ * g_markup_escape_text(), each match in `<b>`, white space collapsed,
+ * every other control character shown as its visible stand-in
+ * (natter_visible_text()).
  *
  * Returns: (transfer full): the markup
  */
