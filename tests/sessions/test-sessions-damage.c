@@ -103,6 +103,58 @@ test_unreadable_earlier_turn (Fixture       *f,
     g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
+/* The same while the conversation is open: an earlier turn's file
+ * damaged (or deleted) by someone else after its history was last sent,
+ * and reported as another writer's change, as the store watch reports
+ * it (natter_sessions_refresh_async()). The history kept in memory from
+ * before is not sent in its place: the next message is refused, naming
+ * the file, with nothing written, as after a restart. */
+static void
+test_unreadable_earlier_turn_while_open (Fixture       *f,
+                                         gconstpointer  data)
+{
+  gboolean missing = GPOINTER_TO_INT (data);
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *changed[2] = { NULL, NULL };
+  guint turn_files;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  three = send (f, sid, "three");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+
+  path = turn_path (f, one);
+  if (missing)
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  else
+    corrupt_file (f->t.w->turn_repo, one);
+  changed[0] = one;
+  natter_sessions_refresh_async (f->t.sessions, NULL, changed, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_refresh_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  turn_files = n_files (f->t.w->turn_repo);
+
+  {
+    g_autofree char *refused = natter_test_sessions_send (&f->t, sid, "four", &error);
+
+    g_assert_null (refused);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+    g_assert_nonnull (strstr (error->message, path));
+  }
+  g_assert_cmpuint (n_files (f->t.w->turn_repo), ==, turn_files);
+  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)), ==,
+                   three);
+}
+
 /* A branch at a turn that cannot be read would continue a history no
  * message of it could be sent on: refused as a damaged history (the way
  * a new version of the message after it is refused, docs/sessions.md §2),
@@ -489,6 +541,10 @@ sessions_add_damage_tests (void)
   ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
   ADD ("fork/at-a-damaged-turn-is-a-damaged-history", test_fork_at_unreadable_turn, NULL);
   ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
+  ADD ("send/damaged-earlier-turn-while-open-refused", test_unreadable_earlier_turn_while_open,
+       GINT_TO_POINTER (FALSE));
+  ADD ("send/missing-earlier-turn-while-open-refused", test_unreadable_earlier_turn_while_open,
+       GINT_TO_POINTER (TRUE));
   ADD ("send/resume-with-damaged-history-fails-then-refuses", test_resume_unreadable_context, NULL);
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);

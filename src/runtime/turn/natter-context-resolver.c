@@ -59,3 +59,27 @@ natter_context_resolver_materialize_finish (NatterContextResolver  *self,
 
   return NATTER_CONTEXT_RESOLVER_GET_IFACE (self)->materialize_finish (self, result, error);
 }
+
+/**
+ * natter_context_resolver_forget:
+ * @self: a #NatterContextResolver
+ * @turn_id: a turn whose file another writer changed
+ *
+ * Drops whatever @self kept of @turn_id, so that the next
+ * materialization through it reads the file again and sees what it now
+ * holds — damage included, which then refuses the history
+ * (docs/sessions.md §2). A resolver that keeps nothing ignores it.
+ */
+void
+natter_context_resolver_forget (NatterContextResolver *self,
+                                const char            *turn_id)
+{
+  NatterContextResolverInterface *iface;
+
+  g_return_if_fail (NATTER_IS_CONTEXT_RESOLVER (self));
+  g_return_if_fail (turn_id != NULL);
+
+  iface = NATTER_CONTEXT_RESOLVER_GET_IFACE (self);
+  if (iface->forget != NULL)
+    iface->forget (self, turn_id);
+}

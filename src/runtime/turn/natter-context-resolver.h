@@ -18,6 +18,8 @@ G_DECLARE_INTERFACE (NatterContextResolver, natter_context_resolver, NATTER, CON
  * NatterContextResolverInterface:
  * @materialize_async: materializes `{previousTurnId}`
  * @materialize_finish: the closed transcript of that turn
+ * @forget: (nullable): drops what was kept of a turn whose file changed
+ *   under another writer, so that the next materialization reads it
  *
  * Materializes a context reference into the referenced turn's closed
  * transcript (docs/runtime.md §11).
@@ -34,6 +36,8 @@ struct _NatterContextResolverInterface
   JsonArray *(*materialize_finish) (NatterContextResolver  *self,
                                     GAsyncResult           *result,
                                     GError                **error);
+  void       (*forget)             (NatterContextResolver  *self,
+                                    const char             *turn_id);
 };
 
 void       natter_context_resolver_materialize_async  (NatterContextResolver  *self,
@@ -44,5 +48,7 @@ void       natter_context_resolver_materialize_async  (NatterContextResolver  *s
 JsonArray *natter_context_resolver_materialize_finish (NatterContextResolver  *self,
                                                        GAsyncResult           *result,
                                                        GError                **error);
+void       natter_context_resolver_forget             (NatterContextResolver  *self,
+                                                       const char             *turn_id);
 
 G_END_DECLS

@@ -16,7 +16,11 @@
  * long session reads one file; assembling the transcript is one linear
  * copy. Caching segments rather than whole transcripts keeps the cache
  * linear in the session's length. Non-terminal turns may still change and
- * are read every time.
+ * are read every time. A terminal turn's file can still be changed by
+ * someone else (a synchroniser, a damaged disk, a person's editor): its
+ * segment is then forgotten (natter_context_resolver_forget()) and the
+ * file read again, so a history that can no longer be read is refused
+ * rather than sent from memory.
  */
 
 #define G_LOG_DOMAIN "natter-turn-context-resolver"
@@ -35,6 +39,7 @@ struct _NatterTurnContextResolver
 
   NatterJsonlRepo *repo;
   GHashTable      *cache;    /* turn id → Segment, terminal turns only */
+  GPtrArray       *retired;  /* Segment: forgotten, kept for walks in flight */
   guint            n_reads;
 };
 
@@ -229,11 +234,29 @@ natter_turn_context_resolver_materialize_finish (NatterContextResolver  *resolve
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* A walk in flight may hold the segment: it is kept, unreachable, for the
+ * resolver's life. Files changed under it are few (each one a change
+ * another writer made to an ended turn). */
+static void
+natter_turn_context_resolver_forget (NatterContextResolver *resolver,
+                                     const char            *turn_id)
+{
+  NatterTurnContextResolver *self = NATTER_TURN_CONTEXT_RESOLVER (resolver);
+  gpointer key, segment;
+
+  if (g_hash_table_steal_extended (self->cache, turn_id, &key, &segment))
+    {
+      g_free (key);
+      g_ptr_array_add (self->retired, segment);
+    }
+}
+
 static void
 context_resolver_iface_init (NatterContextResolverInterface *iface)
 {
   iface->materialize_async = natter_turn_context_resolver_materialize_async;
   iface->materialize_finish = natter_turn_context_resolver_materialize_finish;
+  iface->forget = natter_turn_context_resolver_forget;
 }
 
 static void
@@ -243,6 +266,7 @@ natter_turn_context_resolver_finalize (GObject *object)
 
   g_clear_object (&self->repo);
   g_clear_pointer (&self->cache, g_hash_table_unref);
+  g_clear_pointer (&self->retired, g_ptr_array_unref);
 
   G_OBJECT_CLASS (natter_turn_context_resolver_parent_class)->finalize (object);
 }
@@ -258,6 +282,7 @@ natter_turn_context_resolver_init (NatterTurnContextResolver *self)
 {
   self->cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) segment_free);
+  self->retired = g_ptr_array_new_with_free_func ((GDestroyNotify) segment_free);
 }
 
 /**

@@ -19,6 +19,7 @@
 #include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-sync-conflict-name.h"
+#include "natter-turn-runtime.h"
 
 typedef struct
 {
@@ -310,7 +311,13 @@ natter_sessions_refresh_finish (NatterSessions  *self,
         g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, session_id);
     }
   for (guint i = 0; i < refresh->announced->len; i++)
-    g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE], 0,
-                   g_ptr_array_index (refresh->announced, i));
+    {
+      const char *turn_id = g_ptr_array_index (refresh->announced, i);
+
+      /* What the next message's history holds is the file as it is now,
+       * not a transcript kept of it before another writer changed it. */
+      natter_context_resolver_forget (natter_turn_runtime_get_context_resolver (self->runtime), turn_id);
+      g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE], 0, turn_id);
+    }
   return TRUE;
 }
