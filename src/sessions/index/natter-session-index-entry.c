@@ -224,6 +224,35 @@ install_device_property (void)
   properties[PROP_LATEST_TURN_DEVICE_ID] = string_property ("latest-turn-device-id");
 }
 
+/* Which session this one descends from, and how. */
+static void
+install_lineage_properties (void)
+{
+  /**
+   * NatterSessionIndexEntry:parent-session:
+   *
+   * The session this one was forked from, or %NULL.
+   */
+  properties[PROP_PARENT_SESSION] = string_property ("parent-session");
+  /**
+   * NatterSessionIndexEntry:first-turn-id:
+   *
+   * The `turnId` of the session's first turn, or %NULL without turns: a
+   * version that went on from another device's copy begins with the
+   * copy's turns (docs/format.md §9.1), which is how the lists tell that
+   * the copy is shown as that version.
+   */
+  properties[PROP_FIRST_TURN_ID] = string_property ("first-turn-id");
+  /**
+   * NatterSessionIndexEntry:is-version:
+   *
+   * Whether the session is a version of #NatterSessionIndexEntry:parent-session
+   * (an edit or another try, not a branch made on purpose; docs/format.md
+   * §3.2, natter_session_state_get_is_version()).
+   */
+  properties[PROP_IS_VERSION] = boolean_property ("is-version");
+}
+
 /* Where the session's own log places it in the list. */
 static void
 install_placement_properties (void)
@@ -352,29 +381,7 @@ natter_session_index_entry_class_init (NatterSessionIndexEntryClass *klass)
    * The session header's absolute working directory, or %NULL.
    */
   properties[PROP_CWD] = string_property ("cwd");
-  /**
-   * NatterSessionIndexEntry:parent-session:
-   *
-   * The session this one was forked from, or %NULL.
-   */
-  properties[PROP_PARENT_SESSION] = string_property ("parent-session");
-  /**
-   * NatterSessionIndexEntry:first-turn-id:
-   *
-   * The `turnId` of the session's first turn, or %NULL without turns: a
-   * version that went on from another device's copy begins with the
-   * copy's turns (docs/format.md §9.1), which is how the lists tell that
-   * the copy is shown as that version.
-   */
-  properties[PROP_FIRST_TURN_ID] = string_property ("first-turn-id");
-  /**
-   * NatterSessionIndexEntry:is-version:
-   *
-   * Whether the session is a version of #NatterSessionIndexEntry:parent-session
-   * (an edit or another try, not a branch made on purpose; docs/format.md
-   * §3.2, natter_session_state_get_is_version()).
-   */
-  properties[PROP_IS_VERSION] = boolean_property ("is-version");
+  install_lineage_properties ();
   install_placement_properties ();
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
