@@ -15,6 +15,23 @@
 
 static void inspect_cb (GObject *object, GAsyncResult *result, gpointer user_data);
 
+/* "one", "two" and "three" sent to @sid, each answered before the next. */
+static void
+send_three (Fixture    *f,
+            const char *sid,
+            char      **one,
+            char      **two,
+            char      **three)
+{
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  *one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  *two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  *three = send (f, sid, "three");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+}
+
 /* An earlier turn's file damaged (or gone) after a restart: the history
  * the next message continues cannot be read whole. The message is
  * refused — no turn is made, the session file is not touched — naming
@@ -44,13 +61,7 @@ test_unreadable_earlier_turn (Fixture       *f,
   g_autoptr(GError) error = NULL;
   guint turn_files;
 
-  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  one = send (f, sid, "one");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  two = send (f, sid, "two");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  three = send (f, sid, "three");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  send_three (f, sid, &one, &two, &three);
 
   path = turn_path (f, one);
   if (missing)
@@ -124,13 +135,7 @@ test_unreadable_earlier_turn_while_open (Fixture       *f,
   const char *changed[2] = { NULL, NULL };
   guint turn_files;
 
-  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  one = send (f, sid, "one");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  two = send (f, sid, "two");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  three = send (f, sid, "three");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  send_three (f, sid, &one, &two, &three);
 
   path = turn_path (f, one);
   if (missing)
