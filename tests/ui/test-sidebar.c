@@ -332,6 +332,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);
   g_test_add_func ("/sidebar/rename-then-send-keeps-title", test_sidebar_rename_then_send_keeps_title);
   g_test_add_func ("/sidebar/old-title-controls-visible", test_sidebar_old_title_controls_visible);
+  g_test_add_func ("/sidebar/rename-refused-keeps-dialog", test_sidebar_rename_refused_keeps_dialog);
   g_test_add_func ("/sidebar/order-is-activity", test_sidebar_order_is_activity);
   g_test_add_func ("/sidebar/keeps-place", test_sidebar_keeps_place);
   g_test_add_func ("/sidebar/new-chat-in-view", test_sidebar_new_chat_in_view);

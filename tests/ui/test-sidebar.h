@@ -41,6 +41,7 @@ void test_sidebar_damaged_while_open (void);
 /* test-sidebar-rename.c */
 void test_sidebar_rename_then_send_keeps_title (void);
 void test_sidebar_old_title_controls_visible (void);
+void test_sidebar_rename_refused_keeps_dialog (void);
 /* test-sidebar-place.c */
 void test_sidebar_keeps_place (void);
 void test_sidebar_new_chat_in_view (void);
