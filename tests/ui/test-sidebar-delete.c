@@ -9,6 +9,7 @@
  * the draft.
  */
 
+#include "natter-store-watch.h"
 #include "test-sidebar.h"
 
 static gboolean
@@ -230,5 +231,48 @@ test_sidebar_deleted_elsewhere (void)
   ui_destroy_window (window);
   g_file_delete (attached, NULL, NULL);
   g_clear_object (&blobs);
+  ui_world_free (u);
+}
+
+static gboolean
+in_new_chat (gpointer window)
+{
+  return NATTER_WINDOW (window)->conversation.new_chat;
+}
+
+/* The same when another process removes the file (a command run with
+ * another data directory lock, a sync tool): the window learns it from
+ * the store's watch. A new chat's own draft stays, the moved one after
+ * it. */
+void
+test_sidebar_deleted_by_another_process (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Gone soon");
+  g_autoptr(NatterStoreWatch) watch = natter_store_watch_new (u->sessions, NULL, u->w->storage);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  NatterComposer *composer = natter_window_get_composer (window);
+
+  natter_store_watch_set_delay (watch, 20);
+  natter_store_watch_start (watch);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  natter_composer_set_text (composer, "An earlier idea");
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Gone soon");
+  natter_composer_set_text (composer, "Half a thought");
+
+  g_assert_true (g_file_delete (file, NULL, &error));
+  g_assert_no_error (error);
+  ui_wait_until (in_new_chat, window);
+  g_assert_null (natter_window_get_session_id (window));
+  text = natter_composer_dup_text (composer);
+  g_assert_cmpstr (text, ==, "An earlier idea\n\nHalf a thought");
+  g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window), "“Gone soon” was deleted elsewhere"));
+
+  ui_destroy_window (window);
+  g_clear_object (&watch);
   ui_world_free (u);
 }

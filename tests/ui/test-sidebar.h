@@ -34,6 +34,7 @@ sidebar_id (NatterWindow *window,
 void test_sidebar_delete_has_undo (void);
 void test_sidebar_pending_delete_survives_close (void);
 void test_sidebar_deleted_elsewhere (void);
+void test_sidebar_deleted_by_another_process (void);
 /* test-sidebar-damaged.c */
 void test_sidebar_corrupt_session (void);
 void test_sidebar_damaged_view (void);
