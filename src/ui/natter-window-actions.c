@@ -15,12 +15,14 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
+#include "natter-error-words.h"
 #include "natter-models-dialog.h"
 #include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
+#include "natter-session-default-title.h"
 #include "natter-session-error.h"
 #include "natter-session-row.h"
 #include "natter-sessions-settings.h"
@@ -71,6 +73,35 @@ set_title_cb (GObject      *source,
     _natter_window_show_error (self, NULL, _("The conversation was not renamed"), error, NULL);
 }
 
+/* The title typed in the rename dialog is checked as it is typed, the
+ * way the session layer checks it (natter_session_title_check()): a
+ * dialog closes on any response, so a title it would refuse must never
+ * get as far as Rename, or what was typed would be lost with the dialog.
+ * Rename waits, and the dialog says why, until the title can be kept. */
+static void
+rename_title_changed_cb (GtkEditable      *entry,
+                         AdwMessageDialog *dialog)
+{
+  g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *why = NULL;
+
+  if (!natter_session_title_check (title, &error))
+    why = natter_error_words_local (error->message);
+  adw_message_dialog_set_response_enabled (dialog, "rename", why == NULL);
+  adw_message_dialog_set_body (dialog, why != NULL ? why : "");
+  if (why != NULL)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, why, -1);
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+      gtk_accessible_reset_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+    }
+}
+
 static void
 rename_response_cb (AdwMessageDialog *dialog,
                     const char       *response,
@@ -80,7 +111,8 @@ rename_response_cb (AdwMessageDialog *dialog,
   const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
   g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
 
-  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0')
+  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0' ||
+      !adw_message_dialog_get_response_enabled (dialog, "rename"))
     return;
   natter_sessions_set_title_async (self->sessions, session_id, title, self->cancellable,
                                    set_title_cb, g_object_ref (self));
@@ -115,6 +147,9 @@ rename_activated (GtkWidget  *widget,
   adw_message_dialog_set_close_response (dialog, "cancel");
   g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
+  /* A title an older file holds may already be one that cannot be kept. */
+  g_signal_connect_object (entry, "changed", G_CALLBACK (rename_title_changed_cb), dialog, 0);
+  rename_title_changed_cb (GTK_EDITABLE (entry), dialog);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (entry);
 }

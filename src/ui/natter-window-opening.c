@@ -358,6 +358,79 @@ _natter_window_open_new_chat (NatterWindow *self)
   natter_sidebar_select (self->session_sidebar, NULL);
 }
 
+/* Joins the draft kept under @from to the one kept under @to: the text
+ * after a blank line, the attachments after @to's. */
+static void
+move_draft (NatterWindow *self,
+            const char   *from,
+            const char   *to)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GPtrArray) attachments = NULL;
+  const char *kept;
+
+  if (g_hash_table_steal_extended (self->conversation.drafts, from, NULL, (gpointer *) &text))
+    {
+      kept = g_hash_table_lookup (self->conversation.drafts, to);
+      g_hash_table_replace (self->conversation.drafts, g_strdup (to),
+                            kept != NULL ? g_strconcat (kept, "\n\n", text, NULL) : g_steal_pointer (&text));
+    }
+  if (g_hash_table_steal_extended (self->conversation.draft_attachments, from, NULL, (gpointer *) &attachments))
+    {
+      GPtrArray *kept_attachments = g_hash_table_lookup (self->conversation.draft_attachments, to);
+
+      if (kept_attachments != NULL)
+        g_ptr_array_extend_and_steal (kept_attachments, g_steal_pointer (&attachments));
+      else
+        g_hash_table_replace (self->conversation.draft_attachments, g_strdup (to), g_steal_pointer (&attachments));
+    }
+  /* Words still being dictated go where the rest of the draft went. */
+  _natter_window_voice_rekey (self, from, to);
+}
+
+/**
+ * _natter_window_leave_deleted:
+ * @self: the window
+ *
+ * The open conversation was deleted elsewhere (`natter delete`, another
+ * window, another device: docs/sessions.md §9.4, §8.5). The window leaves
+ * it as it leaves one deleted here, so nothing of it stays to act on,
+ * and opens a new conversation; what was being written (the text, the
+ * attachments, a dictation) is not lost with it but moves to the new
+ * conversation's message field. A toast says what happened.
+ */
+void
+_natter_window_leave_deleted (NatterWindow *self)
+{
+  g_autofree char *session_id = g_strdup (self->conversation.session_id);
+  g_autofree char *title = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+  const char *stored;
+  AdwToast *toast;
+
+  g_assert (session_id != NULL && self->conversation.entry != NULL);
+
+  /* Named as the header named it: an older title's control characters
+   * as their stand-ins. */
+  stored = natter_session_index_entry_get_title (self->conversation.entry);
+  title = natter_visible_text (stored != NULL && stored[0] != '\0' ? stored : _("New chat"), NATTER_VISIBLE_KEEP_NONE);
+  /* Closing keeps the draft under the conversation's key. */
+  _natter_window_close_session (self);
+  g_hash_table_remove (self->conversation.timelines, session_id);
+  move_draft (self, session_id, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_open_new_chat (self);
+  _natter_window_update_keyboard_actions (self);
+
+  /* Translators: %s is a conversation title */
+  text = g_strdup_printf (_("“%s” was deleted elsewhere"), title);
+  /* A toast's title is Pango markup, and a title is the user's text. */
+  escaped = g_markup_escape_text (text, -1);
+  toast = adw_toast_new (escaped);
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
 /* Startup: the last open session, once the index is loaded (and again
  * each time it says it is: the first call that finds it loaded acts). */
 

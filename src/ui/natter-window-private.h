@@ -397,6 +397,8 @@ void
 _natter_window_close_session (NatterWindow *self);
 void
 _natter_window_open_new_chat (NatterWindow *self);
+void
+_natter_window_leave_deleted (NatterWindow *self);
 NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id);

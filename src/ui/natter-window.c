@@ -150,7 +150,12 @@ session_index_changed_cb (NatterSessions *sessions,
                           const char     *session_id,
                           NatterWindow   *self)
 {
-  if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0)
+  /* The open conversation's entry is gone: it was deleted elsewhere (this
+   * window closes one before deleting it). */
+  if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0 &&
+      natter_session_index_lookup (self->index, session_id) == NULL)
+    _natter_window_leave_deleted (self);
+  else if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0)
     _natter_window_update_composer (self);
   _natter_window_versions_session_changed (self, session_id);
   /* A pin lives in the conversation's original, which may be another

@@ -4,9 +4,12 @@
  *
  * Deleting from the sidebar: Delete only ever leads to an undo toast (no
  * key press in the list destroys anything without a chance to undo), and
- * closing the window while the toast is up loses nothing.
+ * closing the window while the toast is up loses nothing. Deleted
+ * elsewhere while open, a conversation is left for a new one that keeps
+ * the draft.
  */
 
+#include "natter-store-watch.h"
 #include "test-sidebar.h"
 
 static gboolean
@@ -117,5 +120,159 @@ test_sidebar_pending_delete_survives_close (void)
   /* Closing with the toast up loses nothing. */
   g_assert_true (file_exists (u, session_id));
   g_assert_nonnull (natter_session_index_lookup (u->index, session_id));
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld      *u;
+  NatterWindow *window;
+} Sent;
+
+static gboolean
+try_again_shown (gpointer window)
+{
+  return ui_find_button (natter_window_get_timeline_list (window), "_Try Again") != NULL;
+}
+
+/* The window went on to the conversation its message made, and the
+ * answer there has ended. */
+static gboolean
+new_conversation_answered (gpointer data)
+{
+  Sent *s = data;
+  const char *session_id = natter_window_get_session_id (s->window);
+  NatterSessionIndexEntry *entry = session_id != NULL ? natter_session_index_lookup (s->u->index, session_id) : NULL;
+  const char *latest = entry != NULL ? natter_session_index_entry_get_latest_turn_id (entry) : NULL;
+
+  return latest != NULL && !natter_sessions_is_turn_running (s->u->sessions, latest) &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+static char *
+describe_sent (gpointer data)
+{
+  Sent *s = data;
+
+  return g_strdup_printf ("session %s, error bar “%s” “%s”", natter_window_get_session_id (s->window),
+                          gtk_label_get_text (s->window->errors.heading), gtk_label_get_text (s->window->errors.detail));
+}
+
+/* The open conversation deleted elsewhere (`natter delete`, which the
+ * running window's service carries out): the window leaves it as it
+ * leaves one deleted here, nothing of it left to act on, and goes on in
+ * a new conversation that has what was being written, text and
+ * attachment. A toast says so, the title (markup in it) as text. Sent,
+ * the draft makes a conversation of its own. */
+void
+test_sidebar_deleted_elsewhere (void)
+{
+  const char *title = "Plans <b>&</b> more";
+  const char *draft = "Half a thought";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, title);
+  g_autofree char *turn_id = NULL;
+  g_autofree char *toast_text = g_strdup_printf ("“%s” was deleted elsewhere", title);
+  g_autofree char *text = NULL;
+  g_autoptr(GFile) attached = NULL;
+  g_autoptr(GFileIOStream) stream = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
+  NatterWindow *window;
+  NatterComposer *composer;
+  Gone gone = { u, session_id };
+  Sent sent;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Hello");
+  ui_wait_turn (u, turn_id);
+  attached = g_file_new_tmp ("natter-draft-XXXXXX.txt", &stream, &error);
+  g_assert_no_error (error);
+  g_io_stream_close (G_IO_STREAM (stream), NULL, NULL);
+
+  /* Attachments are stored where a turn reads them. */
+  natter_turn_runtime_set_blob_store (u->w->runtime, blobs);
+  window = ui_window_new (app, u);
+  natter_window_set_blob_store (window, blobs);
+  composer = natter_window_get_composer (window);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (try_again_shown, window);
+  natter_composer_set_text (composer, draft);
+  natter_composer_add_file (composer, attached);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+
+  natter_sessions_delete_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_wait_until (session_gone, &gone);
+  ui_settle ();
+
+  /* A new conversation, with the draft. */
+  g_assert_null (natter_window_get_session_id (window));
+  g_assert_true (window->conversation.new_chat);
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  g_assert_false (try_again_shown (window));
+  text = natter_composer_dup_text (composer);
+  g_assert_cmpstr (text, ==, draft);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window), toast_text));
+  g_assert_true (ui_error_bar_hidden (window));
+
+  /* Sent, it makes a conversation of its own. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  g_assert_true (natter_composer_send (composer));
+  sent = (Sent) { u, window };
+  ui_wait_until_full (new_conversation_answered, describe_sent, &sent);
+  g_assert_cmpstr (natter_window_get_session_id (window), !=, session_id);
+  g_assert_true (ui_error_bar_hidden (window));
+
+  ui_destroy_window (window);
+  g_file_delete (attached, NULL, NULL);
+  g_clear_object (&blobs);
+  ui_world_free (u);
+}
+
+static gboolean
+in_new_chat (gpointer window)
+{
+  return NATTER_WINDOW (window)->conversation.new_chat;
+}
+
+/* The same when another process removes the file (a command run with
+ * another data directory lock, a sync tool): the window learns it from
+ * the store's watch. A new chat's own draft stays, the moved one after
+ * it. */
+void
+test_sidebar_deleted_by_another_process (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Gone soon");
+  g_autoptr(NatterStoreWatch) watch = natter_store_watch_new (u->sessions, NULL, u->w->storage);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  NatterComposer *composer = natter_window_get_composer (window);
+
+  natter_store_watch_set_delay (watch, 20);
+  natter_store_watch_start (watch);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  natter_composer_set_text (composer, "An earlier idea");
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Gone soon");
+  natter_composer_set_text (composer, "Half a thought");
+
+  g_assert_true (g_file_delete (file, NULL, &error));
+  g_assert_no_error (error);
+  ui_wait_until (in_new_chat, window);
+  g_assert_null (natter_window_get_session_id (window));
+  text = natter_composer_dup_text (composer);
+  g_assert_cmpstr (text, ==, "An earlier idea\n\nHalf a thought");
+  g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window), "“Gone soon” was deleted elsewhere"));
+
+  ui_destroy_window (window);
+  g_clear_object (&watch);
   ui_world_free (u);
 }

@@ -4,7 +4,8 @@
  *
  * Rename with F2, then send: a title typed through F2 survives the first
  * message (the automatic title never replaces the user's); and a title
- * an older file holds with control characters shows their stand-ins.
+ * an older file holds with control characters shows their stand-ins; a
+ * title the session layer would refuse keeps the dialog open, saying why.
  */
 
 #include <string.h>
@@ -230,6 +231,93 @@ test_sidebar_old_title_controls_visible (void)
         found = TRUE;
     g_assert_true (found);
   }
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* No button of @dialog is being pressed from the keyboard: GTK shows a
+ * button activated by Enter pressed for a moment before it is clicked
+ * (and the dialog closes). */
+static gboolean
+no_button_activating (gpointer dialog)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (dialog, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (gtk_widget_has_css_class (g_ptr_array_index (buttons, i), "keyboard-activating"))
+      return FALSE;
+  return TRUE;
+}
+
+/* Presses Enter in @entry's text, as a key press does: its ::activate
+ * activates the dialog's default response. */
+static void
+press_enter (GtkWidget *entry)
+{
+  g_autoptr(GPtrArray) text = ui_find_all (entry, GTK_TYPE_TEXT);
+  g_autoptr(GtkShortcut) enter = NULL;
+
+  g_assert_cmpuint (text->len, ==, 1);
+  enter = find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
+  g_assert_nonnull (enter);
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0, g_ptr_array_index (text, 0),
+                                               gtk_shortcut_get_arguments (enter)));
+}
+
+/* A title the session layer refuses (a control character: an escape
+ * sequence pasted from a terminal) never closes the rename dialog: what
+ * was typed stays, Rename waits, and the dialog says why in plain words.
+ * Once the title can be kept, Rename renames. */
+void
+test_sidebar_rename_refused_keeps_dialog (void)
+{
+  const char *refused = "\x1b[31mred";
+  const char *why = "A title cannot hold line breaks, tabs or other control characters";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Plain");
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (u->index, session_id);
+  NatterWindow *window = ui_window_new (app, u);
+  EntryWait wait = { u, entry, "Red" };
+  g_autoptr(AdwMessageDialog) dialog = NULL;
+  GtkWidget *title_entry;
+  GtkWidget *rename;
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Plain");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", NULL));
+  ui_wait_until (dialog_shown, window);
+  /* Held, so that it can be looked at once gone, too. */
+  dialog = g_object_ref (find_dialog (GTK_WINDOW (window)));
+  title_entry = adw_message_dialog_get_extra_child (dialog);
+  rename = ui_find_button (dialog, "_Rename");
+  g_assert_nonnull (rename);
+  g_assert_true (gtk_widget_is_sensitive (rename));
+  g_assert_false (ui_label_shown (dialog, why));
+
+  /* The refused title, typed and confirmed with Enter. */
+  gtk_editable_set_text (GTK_EDITABLE (title_entry), refused);
+  press_enter (title_entry);
+  ui_wait_until (no_button_activating, dialog);
+  g_assert_true (find_dialog (GTK_WINDOW (window)) == dialog);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (title_entry)), ==, refused);
+  g_assert_false (gtk_widget_is_sensitive (rename));
+  g_assert_true (ui_label_shown (dialog, why));
+  g_assert_true (ui_error_bar_hidden (window));
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Plain");
+
+  /* Mended, it renames. */
+  gtk_editable_set_text (GTK_EDITABLE (title_entry), "Red");
+  g_assert_true (gtk_widget_is_sensitive (rename));
+  g_assert_false (ui_label_shown (dialog, why));
+  press_enter (title_entry);
+  ui_wait_until (dialog_gone, window);
+  /* Let go of while its window lives: a dialog finalized after it would
+   * still point to it. */
+  g_clear_object (&dialog);
+  ui_wait_until (entry_titled, &wait);
+  wait_row (window, session_id, "Red");
+  g_assert_true (ui_error_bar_hidden (window));
 
   ui_destroy_window (window);
   ui_world_free (u);

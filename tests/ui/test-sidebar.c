@@ -323,6 +323,8 @@ main (int   argc,
   g_test_add_func ("/sidebar/follows-changes", test_sidebar_follows_changes);
   g_test_add_func ("/sidebar/delete-has-undo", test_sidebar_delete_has_undo);
   g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
+  g_test_add_func ("/sidebar/deleted-elsewhere", test_sidebar_deleted_elsewhere);
+  g_test_add_func ("/sidebar/deleted-by-another-process", test_sidebar_deleted_by_another_process);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/damaged-view-and-copy", test_sidebar_damaged_view);
   g_test_add_func ("/sidebar/damaged-long-title", test_sidebar_damaged_long_title);
@@ -332,6 +334,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);
   g_test_add_func ("/sidebar/rename-then-send-keeps-title", test_sidebar_rename_then_send_keeps_title);
   g_test_add_func ("/sidebar/old-title-controls-visible", test_sidebar_old_title_controls_visible);
+  g_test_add_func ("/sidebar/rename-refused-keeps-dialog", test_sidebar_rename_refused_keeps_dialog);
   g_test_add_func ("/sidebar/order-is-activity", test_sidebar_order_is_activity);
   g_test_add_func ("/sidebar/keeps-place", test_sidebar_keeps_place);
   g_test_add_func ("/sidebar/new-chat-in-view", test_sidebar_new_chat_in_view);

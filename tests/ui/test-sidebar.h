@@ -33,6 +33,8 @@ sidebar_id (NatterWindow *window,
 /* test-sidebar-delete.c */
 void test_sidebar_delete_has_undo (void);
 void test_sidebar_pending_delete_survives_close (void);
+void test_sidebar_deleted_elsewhere (void);
+void test_sidebar_deleted_by_another_process (void);
 /* test-sidebar-damaged.c */
 void test_sidebar_corrupt_session (void);
 void test_sidebar_damaged_view (void);
@@ -41,6 +43,7 @@ void test_sidebar_damaged_while_open (void);
 /* test-sidebar-rename.c */
 void test_sidebar_rename_then_send_keeps_title (void);
 void test_sidebar_old_title_controls_visible (void);
+void test_sidebar_rename_refused_keeps_dialog (void);
 /* test-sidebar-place.c */
 void test_sidebar_keeps_place (void);
 void test_sidebar_new_chat_in_view (void);
