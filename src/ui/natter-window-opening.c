@@ -358,12 +358,22 @@ _natter_window_open_new_chat (NatterWindow *self)
   natter_sidebar_select (self->session_sidebar, NULL);
 }
 
-/* Joins the draft kept under @from to the one kept under @to: the text
- * after a blank line, the attachments after @to's. */
-static void
-move_draft (NatterWindow *self,
-            const char   *from,
-            const char   *to)
+/**
+ * _natter_window_move_draft:
+ * @self: the window
+ * @from: the key a draft is kept under (a session id, or
+ *   %NATTER_WINDOW_NEW_CHAT_KEY)
+ * @to: the key it goes to
+ *
+ * Joins the draft kept under @from to the one kept under @to: the text
+ * after a blank line, the attachments after @to's, and words still being
+ * dictated. The open conversation's draft is kept under its key only once
+ * it is closed (_natter_window_close_session()).
+ */
+void
+_natter_window_move_draft (NatterWindow *self,
+                           const char   *from,
+                           const char   *to)
 {
   g_autofree char *text = NULL;
   g_autoptr(GPtrArray) attachments = NULL;
@@ -418,7 +428,7 @@ _natter_window_leave_deleted (NatterWindow *self)
   /* Closing keeps the draft under the conversation's key. */
   _natter_window_close_session (self);
   g_hash_table_remove (self->conversation.timelines, session_id);
-  move_draft (self, session_id, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_move_draft (self, session_id, NATTER_WINDOW_NEW_CHAT_KEY);
   _natter_window_open_new_chat (self);
   _natter_window_update_keyboard_actions (self);
 

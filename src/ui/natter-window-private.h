@@ -399,6 +399,10 @@ void
 _natter_window_open_new_chat (NatterWindow *self);
 void
 _natter_window_leave_deleted (NatterWindow *self);
+void
+_natter_window_move_draft (NatterWindow *self,
+                           const char   *from,
+                           const char   *to);
 NatterTimelineModel *
 _natter_window_ensure_timeline (NatterWindow *self,
                                 const char   *session_id);

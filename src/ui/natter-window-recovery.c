@@ -15,12 +15,29 @@
 
 #include "natter-window-private.h"
 
+typedef struct
+{
+  NatterWindow *self;
+  char         *damaged;   /* the conversation copied from */
+} Recovery;
+
+static void
+recovery_free (Recovery *recovery)
+{
+  g_object_unref (recovery->self);
+  g_free (recovery->damaged);
+  g_free (recovery);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Recovery, recovery_free)
+
 static void
 recovered_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  g_autoptr(Recovery) recovery = user_data;
+  NatterWindow *self = recovery->self;
   g_autoptr(GError) error = NULL;
   g_autofree char *session_id = NULL;
 
@@ -31,8 +48,24 @@ recovered_cb (GObject      *source,
         _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
       return;
     }
+  /* The message the damaged history refused waits in the field, and is
+   * meant for where the conversation goes on: the copy. */
+  if (g_strcmp0 (self->conversation.session_id, recovery->damaged) == 0)
+    _natter_window_close_session (self);
+  _natter_window_move_draft (self, recovery->damaged, session_id);
   natter_window_open_session (self, session_id);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+static void
+recover (NatterWindow *self,
+         const char   *session_id)
+{
+  Recovery *recovery = g_new0 (Recovery, 1);
+
+  recovery->self = g_object_ref (self);
+  recovery->damaged = g_strdup (session_id);
+  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, recovery);
 }
 
 /* "Copy Readable Part to a New Conversation" (docs/sessions.md
@@ -46,8 +79,7 @@ copy_readable_part_activated (GtkWidget  *widget,
 
   if (self->sessions == NULL || self->errors.damage_session_id == NULL)
     return;
-  natter_sessions_recover_async (self->sessions, self->errors.damage_session_id, self->cancellable,
-                                 recovered_cb, g_object_ref (self));
+  recover (self, self->errors.damage_session_id);
 }
 
 /* The error bar's way out of a history that cannot be read: the part
@@ -63,7 +95,7 @@ recover_from_error_activated (GtkWidget  *widget,
   if (self->sessions == NULL || session_id == NULL)
     return;
   _natter_window_hide_error (self);
-  natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, g_object_ref (self));
+  recover (self, session_id);
 }
 
 void

@@ -287,6 +287,12 @@ test_sidebar_damaged_while_open (void)
                                                                                        natter_window_get_session_id (window))),
                    ==, "Torn notes");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 1);
+  /* The message the damage refused went with it, ready to send there. */
+  {
+    g_autofree char *text = natter_composer_dup_text (natter_window_get_composer (window));
+
+    g_assert_cmpstr (text, ==, "One more");
+  }
 
   /* Opened again, it is read again: the damaged page, with its file. */
   g_assert_true (natter_window_open_session (window, other));
