@@ -455,7 +455,11 @@ natter_session_state_get_title_is_explicit (NatterSessionState *self)
  * and its only `title_changed` directly follows the first `turn_appended`.
  * A rename, a title given at creation or a later automatic title
  * (docs/sessions.md §13) makes it %FALSE for good, which is what keeps an
- * automatic title from replacing the user's or being written twice.
+ * automatic title from replacing the user's or being written twice. A
+ * version of the first message carries its conversation's default in
+ * `session_created` (docs/format.md §3.2): this session's events alone
+ * cannot tell it from a title given at creation, so it is %FALSE here,
+ * and the automatic title reads the version's turn and parent for it.
  *
  * Returns: %TRUE while the title is the derived default
  */

@@ -123,6 +123,63 @@ test_auto_title_after_resume (Fixture       *f,
   g_assert_cmpstr (title, ==, "Greeting the World");
 }
 
+/* The server was not running yet: the first message fails, `retry`
+ * fails again, and the third try is answered. The version that
+ * answered still has the title its first message derived, so it is
+ * named (one title request), and `sessions` lists the conversation
+ * under the model's title. A conversation renamed before its `retry`
+ * keeps the user's title. */
+static void
+test_auto_title_after_retries (Fixture       *f,
+                               gconstpointer  data)
+{
+  static const Step DOWN = { "data: {\"error\":{\"message\":\"Bad gateway\"}}\n\n", FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *failed1 = NULL;
+  g_autofree char *failed2 = NULL;
+  g_autofree char *version1 = NULL;
+  g_autofree char *version2 = NULL;
+  g_autofree char *renamed_id = NULL;
+  g_autofree char *renamed_failed = NULL;
+  g_autofree char *renamed_version = NULL;
+  g_autofree char *title = NULL;
+
+  script (f, &DOWN, &DOWN, &ANSWER, &TITLE, &DOWN, &ANSWER, NULL);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, &session_id, &failed1);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed1);
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, &version1, &failed2);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed2);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version2, NULL);
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "Write a title for the conversation below"));
+  title = listed_title (f, version2);
+  g_assert_cmpstr (title, ==, "Greeting the World");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hi there");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, &renamed_id, &renamed_failed);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", renamed_id, "Mine");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", renamed_failed);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &renamed_version, NULL);
+  g_assert_cmpuint (f->server->bodies->len, ==, 6);
+  g_clear_pointer (&title, g_free);
+  title = listed_title (f, renamed_version);
+  g_assert_cmpstr (title, ==, "Mine");
+}
+
 /* `send --no-auto-title` keeps the first line as the conversation's
  * title for good: the `allow` that brings the first answer asks for
  * nothing. */
@@ -263,6 +320,7 @@ cli_add_titles_tests (void)
   ADD ("/cli/auto-title/after-allow", test_auto_title_after_allow);
   ADD ("/cli/auto-title/after-answer", test_auto_title_after_answer);
   ADD ("/cli/auto-title/after-resume", test_auto_title_after_resume);
+  ADD ("/cli/auto-title/after-retries", test_auto_title_after_retries);
   ADD ("/cli/auto-title/not-after-no-auto-title", test_no_auto_title_after_allow);
   ADD ("/cli/compact", test_compact);
   ADD ("/cli/send-auto-compact", test_send_auto_compact);

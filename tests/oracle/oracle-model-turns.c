@@ -62,19 +62,45 @@ oracle_new_session (Oracle *o)
  * §3.2): the first line of the first message, cut to 60 characters. The
  * driver only sends plain, short first messages, for which that is the
  * text itself. */
+static gboolean
+title_is_plain (const char *text)
+{
+  if (g_utf8_strlen (text, -1) > TITLE_MAX_CHARS)
+    return FALSE;
+  for (const char *p = text; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
+      return FALSE;
+  return TRUE;
+}
+
 static void
 derive_title (OSession *s,
               OMsg     *input)
 {
   const char *text = input->text;
-  gboolean plain = g_utf8_strlen (text, -1) <= TITLE_MAX_CHARS;
+  gboolean plain = title_is_plain (text);
 
-  for (const char *p = text; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || (guchar) *p == 0x7f)
-      plain = FALSE;
   g_free (s->title);
   s->title = plain ? g_strdup (text) : NULL;
   s->title_kind = plain ? OTITLE_DEFAULT : OTITLE_UNKNOWN;
+}
+
+/* A version of the first message still has the conversation's default
+ * title (docs/format.md §3.2): it was created with the title its message
+ * derives, never renamed, and its parent derived its own title and has
+ * not completed its first answer. */
+static gboolean
+version_title_default (OSession *s)
+{
+  OSession *p = s->parent;
+  OTurn *first;
+
+  if (!s->version_default || s->title_kind != OTITLE_SET || p == NULL || s->fork_turn != NULL ||
+      p->created_titled || p->created_title_unknown || p->fork_turn != NULL || p->recovered || p->imported ||
+      p->own->len == 0)
+    return FALSE;
+  first = g_ptr_array_index (p->own, 0);
+  return !first->damaged && first->status != OT_COMPLETED;
 }
 
 static OMsg *
@@ -171,7 +197,8 @@ completed (Oracle *o,
 
   t->status = OT_COMPLETED;
   if (!s->title_asked && !s->created_title_unknown &&
-      (s->title_kind == OTITLE_DEFAULT || (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
+      (s->title_kind == OTITLE_DEFAULT || version_title_default (s) ||
+       (s->title_kind == OTITLE_UNKNOWN && s->title == NULL && !s->recovered)))
     {
       s->title_wanted = TRUE;
       s->title_asked = TRUE;
@@ -441,6 +468,10 @@ oracle_new_version (Oracle   *o,
   b->title_kind = shown_in->title != NULL && shown_in->title_kind != OTITLE_UNKNOWN ? OTITLE_SET
                   : shown_in->title_kind == OTITLE_NONE || shown_in->untitled ? OTITLE_NONE : OTITLE_UNKNOWN;
   b->created_titled = shown_in->title != NULL;
+  /* Try Again (or an edit to the same words) on the first message keeps
+   * the conversation's default title, which its first answer may replace. */
+  b->version_default = i == 0 && owner->fork_turn == NULL && !owner->recovered && b->title_kind == OTITLE_SET &&
+                       title_is_plain (input->text) && g_strcmp0 (input->text, b->title) == 0;
   /* A title the model does not know (a first message it cannot derive
    * one from) is still a title: the version is created with it. */
   b->created_title_unknown = b->title_kind == OTITLE_UNKNOWN;

@@ -499,6 +499,7 @@ oracle_rename (Oracle     *o,
   s->title_kind = OTITLE_SET;
   s->title_wanted = FALSE;
   s->untitled = FALSE;
+  s->version_default = FALSE;
 }
 
 void

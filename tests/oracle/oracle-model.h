@@ -185,6 +185,7 @@ struct _OSession
   OTurn      *last_first_kept;
   OSession   *version_of;    /* made as a new version of a message shown in this one */
   gboolean    created_titled; /* session_created carried a title */
+  gboolean    version_default; /* a version of the first message created with its conversation's default title */
   gboolean    created_title_unknown; /* whether it did is not determined */
   gboolean    recovered;     /* a copy of a damaged session's readable part */
   gboolean    lineage_open;  /* its parent is not determined (a version made in a recovered copy's first turns) */

@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "natter-send-pipeline.h"
+#include "natter-session-families.h"
 #include "natter-sessions-private.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
@@ -574,6 +576,143 @@ test_renamed_before_allow (Fixture       *f,
   g_assert_cmpstr (titles, ==, "Read my notes|Mine");
 }
 
+/* Sends @request (taken) through the send pipeline, as the window and
+ * `natter send` do, and waits for its turn and what follows it (a title
+ * request among it). */
+static NatterSendResult *
+pipeline_send (Fixture              *f,
+               NatterMessageRequest *request)
+{
+  g_autoptr(NatterMessageRequest) owned = request;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSendPipeline *pipeline = natter_services_get_send_pipeline (f->services);
+  NatterSendResult *sent;
+
+  natter_send_pipeline_send_async (pipeline, owned, NULL, natter_test_result_cb, &result);
+  sent = natter_send_pipeline_send_finish (pipeline, natter_test_services_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sent->turn_id);
+  natter_test_services_settle (f, sent->turn_id);
+  return sent;
+}
+
+/* The title the lists show for @session_id's conversation: its head
+ * version's. */
+static const char *
+conversation_title (Fixture    *f,
+                    const char *session_id)
+{
+  NatterSessionIndex *index = natter_services_get_index (f->services);
+  g_autoptr(NatterSessionFamilies) families = natter_session_families_new (G_LIST_MODEL (index));
+  const char *head = natter_session_families_get_head (families, session_id);
+
+  g_assert_nonnull (head);
+  return natter_session_index_entry_get_title (natter_session_index_lookup (index, head));
+}
+
+/* A first message that fails, tried again and failing again, then
+ * answered on the third try: the version that answered is created with
+ * the conversation's title (docs/sessions.md §3), which is still the
+ * default its first message derived, so it is named once. */
+static void
+test_version_of_failed_first_message (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autoptr(NatterSendResult) first = NULL;
+  g_autoptr(NatterSendResult) retry1 = NULL;
+  g_autoptr(NatterSendResult) retry2 = NULL;
+  g_autofree char *titles = NULL;
+  g_autofree char *version_titles = NULL;
+
+  SERVE (f, BROKEN, BROKEN, ANSWER, TITLE);
+  first = pipeline_send (f, natter_message_request_new ("hello"));
+  retry1 = pipeline_send (f, natter_message_request_new_again (first->turn_id));
+  g_assert_true (retry1->created);
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  retry2 = pipeline_send (f, natter_message_request_new_again (retry1->turn_id));
+  g_assert_true (retry2->created);
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 4);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "User: hello"));
+  version_titles = titles_on_disk (f, retry2->session_id);
+  g_assert_cmpstr (version_titles, ==, "Greeting the World");
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (
+                     natter_services_get_index (f->services), retry2->session_id)), ==, "Greeting the World");
+  g_assert_cmpstr (conversation_title (f, first->session_id), ==, "Greeting the World");
+  /* The tries before keep what they had. */
+  titles = titles_on_disk (f, first->session_id);
+  g_assert_cmpstr (titles, ==, "hello");
+  g_clear_pointer (&titles, g_free);
+  titles = titles_on_disk (f, retry1->session_id);
+  g_assert_cmpstr (titles, ==, "");
+}
+
+/* A renamed conversation's failed first message tried again: the new
+ * version carries the user's title, which is never replaced. */
+static void
+test_version_of_renamed (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(NatterSendResult) first = NULL;
+  g_autoptr(NatterSendResult) retry = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, BROKEN, ANSWER, TITLE);
+  first = pipeline_send (f, natter_message_request_new ("hello"));
+  set_title (f, first->session_id, "Mine");
+  retry = pipeline_send (f, natter_message_request_new_again (first->turn_id));
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, retry->session_id);
+  g_assert_cmpstr (titles, ==, "");
+  g_assert_cmpstr (conversation_title (f, first->session_id), ==, "Mine");
+}
+
+/* A first message sent with its title kept (`natter send
+ * --no-auto-title`) gives its versions a title given at creation, even
+ * though it reads like the derived one: they are never named either. */
+static void
+test_version_of_untitled_by_request (Fixture       *f,
+                                     gconstpointer  data)
+{
+  NatterMessageRequest *request = natter_message_request_new ("hello");
+  g_autoptr(NatterSendResult) first = NULL;
+  g_autoptr(NatterSendResult) retry = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, BROKEN, ANSWER, TITLE);
+  natter_message_request_set_auto_title (request, FALSE);
+  first = pipeline_send (f, request);
+  retry = pipeline_send (f, natter_message_request_new_again (first->turn_id));
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  titles = titles_on_disk (f, retry->session_id);
+  g_assert_cmpstr (titles, ==, "");
+  g_assert_cmpstr (conversation_title (f, first->session_id), ==, "hello");
+}
+
+/* Another answer to a first message that was answered (and named) is
+ * made with the model's title: nothing is asked again. */
+static void
+test_version_of_answered (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(NatterSendResult) first = NULL;
+  g_autoptr(NatterSendResult) retry = NULL;
+  g_autofree char *titles = NULL;
+
+  SERVE (f, ANSWER, TITLE, ANSWER, TITLE);
+  first = pipeline_send (f, natter_message_request_new ("hello"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  retry = pipeline_send (f, natter_message_request_new_again (first->turn_id));
+
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  titles = titles_on_disk (f, retry->session_id);
+  g_assert_cmpstr (titles, ==, "");
+  g_assert_cmpstr (conversation_title (f, first->session_id), ==, "Greeting the World");
+}
+
 static void
 test_title_from_answer (void)
 {
@@ -621,6 +760,10 @@ main (int   argc,
   ADD ("/auto-title/first-message-queued", test_first_message_queued);
   ADD ("/auto-title/setting-off-after-allow", test_setting_off_after_allow);
   ADD ("/auto-title/renamed-before-allow", test_renamed_before_allow);
+  ADD ("/auto-title/version-of-failed-first-message", test_version_of_failed_first_message);
+  ADD ("/auto-title/version-of-renamed", test_version_of_renamed);
+  ADD ("/auto-title/version-of-untitled-by-request", test_version_of_untitled_by_request);
+  ADD ("/auto-title/version-of-answered", test_version_of_answered);
   g_test_add_func ("/auto-title/title-from-answer", test_title_from_answer);
   return g_test_run ();
 }

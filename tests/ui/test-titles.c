@@ -504,6 +504,76 @@ test_compact_and_continue (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  UiWorld      *u;
+  NatterWindow *window;
+  const char   *other_than;  /* nullable */
+} FailedWait;
+
+/* Another session than @other_than is open, its latest turn failed and
+ * Try Again is offered. */
+static gboolean
+failed_version_open (gpointer data)
+{
+  FailedWait *w = data;
+  const char *open = natter_window_get_session_id (w->window);
+  NatterSessionIndexEntry *entry;
+  GtkWidget *button;
+
+  if (open == NULL || g_strcmp0 (open, w->other_than) == 0)
+    return FALSE;
+  entry = natter_session_index_lookup (w->u->index, open);
+  button = ui_find_button (w->window, "_Try Again");
+  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "failed") == 0 &&
+         button != NULL && gtk_widget_is_visible (button);
+}
+
+/* The model server was not running yet: the first message fails, Try
+ * Again fails, and the next Try Again is answered. The version that
+ * answered still has the title its first message derived, so the model
+ * names it once and the sidebar shows that title. */
+static void
+test_title_after_try_again (void)
+{
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.natter.Natter");
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, NULL);
+  g_autofree char *version1 = NULL;
+  g_autofree char *version2 = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  RowWait wait;
+
+  g_settings_set_boolean (settings, "auto-title", TRUE);
+  window = ui_window_new (app, u);
+  composer = natter_window_get_composer (window);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_ERROR, NATTER_FAKE_STEP_ERROR,
+                            "{\"role\":\"assistant\",\"content\":\"Sunny, 21 degrees.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Weather Tomorrow\"}", NULL);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_composer_set_text (composer, "How will the weather be tomorrow?");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (failed_version_open, &(FailedWait) { u, window, NULL });
+
+  g_assert_true (gtk_widget_activate (ui_find_button (window, "_Try Again")));
+  ui_wait_until (failed_version_open, &(FailedWait) { u, window, session_id });
+  version1 = g_strdup (natter_window_get_session_id (window));
+
+  g_assert_true (gtk_widget_activate (ui_find_button (window, "_Try Again")));
+  ui_wait_until (another_session_open, &(VersionWait) { window, version1 });
+  version2 = g_strdup (natter_window_get_session_id (window));
+  g_assert_cmpstr (version2, !=, session_id);
+
+  wait = (RowWait) { window, version2, "Weather Tomorrow" };
+  ui_wait_until_full (row_shows, describe_row, &wait);
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 4);
+
+  g_settings_set_boolean (settings, "auto-title", FALSE);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -515,6 +585,7 @@ main (int   argc,
   g_test_add_func ("/titles/after-allow-after-restart", test_title_after_allow_after_restart);
   g_test_add_func ("/titles/after-answer-after-restart", test_title_after_answer_after_restart);
   g_test_add_func ("/titles/after-resume", test_title_after_resume);
+  g_test_add_func ("/titles/after-try-again", test_title_after_try_again);
   g_test_add_func ("/compaction/separator", test_compact_shows_separator);
   g_test_add_func ("/compaction/waits-for-answer", test_compact_waits_for_answer);
   g_test_add_func ("/compaction/compact-and-continue", test_compact_and_continue);

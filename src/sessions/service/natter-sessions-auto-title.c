@@ -14,7 +14,13 @@
  * message (natter_session_state_get_title_is_default(): never renamed,
  * never named automatically) and whether an earlier turn of the session
  * completed (then its answer had the chance, and nothing is asked
- * again). It never replaces a title the user set, before the answer or
+ * again). A new version of the first message (Try Again, an edit:
+ * docs/sessions.md §3) is created with its conversation's title, so its
+ * log holds no default title of its own; its title is still the default
+ * while it was never renamed, the conversation it was made from got its
+ * title from its first message (it was created without one) and never
+ * had a completed first answer, and the title is the one that same
+ * message derives (version_title_is_default()). It never replaces a title the user set, before the answer or
  * while the title request runs; it never holds the session lock while
  * the model thinks, so the next message is never delayed; and a failure
  * is silent: the derived title simply stays.
@@ -49,6 +55,9 @@ typedef struct
   NatterSessionState *state;     /* the session, once read */
   guint               earlier;   /* the next earlier turn to look at */
   guint               position;  /* the completed turn's, among the session's own */
+  gboolean            version;   /* a version of the first message, its title inherited */
+  char               *derived;   /* a version: the default title of its first message */
+  NatterTurnState    *turn;      /* a version: the completed turn, while the parent is read */
 } TitleJob;
 
 static void
@@ -57,6 +66,8 @@ title_job_free (TitleJob *job)
   if (job->op != 0)
     natter_sessions_end_op (job->self, job->op);
   g_clear_pointer (&job->state, natter_session_state_unref);
+  g_clear_pointer (&job->turn, natter_turn_state_unref);
+  g_free (job->derived);
   g_free (job->session_id);
   g_free (job->turn_id);
   g_object_unref (job->self);
@@ -196,12 +207,29 @@ natter_title_from_answer (const char *answer)
   }
 }
 
+/* Whether @state may be a new version of its conversation's first
+ * message whose title, given at creation (docs/format.md §3.2), is the
+ * conversation's default title: a version (`parentSession` with a
+ * `title`) of the first message (no `forkedFromTurnId`), never renamed
+ * or named since. The rest (the title is the one its first message
+ * derives, the parent derived its own) is checked against the turn and
+ * the parent. */
+static gboolean
+version_title_may_be_default (NatterSessionState *state)
+{
+  return !natter_session_state_get_title_is_explicit (state) &&
+         natter_session_state_get_title (state) != NULL &&
+         natter_session_state_get_parent_session (state) != NULL &&
+         natter_session_state_get_forked_from_turn_id (state) == NULL;
+}
+
 /* Writing the title, under the session lock */
 
 typedef struct
 {
   NatterSessionsOp  base;
   char             *title;
+  gboolean          version;   /* the title checked was a version's inherited one */
 } AutoTitleData;
 
 NATTER_SESSIONS_DEFINE_OP (AutoTitleData, auto_title_data)
@@ -218,7 +246,8 @@ auto_title_session_read (GTask *task)
   AutoTitleData *data = auto_title_data_get (task);
 
   /* Read again under the lock: a rename while the model was asked wins. */
-  if (!natter_session_state_get_title_is_default (data->base.state))
+  if (!natter_session_state_get_title_is_default (data->base.state) &&
+      !(data->version && version_title_may_be_default (data->base.state)))
     {
       natter_sessions_op_finish (task);
       g_task_return_boolean (task, FALSE);
@@ -268,6 +297,7 @@ title_ran_cb (GObject      *object,
   task = auto_title_data_task_new (job->self, job->session_id, NULL, auto_title_written_cb, job,
                                    natter_sessions_title_completed);
   auto_title_data_get (task)->title = g_steal_pointer (&title);
+  auto_title_data_get (task)->version = job->version;
   natter_sessions_op_lock_and_read (task, auto_title_session_read);
 }
 
@@ -300,6 +330,85 @@ title_ask (TitleJob        *job,
   natter_headless_runner_run_async (runner, options, NULL, input, NULL, title_ran_cb, job);
 }
 
+/* The default title of @turn's message (docs/sessions.md §9.1 step 6). */
+static char *
+first_message_title (NatterTurnState *turn)
+{
+  JsonObject *input = json_object_get_object_member (natter_turn_state_get_definition (turn), "input");
+
+  return input != NULL ? natter_derive_session_title (input) : NULL;
+}
+
+static void
+version_parent_turn_read_cb (GObject      *object,
+                             GAsyncResult *result,
+                             gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterTurnState) parent_turn = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterTurnState) turn = g_steal_pointer (&job->turn);
+
+  /* The conversation's own first answer had its chance to name it: a
+   * new try at an answer that completed is not asked about again. */
+  parent_turn = natter_sessions_read_turn_finish (object, result, &error);
+  if (parent_turn == NULL || natter_derive_turn_status (parent_turn) == NATTER_TURN_STATUS_COMPLETED)
+    {
+      if (parent_turn == NULL)
+        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
+      title_job_free (job);
+      return;
+    }
+  title_ask (job, turn);
+}
+
+static void
+version_parent_read_cb (GObject      *object,
+                        GAsyncResult *result,
+                        gpointer      user_data)
+{
+  TitleJob *job = user_data;
+  g_autoptr(NatterSessionState) parent = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A parent created with a title (`natter send --no-auto-title`, or a
+   * branch renamed before its first message) gave the version a title
+   * somebody chose; a parent that cannot be read gives no certainty. */
+  parent = natter_sessions_read_session_finish (result, &error);
+  if (parent == NULL ||
+      json_object_has_member (natter_session_state_get_definition (parent), "title") ||
+      natter_session_state_get_forked_from_turn_id (parent) != NULL ||
+      natter_session_state_get_n_turns (parent) == 0)
+    {
+      if (parent == NULL)
+        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
+      title_job_free (job);
+      return;
+    }
+  natter_sessions_read_turn_async (job->self, natter_session_state_get_turn (parent, 0)->turn_id, NULL,
+                                   version_parent_turn_read_cb, job);
+}
+
+/* A version of the first message (version_title_may_be_default()) is
+ * asked about only when its title is the one its first message derives
+ * and the conversation it was made from derived its own and never
+ * completed its first answer. */
+static void
+version_check_parent (TitleJob        *job,
+                      NatterTurnState *turn)
+{
+  if (job->position == 0)
+    job->derived = first_message_title (turn);
+  if (g_strcmp0 (job->derived, natter_session_state_get_title (job->state)) != 0)
+    {
+      title_job_free (job);
+      return;
+    }
+  job->turn = natter_turn_state_ref (turn);
+  natter_sessions_read_session_async (job->self, natter_session_state_get_parent_session (job->state), NULL,
+                                      version_parent_read_cb, job);
+}
+
 static void
 title_turn_read_cb (GObject      *object,
                     GAsyncResult *result,
@@ -314,6 +423,11 @@ title_turn_read_cb (GObject      *object,
     {
       g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
       title_job_free (job);
+      return;
+    }
+  if (job->version)
+    {
+      version_check_parent (job, turn);
       return;
     }
   title_ask (job, turn);
@@ -342,6 +456,8 @@ title_earlier_read_cb (GObject      *object,
       title_job_free (job);
       return;
     }
+  if (job->version && job->earlier == 0)
+    job->derived = first_message_title (turn);
   job->earlier++;
   title_check_earlier (job);
 }
@@ -371,7 +487,9 @@ title_session_read_cb (GObject      *object,
 
   /* A rename before the answer came means no request at all. */
   job->state = natter_sessions_read_session_finish (result, &error);
-  if (job->state == NULL || !natter_session_state_get_title_is_default (job->state))
+  if (job->state != NULL && !natter_session_state_get_title_is_default (job->state))
+    job->version = version_title_may_be_default (job->state);
+  if (job->state == NULL || (!natter_session_state_get_title_is_default (job->state) && !job->version))
     {
       title_job_free (job);
       return;
