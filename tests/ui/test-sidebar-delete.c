@@ -218,6 +218,8 @@ test_sidebar_deleted_elsewhere (void)
   g_assert_cmpstr (text, ==, draft);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
   g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window), toast_text));
+  /* For a person to look at: the new chat with the draft, the toast. */
+  ui_save_window (GTK_WIDGET (window), "deleted-elsewhere.png");
   g_assert_true (ui_error_bar_hidden (window));
 
   /* Sent, it makes a conversation of its own. */

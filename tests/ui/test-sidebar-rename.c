@@ -305,6 +305,8 @@ test_sidebar_rename_refused_keeps_dialog (void)
   g_assert_true (ui_label_shown (dialog, why));
   g_assert_true (ui_error_bar_hidden (window));
   g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Plain");
+  /* For a person to look at. */
+  ui_save_window (GTK_WIDGET (dialog), "rename-refused.png");
 
   /* Mended, it renames. */
   gtk_editable_set_text (GTK_EDITABLE (title_entry), "Red");
