@@ -102,6 +102,21 @@ read_session (Refresh            *refresh,
     natter_jsonl_repo_mark_seen (repo, name, &identity);
 }
 
+/* Whether @name is another device's copy of a turn file: a copy's name
+ * that only the turns have. */
+static gboolean
+is_turn_copy (Refresh    *refresh,
+              const char *name)
+{
+  NatterFileIdentity identity;
+
+  if (!natter_sync_conflict_is_candidate (name))
+    return FALSE;
+  if (natter_jsonl_repo_identify (refresh->session_repo, name, &identity) && identity.exists)
+    return FALSE;
+  return natter_jsonl_repo_identify (refresh->turn_repo, name, &identity) && identity.exists;
+}
+
 static void
 refresh_thread (GTask        *task,
                 gpointer      source_object,
@@ -135,6 +150,16 @@ refresh_thread (GTask        *task,
 
       if (g_cancellable_is_cancelled (cancellable))
         break;
+      /* A copy of a turn file asked for by its name (the window opening
+       * it) is beside the turns: read there, or it would look deleted. */
+      if (is_turn_copy (refresh, name))
+        {
+          if (natter_jsonl_repo_is_shared (refresh->turn_repo) &&
+              (g_hash_table_contains (refresh->copies_of, name) ||
+               is_new (refresh->turn_repo, name, &identity, &known)))
+            read_session (refresh, refresh->turn_repo, name, cancellable);
+          continue;
+        }
       if (g_hash_table_contains (to_read, name) || g_hash_table_contains (refresh->copies_of, name) ||
           is_new (refresh->session_repo, name, &identity, &known))
         read_session (refresh, refresh->session_repo, name, cancellable);
