@@ -103,12 +103,19 @@ static void
 adopt_new_chat (NatterWindow *self,
                 const char   *session_id)
 {
-  gpointer value;
+  gpointer key, value;
 
-  if (g_hash_table_steal_extended (self->choice.chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
-    g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), value);
-  if (g_hash_table_steal_extended (self->choice.chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, NULL, &value))
-    g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), value);
+  /* Stolen, a key is ours to free. */
+  if (g_hash_table_steal_extended (self->choice.chosen_models, NATTER_WINDOW_NEW_CHAT_KEY, &key, &value))
+    {
+      g_free (key);
+      g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), value);
+    }
+  if (g_hash_table_steal_extended (self->choice.chosen_agents, NATTER_WINDOW_NEW_CHAT_KEY, &key, &value))
+    {
+      g_free (key);
+      g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), value);
+    }
   g_hash_table_remove (self->conversation.drafts, NATTER_WINDOW_NEW_CHAT_KEY);
   g_hash_table_remove (self->conversation.draft_attachments, NATTER_WINDOW_NEW_CHAT_KEY);
   /* Words still being dictated for it go to it too. */

@@ -376,16 +376,20 @@ _natter_window_move_draft (NatterWindow *self,
                            const char   *to)
 {
   g_autofree char *text = NULL;
+  g_autofree char *text_key = NULL;
+  g_autofree char *attachments_key = NULL;
   g_autoptr(GPtrArray) attachments = NULL;
   const char *kept;
 
-  if (g_hash_table_steal_extended (self->conversation.drafts, from, NULL, (gpointer *) &text))
+  /* Stolen, the keys are ours to free as well. */
+  if (g_hash_table_steal_extended (self->conversation.drafts, from, (gpointer *) &text_key, (gpointer *) &text))
     {
       kept = g_hash_table_lookup (self->conversation.drafts, to);
       g_hash_table_replace (self->conversation.drafts, g_strdup (to),
                             kept != NULL ? g_strconcat (kept, "\n\n", text, NULL) : g_steal_pointer (&text));
     }
-  if (g_hash_table_steal_extended (self->conversation.draft_attachments, from, NULL, (gpointer *) &attachments))
+  if (g_hash_table_steal_extended (self->conversation.draft_attachments, from, (gpointer *) &attachments_key,
+                                   (gpointer *) &attachments))
     {
       GPtrArray *kept_attachments = g_hash_table_lookup (self->conversation.draft_attachments, to);
 
