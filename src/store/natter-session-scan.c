@@ -220,11 +220,11 @@ typedef struct
   gsize       session_id_length;
   guint       line_number;
   guint       turn_count;
-  const char *first_turn_id;
   /* Every turn id, once there is more than one. */
   GArray     *turn_ids;
   Span        title, created_at, updated_at, cwd, parent;
-  Span        agent, provider, model, turn_id, turn_at, first_turn;
+  Span        agent, provider, model, turn_id, turn_at;
+  Span        first_turn;
   gboolean    title_escaped, title_is_explicit, cwd_escaped;
   gboolean    created_with_title;
   gboolean    agent_escaped, provider_escaped, model_escaped;
@@ -356,13 +356,10 @@ scan_turn_appended (ScanState               *state,
   if (state->turn_count == 1)
     {
       state->turn_ids = g_array_sized_new (FALSE, FALSE, sizeof (const char *), 32);
-      g_array_append_val (state->turn_ids, state->first_turn_id);
+      g_array_append_val (state->turn_ids, state->first_turn.data);
     }
   if (state->turn_count == 0)
-    {
-      state->first_turn_id = state->turn_id.data;
-      state->first_turn = state->turn_id;
-    }
+    state->first_turn = state->turn_id;
   else
     g_array_append_val (state->turn_ids, state->turn_id.data);
   state->turn_count++;
