@@ -151,13 +151,12 @@ refresh_thread (GTask        *task,
       if (g_cancellable_is_cancelled (cancellable))
         break;
       /* A copy of a turn file asked for by its name (the window opening
-       * it) is beside the turns: read there, or it would look deleted. */
+       * it) is beside the turns: read with the other copies of turn
+       * files, or it would look deleted. */
       if (is_turn_copy (refresh, name))
         {
-          if (natter_jsonl_repo_is_shared (refresh->turn_repo) &&
-              (g_hash_table_contains (refresh->copies_of, name) ||
-               is_new (refresh->turn_repo, name, &identity, &known)))
-            read_session (refresh, refresh->turn_repo, name, cancellable);
+          if (!g_ptr_array_find_with_equal_func (refresh->turn_copies, name, g_str_equal, NULL))
+            g_ptr_array_add (refresh->turn_copies, g_strdup (name));
           continue;
         }
       if (g_hash_table_contains (to_read, name) || g_hash_table_contains (refresh->copies_of, name) ||
