@@ -20,10 +20,11 @@
  * while it was never renamed, the conversation it was made from got its
  * title from its first message (it was created without one) and never
  * had a completed first answer, and the title is the one that same
- * message derives (version_title_is_default()). It never replaces a title the user set, before the answer or
- * while the title request runs; it never holds the session lock while
- * the model thinks, so the next message is never delayed; and a failure
- * is silent: the derived title simply stays.
+ * message derives (version_title_may_be_default(), then
+ * version_check_parent()). It never replaces a title the user set,
+ * before the answer or while the title request runs; it never holds the
+ * session lock while the model thinks, so the next message is never
+ * delayed; and a failure is silent: the derived title simply stays.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
