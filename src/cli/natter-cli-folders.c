@@ -114,7 +114,11 @@ natter_cli_command_folder (Run *run)
                                       natter_sessions_get_folder_id (natter_services_get_sessions (run->services),
                                                                      run->args[0]));
       if (folder != NULL && natter_folder_get_name (folder) != NULL)
-        natter_cli_out (run, "%s\n", natter_folder_get_name (folder));
+        {
+          g_autofree char *shown = natter_cli_one_line (natter_folder_get_name (folder));
+
+          natter_cli_out (run, "%s\n", shown);
+        }
       natter_cli_finish (run, 0);
       return;
     }

@@ -255,6 +255,20 @@ test_pins_folders (Fixture       *f,
   folders = natter_test_list_files (f->dir, "storage/folders");
   g_assert_cmpuint (folders->len, ==, 1);
 
+  /* A name is one line: a tab in it is refused, no folder made, the
+   * conversation left where it is. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Home\tWork");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "A folder name cannot hold line breaks, tabs or other control characters"));
+  g_clear_pointer (&folders, g_ptr_array_unref);
+  folders = natter_test_list_files (f->dir, "storage/folders");
+  g_assert_cmpuint (folders->len, ==, 1);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id);
+  g_assert_cmpstr (r.out, ==, "Work Stuff\n");
+
   natter_test_run_clear (&r);
   RUN (f, &r, "pin", "not-an-id");
   g_assert_cmpint (r.status, !=, 0);

@@ -469,6 +469,67 @@ test_folder_delete_and_undo (Fixture       *f,
   g_assert_nonnull (natter_folders_lookup (folders, folder_id));
 }
 
+/* A folder name is one line (docs/format.md §8): a name with a control
+ * character is refused when made or renamed to, nothing written; one an
+ * older version let through still reads, is kept apart from a plain name
+ * like it, and comes back as it was when its deletion is undone. */
+static void
+test_folder_name_controls (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(NatterFolders) folders = folders_new (f);
+  g_autoptr(NatterFolders) again = folders_new (f);
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (f->w->storage);
+  g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) renamed = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GAsyncResult) deleted = NULL;
+  g_autoptr(GAsyncResult) restored = NULL;
+  g_auto(GStrv) ids = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work = NULL;
+
+  load (f, folders);
+  g_assert_null (create (f, folders, "Home\tWork", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "A folder name cannot hold line breaks, tabs or other control characters");
+  g_clear_error (&error);
+  g_assert_false (natter_folders_check_name (folders, "\x1b[31mRed", NULL, NULL));
+  ids = natter_jsonl_repo_list_ids_sync (repo, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (ids), ==, 0);
+
+  work = create (f, folders, "Work", &error);
+  g_assert_no_error (error);
+  natter_folders_rename_async (folders, work, "Work\nLate", NULL, natter_test_result_cb, &renamed);
+  g_assert_false (natter_folders_rename_finish (folders, natter_test_sessions_wait_result (&renamed), &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  events = natter_test_sessions_read (repo, work);
+  g_assert_cmpuint (events->len, ==, 1);
+  /* The name a folder has, or another folder's, as the dialogs ask. */
+  g_assert_true (natter_folders_check_name (folders, "work ", work, NULL));
+  g_assert_false (natter_folders_check_name (folders, "work ", NULL, &error));
+  g_assert_cmpstr (error->message, ==, "There is a folder “Work” already");
+  g_clear_error (&error);
+
+  /* An older version's name, written as it wrote it. */
+  g_ptr_array_add (older, natter_folder_event_new_renamed (work, "2026-01-01T00:00:00.000Z", "Work\tOld"));
+  g_assert_true (natter_jsonl_repo_append_sync (repo, work, older, NULL, &error));
+  g_assert_no_error (error);
+  load (f, again);
+  g_assert_cmpstr (name_at (again, 0), ==, "Work\tOld");
+  g_assert_null (natter_folders_find_by_name (again, "Work Old"));
+
+  natter_folders_delete_async (again, work, NULL, natter_test_result_cb, &deleted);
+  g_assert_true (natter_folders_delete_finish (again, natter_test_sessions_wait_result (&deleted), &error));
+  g_assert_no_error (error);
+  natter_folders_restore_async (again, work, "Work\tOld", NULL, natter_test_result_cb, &restored);
+  g_assert_true (natter_folders_restore_finish (again, natter_test_sessions_wait_result (&restored), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (again, work)), ==, "Work\tOld");
+}
+
 /* A folder log that cannot be read is listed with its reason, never
  * dropped: the conversations in it must not vanish without a word. */
 static void
@@ -517,6 +578,8 @@ main (int   argc,
               test_folders_kept, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/folder-delete-and-undo", Fixture, NULL, natter_test_sessions_set_up,
               test_folder_delete_and_undo, natter_test_sessions_tear_down);
+  g_test_add ("/session-pins/folder-name-controls", Fixture, NULL, natter_test_sessions_set_up,
+              test_folder_name_controls, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/damaged-folder-listed", Fixture, NULL, natter_test_sessions_set_up,
               test_damaged_folder_listed, natter_test_sessions_tear_down);
   return g_test_run ();

@@ -16,11 +16,14 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+
 #include "natter-folder-log.h"
 #include "natter-id.h"
 #include "natter-sync-conflict-name.h"
 #include "natter-folder-private.h"
 #include "natter-folders.h"
+#include "natter-plain-text.h"
 #include "natter-session-error.h"
 #include "natter-store-error.h"
 
@@ -452,30 +455,77 @@ change_task_new (NatterFolders       *self,
   return task;
 }
 
-/* A name a new or renamed folder may take: not blank, and no other
- * folder's. */
-static gboolean
-check_name (NatterFolders  *self,
-            const char     *name,
-            const char     *folder_id,
-            GError        **error)
+/**
+ * natter_folders_check_name:
+ * @self: the folder list
+ * @name: a name typed for a new folder, or a new name for @folder_id
+ * @folder_id: (nullable): the folder being renamed, %NULL for a new one
+ * @error: return location for a #GError
+ *
+ * Whether @name may be given to a folder (docs/format.md §8): not blank,
+ * one line (no control character: a newline, a tab, ESC, …, refused,
+ * never cleaned behind the person's back, as a title is), and no other
+ * folder's, without regard to case or the space around it. The rename
+ * and New Folder dialogs ask as the name is typed; create and rename
+ * ask again before writing.
+ *
+ * Returns: %TRUE when @name may be kept; %FALSE with
+ *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT, whose message says why
+ */
+gboolean
+natter_folders_check_name (NatterFolders  *self,
+                           const char     *name,
+                           const char     *folder_id,
+                           GError        **error)
 {
   NatterFolder *other;
 
-  if (name == NULL || name[0] == '\0')
+  g_return_val_if_fail (NATTER_IS_FOLDERS (self), FALSE);
+
+  if (name == NULL || natter_text_is_blank (name))
     {
       g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                           "A folder needs a name");
+                           _("A folder needs a name"));
+      return FALSE;
+    }
+  if (natter_text_has_control (name))
+    {
+      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                           _("A folder name cannot hold line breaks, tabs or other control characters"));
       return FALSE;
     }
   other = natter_folders_find_by_name (self, name);
   if (other != NULL && g_strcmp0 (natter_folder_get_id (other), folder_id) != 0)
     {
+      g_autofree char *shown = natter_visible_text (natter_folder_get_name (other), NATTER_VISIBLE_KEEP_NONE);
+
+      /* Translators: %s is a folder's name */
       g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                   "There is a folder “%s” already", natter_folder_get_name (other));
+                   _("There is a folder “%s” already"), shown);
       return FALSE;
     }
   return TRUE;
+}
+
+/* What a restored folder may not be called: an undo brings back the name
+ * the folder had, even one an older version let through with a control
+ * character, but never a second folder of the same name. */
+static gboolean
+check_restored_name (NatterFolders  *self,
+                     const char     *name,
+                     GError        **error)
+{
+  g_autofree char *shown = NULL;
+
+  if (!natter_text_has_control (name))
+    return natter_folders_check_name (self, name, NULL, error);
+  if (natter_folders_find_by_name (self, name) == NULL)
+    return TRUE;
+  shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
+  /* Translators: %s is a folder's name */
+  g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+               _("There is a folder “%s” already"), shown);
+  return FALSE;
 }
 
 static void
@@ -504,9 +554,11 @@ create_with_id (NatterFolders *self,
   Change *change = g_task_get_task_data (task);
   g_autofree char *ts = natter_clock_format_ts (self->clock);
   g_autoptr(JsonNode) event = NULL;
+  gboolean restoring = g_task_get_source_tag (task) == natter_folders_restore_async;
   GError *error = NULL;
 
-  if (!check_name (self, change->name, NULL, &error))
+  if (restoring ? !check_restored_name (self, change->name, &error)
+                : !natter_folders_check_name (self, change->name, NULL, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
@@ -687,7 +739,7 @@ natter_folders_rename_async (NatterFolders       *self,
     error = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT, "The folder cannot be read: %s",
                          natter_folder_get_error (folder));
   else
-    check_name (self, change->name, folder_id, &error);
+    natter_folders_check_name (self, change->name, folder_id, &error);
   if (error != NULL)
     {
       g_task_return_error (task, error);

@@ -25,6 +25,10 @@ NatterFolder  *natter_folders_lookup         (NatterFolders        *self,
                                               const char           *folder_id);
 NatterFolder  *natter_folders_find_by_name   (NatterFolders        *self,
                                               const char           *name);
+gboolean       natter_folders_check_name     (NatterFolders        *self,
+                                              const char           *name,
+                                              const char           *folder_id,
+                                              GError              **error);
 
 void           natter_folders_load_async     (NatterFolders        *self,
                                               GCancellable         *cancellable,
