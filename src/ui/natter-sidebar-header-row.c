@@ -17,6 +17,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-folder.h"
+#include "natter-plain-text.h"
 #include "natter-sidebar-header-row.h"
 
 struct _NatterSidebarHeaderRow
@@ -203,14 +204,18 @@ natter_sidebar_header_row_set_header (NatterSidebarHeaderRow *self,
       return;
     }
   {
-    const char *name = natter_folder_get_name (folder);
     g_autoptr(GMenuModel) menu = folder_menu_new (natter_folder_get_id (folder));
     g_autofree char *menu_label = NULL;
+    g_autofree char *name = NULL;
 
     /* A folder whose log cannot be read is listed all the same, with
-     * what is wrong, so that its conversations do not vanish. */
-    if (name == NULL)
-      name = _("Damaged folder");
+     * what is wrong, so that its conversations do not vanish. A name an
+     * older version let through with a control character shows it as a
+     * stand-in, as a title does: one line, nothing hidden. */
+    if (natter_folder_get_name (folder) != NULL)
+      name = natter_visible_text (natter_folder_get_name (folder), NATTER_VISIBLE_KEEP_NONE);
+    else
+      name = g_strdup (_("Damaged folder"));
     gtk_label_set_text (GTK_LABEL (self->name), name);
     gtk_accessible_update_property (GTK_ACCESSIBLE (self->expander), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
     gtk_widget_set_tooltip_text (self->expander, natter_folder_get_error (folder));

@@ -32,6 +32,7 @@
 
 #include "natter-accessible.h"
 #include "natter-family-filter.h"
+#include "natter-plain-text.h"
 #include "natter-sidebar-header-row.h"
 #include "natter-sidebar-sections.h"
 #include "natter-sidebar.h"
@@ -945,7 +946,11 @@ update_scope_menu (NatterSidebar *self)
         continue;
       if (g_strcmp0 (scope, natter_folder_get_id (folder)) == 0)
         selected = self->scope_ids->len;
-      gtk_string_list_append (names, natter_folder_get_name (folder));
+      {
+        g_autofree char *shown = natter_visible_text (natter_folder_get_name (folder), NATTER_VISIBLE_KEEP_NONE);
+
+        gtk_string_list_append (names, shown);
+      }
       g_ptr_array_add (self->scope_ids, g_strdup (natter_folder_get_id (folder)));
     }
   g_signal_handlers_block_by_func (self->scope_dropdown, scope_selected_cb, self);

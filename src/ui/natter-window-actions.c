@@ -15,8 +15,8 @@
 
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
-#include "natter-error-words.h"
 #include "natter-models-dialog.h"
+#include "natter-name-dialog.h"
 #include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
@@ -73,85 +73,51 @@ set_title_cb (GObject      *source,
     _natter_window_show_error (self, NULL, _("The conversation was not renamed"), error, NULL);
 }
 
-/* The title typed in the rename dialog is checked as it is typed, the
- * way the session layer checks it (natter_session_title_check()): a
- * dialog closes on any response, so a title it would refuse must never
- * get as far as Rename, or what was typed would be lost with the dialog.
- * Rename waits, and the dialog says why, until the title can be kept. */
-static void
-rename_title_changed_cb (GtkEditable      *entry,
-                         AdwMessageDialog *dialog)
+/* natter_session_title_check() as a name dialog asks it. */
+static gboolean
+title_check (const char  *title,
+             gpointer     user_data,
+             GError     **error)
 {
-  g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
-  g_autoptr(GError) error = NULL;
-  g_autofree char *why = NULL;
-
-  if (!natter_session_title_check (title, &error))
-    why = natter_error_words_local (error->message);
-  adw_message_dialog_set_response_enabled (dialog, "rename", why == NULL);
-  adw_message_dialog_set_body (dialog, why != NULL ? why : "");
-  if (why != NULL)
-    {
-      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
-      gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, why, -1);
-    }
-  else
-    {
-      gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
-      gtk_accessible_reset_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
-    }
+  return natter_session_title_check (title, error);
 }
 
 static void
-rename_response_cb (AdwMessageDialog *dialog,
+rename_response_cb (NatterNameDialog *dialog,
                     const char       *response,
                     NatterWindow     *self)
 {
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
   const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
-  g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
+  g_autofree char *title = natter_name_dialog_dup_name (dialog);
 
-  if (g_strcmp0 (response, "rename") != 0 || title[0] == '\0' ||
-      !adw_message_dialog_get_response_enabled (dialog, "rename"))
+  if (g_strcmp0 (response, "accept") != 0 || title == NULL)
     return;
   natter_sessions_set_title_async (self->sessions, session_id, title, self->cancellable,
                                    set_title_cb, g_object_ref (self));
 }
 
+/* Checked as it is typed with the session layer's own rule, so that a
+ * title it would refuse never closes the dialog and loses what was typed
+ * (natter-name-dialog.c); a title an older file holds may already be one
+ * that cannot be kept. */
 static void
 rename_activated (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  AdwMessageDialog *dialog;
-  GtkWidget *entry;
-  const char *title;
+  GtkWidget *dialog;
 
   if (self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     return;
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), NULL));
-  entry = gtk_entry_new ();
-  title = natter_session_index_entry_get_title (self->conversation.entry);
-  gtk_editable_set_text (GTK_EDITABLE (entry), title != NULL ? title : "");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Title"), -1);
-  adw_message_dialog_set_extra_child (dialog, entry);
-  adw_message_dialog_add_responses (dialog,
-                                    "cancel", _("_Cancel"),
-                                    "rename", _("_Rename"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (dialog, "rename", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "rename");
-  adw_message_dialog_set_close_response (dialog, "cancel");
+  dialog = natter_name_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), _("_Rename"), _("Title"),
+                                   natter_session_index_entry_get_title (self->conversation.entry),
+                                   title_check, NULL, NULL);
   g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
-  /* A title an older file holds may already be one that cannot be kept. */
-  g_signal_connect_object (entry, "changed", G_CALLBACK (rename_title_changed_cb), dialog, 0);
-  rename_title_changed_cb (GTK_EDITABLE (entry), dialog);
   gtk_window_present (GTK_WINDOW (dialog));
-  gtk_widget_grab_focus (entry);
+  gtk_widget_grab_focus (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog)));
 }
 
 static void

@@ -16,6 +16,8 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-name-dialog.h"
+#include "natter-plain-text.h"
 #include "natter-sessions-settings.h"
 #include "natter-toast-guard.h"
 #include "natter-window-private.h"
@@ -115,21 +117,44 @@ typedef void (*NameChosen) (NatterWindow *self,
                             const char   *session_id);
 
 static void
-name_response_cb (AdwMessageDialog *dialog,
+name_response_cb (NatterNameDialog *dialog,
                   const char       *response,
                   NatterWindow     *self)
 {
-  GtkWidget *entry = adw_message_dialog_get_extra_child (dialog);
   NameChosen chosen = g_object_get_data (G_OBJECT (dialog), "chosen");
-  g_autofree char *name = NULL;
+  g_autofree char *name = natter_name_dialog_dup_name (dialog);
 
-  if (!g_str_equal (response, "ok"))
-    return;
-  name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
-  if (name[0] == '\0')
+  if (!g_str_equal (response, "accept") || name == NULL)
     return;
   chosen (self, name, g_object_get_data (G_OBJECT (dialog), "folder-id"),
           g_object_get_data (G_OBJECT (dialog), "session-id"));
+}
+
+/* What a name dialog asks as the name is typed: the rule the folder list
+ * applies when it writes (natter_folders_check_name()), so that a name
+ * it would refuse never closes the dialog with what was typed. */
+typedef struct
+{
+  NatterFolders *folders;
+  char          *folder_id;   /* the folder renamed, or NULL */
+} NameCheck;
+
+static void
+name_check_free (NameCheck *check)
+{
+  g_object_unref (check->folders);
+  g_free (check->folder_id);
+  g_free (check);
+}
+
+static gboolean
+name_check (const char  *name,
+            gpointer     user_data,
+            GError     **error)
+{
+  NameCheck *check = user_data;
+
+  return natter_folders_check_name (check->folders, name, check->folder_id, error);
 }
 
 static void
@@ -141,23 +166,19 @@ ask_name (NatterWindow *self,
           const char   *session_id,
           NameChosen    chosen)
 {
-  AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, NULL));
-  GtkWidget *entry = gtk_entry_new ();
+  NameCheck *check = g_new0 (NameCheck, 1);
+  GtkWidget *dialog;
 
-  gtk_editable_set_text (GTK_EDITABLE (entry), name != NULL ? name : "");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Folder Name"), -1);
-  adw_message_dialog_set_extra_child (dialog, entry);
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "ok", button, NULL);
-  adw_message_dialog_set_response_appearance (dialog, "ok", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "ok");
-  adw_message_dialog_set_close_response (dialog, "cancel");
+  check->folders = g_object_ref (self->folders.store);
+  check->folder_id = g_strdup (folder_id);
+  dialog = natter_name_dialog_new (GTK_WINDOW (self), heading, button, _("Folder Name"), name,
+                                   name_check, check, (GDestroyNotify) name_check_free);
   g_object_set_data (G_OBJECT (dialog), "chosen", chosen);
   g_object_set_data_full (G_OBJECT (dialog), "folder-id", g_strdup (folder_id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (name_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
-  gtk_widget_grab_focus (entry);
+  gtk_widget_grab_focus (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog)));
 }
 
 typedef struct
@@ -355,6 +376,7 @@ folder_deleted_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
+  g_autofree char *shown = NULL;
   AdwToast *toast;
 
   if (!natter_folders_delete_finish (NATTER_FOLDERS (source), result, &error))
@@ -364,8 +386,9 @@ folder_deleted_cb (GObject      *source,
       delete_folder_free (request);
       return;
     }
+  shown = natter_visible_text (request->name, NATTER_VISIBLE_KEEP_NONE);
   /* Translators: %s is a folder's name */
-  text = g_strdup_printf (_("Folder “%s” deleted; its conversations stay"), request->name);
+  text = g_strdup_printf (_("Folder “%s” deleted; its conversations stay"), shown);
   /* A toast's title is Pango markup, and the name is the user's text. */
   escaped = g_markup_escape_text (text, -1);
   toast = adw_toast_new (escaped);
@@ -449,6 +472,18 @@ pin_requested_cb (NatterWindow *self,
   pin (self, session_id, TRUE);
 }
 
+/* A folder's name as a menu item's label: a menu reads "_" as the mark
+ * of a mnemonic, so each is doubled to stand for itself, and a control
+ * character shows as its stand-in, as in the sidebar. */
+static char *
+folder_menu_label (const char *name)
+{
+  g_autofree char *shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
+  g_auto(GStrv) parts = g_strsplit (shown, "_", -1);
+
+  return g_strjoinv ("__", parts);
+}
+
 /* Move to Folder: No Folder, every folder, New Folder…; rebuilt as the
  * folders change. */
 static void
@@ -471,9 +506,7 @@ update_folder_menu (NatterWindow *self)
 
       if (natter_folder_get_name (folder) == NULL)
         continue;
-      /* A name is the user's text: no mnemonic in it. */
-      label = g_strdup (natter_folder_get_name (folder));
-      g_strdelimit (label, "_", ' ');
+      label = folder_menu_label (natter_folder_get_name (folder));
       item = g_menu_item_new (label, NULL);
       g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
                                                g_variant_new_string (natter_folder_get_id (folder)));

@@ -181,3 +181,61 @@ ui_menu_has_action (GMenuModel *model,
     }
   return FALSE;
 }
+
+/* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
+ * looked up the way GTK does: in the widget's shortcut controllers, which
+ * include the one holding the class's key bindings; NULL when none. */
+GtkShortcut *
+ui_find_shortcut (GtkWidget *widget,
+                  guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
+              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
+              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            return g_steal_pointer (&shortcut);
+        }
+    }
+  return NULL;
+}
+
+/* Presses Enter in @entry's text, as a key press does: its ::activate
+ * activates the dialog's default response. */
+void
+ui_press_enter (GtkWidget *entry)
+{
+  g_autoptr(GPtrArray) text = ui_find_all (entry, GTK_TYPE_TEXT);
+  g_autoptr(GtkShortcut) enter = NULL;
+
+  g_assert_cmpuint (text->len, ==, 1);
+  enter = ui_find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
+  g_assert_nonnull (enter);
+  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0, g_ptr_array_index (text, 0),
+                                               gtk_shortcut_get_arguments (enter)));
+}
+
+/* No button of @dialog is being pressed from the keyboard: GTK shows a
+ * button activated by Enter pressed for a moment before it is clicked
+ * (and the dialog closes). */
+gboolean
+ui_no_button_activating (gpointer dialog)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (dialog, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (gtk_widget_has_css_class (g_ptr_array_index (buttons, i), "keyboard-activating"))
+      return FALSE;
+  return TRUE;
+}

@@ -164,6 +164,10 @@ gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);
 gboolean           ui_menu_has_action     (GMenuModel         *model,
                                            const char         *action);
+GtkShortcut       *ui_find_shortcut       (GtkWidget          *widget,
+                                           guint               keyval);
+void               ui_press_enter         (GtkWidget          *entry);
+gboolean           ui_no_button_activating (gpointer           dialog);
 
 /* The main window and its dialogs (natter-ui-test-window.c) */
 

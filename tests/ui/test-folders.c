@@ -13,6 +13,7 @@
  */
 
 #include "natter-folder-log.h"
+#include "natter-plain-text.h"
 #include "natter-sessions-settings.h"
 #include "natter-sidebar-header-row.h"
 #include "natter-sidebar-sections.h"
@@ -399,6 +400,180 @@ test_delete_pinned_member_undo (void)
   ui_world_free (u);
 }
 
+/* Whether the Move to Folder menu has an item labelled @label. */
+static gboolean
+menu_has_label (GMenuModel *model,
+                const char *label)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *text = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_LABEL, "s", &text) && g_str_equal (text, label))
+        return TRUE;
+      if (section != NULL && menu_has_label (section, label))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the search's Search In list offers @name. */
+static gboolean
+scope_lists (NatterWindow *window,
+             const char   *name)
+{
+  GListModel *names = gtk_drop_down_get_model (GTK_DROP_DOWN (natter_sidebar_get_scope_dropdown (window->session_sidebar)));
+
+  for (guint i = 0; i < g_list_model_get_n_items (names); i++)
+    if (g_str_equal (gtk_string_list_get_string (GTK_STRING_LIST (names), i), name))
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct
+{
+  NatterFolders *folders;
+  const char    *folder_id;
+  const char    *name;
+} FolderNamed;
+
+static gboolean
+folder_named (gpointer data)
+{
+  FolderNamed *wait = data;
+  NatterFolder *folder = wait->folder_id != NULL ? natter_folders_lookup (wait->folders, wait->folder_id)
+                                                 : natter_folders_find_by_name (wait->folders, wait->name);
+
+  return folder != NULL && g_strcmp0 (natter_folder_get_name (folder), wait->name) == 0;
+}
+
+/* Types @text into the name dialog and presses Enter, as a person would;
+ * returns once no button is being pressed. */
+static void
+type_and_enter (AdwMessageDialog *dialog,
+                const char       *text)
+{
+  GtkWidget *entry = adw_message_dialog_get_extra_child (dialog);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  ui_press_enter (entry);
+  ui_wait_until (ui_no_button_activating, dialog);
+}
+
+/* A folder's name is one line: New Folder… and Rename Folder… check the
+ * name as it is typed with the folder list's own rule, so a name with a
+ * control character, or another folder's, keeps the dialog open with
+ * what was typed and says why, and a mended name is taken. A name an
+ * older version let through shows its control characters as stand-ins,
+ * in the sidebar, the search's folder list and the Move to Folder menu,
+ * where an underscore stays an underscore. */
+static void
+test_folder_names_checked (void)
+{
+  const char *why_controls = "A folder name cannot hold line breaks, tabs or other control characters";
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) setup = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(AdwMessageDialog) dialog = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *errands = NULL;
+  g_autofree char *shown = natter_visible_text ("Errands\tOld", NATTER_VISIBLE_KEEP_NONE);
+  NatterSidebarHeaderRow *row;
+  NatterWindow *window;
+  HeaderShown header;
+  FolderNamed named;
+  GtkWidget *create;
+
+  natter_folders_load_async (setup, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (setup, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (setup, "Errands", NULL, ui_result_cb, &result);
+  errands = natter_folders_create_finish (setup, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (setup, "my_stuff", NULL, ui_result_cb, &result);
+  g_free (natter_folders_create_finish (setup, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  /* What an older version could write. */
+  g_ptr_array_add (older, natter_folder_event_new_renamed (errands, "2026-01-01T00:00:00.000Z", "Errands\tOld"));
+  g_assert_true (natter_jsonl_repo_append_sync (repo, errands, older, NULL, &error));
+  g_assert_no_error (error);
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, alpha));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* The older name: stand-ins, never the raw control character. */
+  header = (HeaderShown) { window, "Errands\tOld" };
+  ui_wait_until (header_shown, &header);
+  row = header_row (window, "Errands\tOld");
+  g_assert_true (ui_label_shown (row, shown));
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (natter_sidebar_header_row_get_expander (row)),
+                                       GTK_ACCESSIBLE_PROPERTY_LABEL, shown);
+  g_assert_true (menu_has_label (G_MENU_MODEL (window->folders.menu), shown));
+  g_assert_true (menu_has_label (G_MENU_MODEL (window->folders.menu), "my__stuff"));
+  g_assert_true (scope_lists (window, shown));
+
+  /* New Folder…: a control character keeps the dialog, and what was
+   * typed, and says why. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-folder", NULL));
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  dialog = g_object_ref (find_dialog ());
+  create = ui_find_button (dialog, "C_reate");
+  g_assert_nonnull (create);
+  /* Nothing typed yet: nothing to make, and nothing to complain of. */
+  g_assert_false (gtk_widget_is_sensitive (create));
+  g_assert_false (ui_label_shown (dialog, why_controls));
+  type_and_enter (dialog, "Home\tWork");
+  g_assert_true (find_dialog () == dialog);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog))), ==,
+                   "Home\tWork");
+  g_assert_false (gtk_widget_is_sensitive (create));
+  g_assert_true (ui_label_shown (dialog, why_controls));
+  ui_save_window (GTK_WIDGET (dialog), "folder-name-refused.png");
+  /* Another folder's name, told apart without case or space. */
+  type_and_enter (dialog, " MY_STUFF ");
+  g_assert_true (find_dialog () == dialog);
+  g_assert_false (gtk_widget_is_sensitive (create));
+  g_assert_true (ui_label_shown (dialog, "There is a folder “my_stuff” already"));
+  /* Mended, it makes the folder. */
+  type_and_enter (dialog, "Home");
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  g_clear_object (&dialog);
+  named = (FolderNamed) { folders, NULL, "Home" };
+  ui_wait_until (folder_named, &named);
+  g_assert_true (ui_error_bar_hidden (window));
+
+  /* Rename Folder… of the older name: refused as it stands, so Rename
+   * waits until the name is mended. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename-folder", "s", errands));
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  dialog = g_object_ref (find_dialog ());
+  g_assert_false (gtk_widget_is_sensitive (ui_find_button (dialog, "_Rename")));
+  g_assert_true (ui_label_shown (dialog, why_controls));
+  type_and_enter (dialog, "Errands");
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  g_clear_object (&dialog);
+  named = (FolderNamed) { folders, errands, "Errands" };
+  ui_wait_until (folder_named, &named);
+  header = (HeaderShown) { window, "Errands" };
+  ui_wait_until (header_shown, &header);
+  g_assert_true (ui_error_bar_hidden (window));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -409,6 +584,7 @@ main (int   argc,
 
   g_test_add_func ("/folders/pin-move-narrow-delete-undo", test_pins_and_folders);
   g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
+  g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -162,7 +162,7 @@ test_keyboard_rename (void)
   /* The title is ready to be typed over; Enter renames (the default). */
   g_assert_true (has_focus_in (GTK_WIDGET (dialog), entry));
   g_assert_true (gtk_entry_get_activates_default (GTK_ENTRY (entry)));
-  g_assert_cmpstr (adw_message_dialog_get_default_response (ADW_MESSAGE_DIALOG (dialog)), ==, "rename");
+  g_assert_cmpstr (adw_message_dialog_get_default_response (ADW_MESSAGE_DIALOG (dialog)), ==, "accept");
   g_assert_cmpstr (adw_message_dialog_get_close_response (ADW_MESSAGE_DIALOG (dialog)), ==, "cancel");
   gtk_editable_set_text (GTK_EDITABLE (entry), "New title");
   /* Enter in the focused text activates the default response. */

@@ -12,35 +12,6 @@
 
 #include "test-sidebar.h"
 
-/* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
- * looked up the way GTK does: in the widget's shortcut controllers, which
- * include the one holding the class's key bindings. */
-static GtkShortcut *
-find_shortcut (GtkWidget *widget,
-               guint      keyval)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
-
-          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
-              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
-              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
-            return g_steal_pointer (&shortcut);
-        }
-    }
-  return NULL;
-}
-
 static AdwMessageDialog *
 find_dialog (GtkWindow *parent)
 {
@@ -136,7 +107,7 @@ test_sidebar_rename_then_send_keeps_title (void)
   /* F2 is bound to win.rename on the window, and pressing it (GTK 4.8
    * cannot synthesize a key event, so the shortcut GTK would match is
    * activated the way its controller does) opens the rename dialog. */
-  f2 = find_shortcut (GTK_WIDGET (window), GDK_KEY_F2);
+  f2 = ui_find_shortcut (GTK_WIDGET (window), GDK_KEY_F2);
   g_assert_nonnull (f2);
   action = gtk_shortcut_get_action (f2);
   g_assert_true (GTK_IS_NAMED_ACTION (action));
@@ -155,7 +126,7 @@ test_sidebar_rename_then_send_keeps_title (void)
    * activates the dialog's default. */
   text = ui_find_all (title_entry, GTK_TYPE_TEXT);
   g_assert_cmpuint (text->len, ==, 1);
-  enter = find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
+  enter = ui_find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
   g_assert_nonnull (enter);
   g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0,
                                                g_ptr_array_index (text, 0), gtk_shortcut_get_arguments (enter)));
@@ -236,35 +207,6 @@ test_sidebar_old_title_controls_visible (void)
   ui_world_free (u);
 }
 
-/* No button of @dialog is being pressed from the keyboard: GTK shows a
- * button activated by Enter pressed for a moment before it is clicked
- * (and the dialog closes). */
-static gboolean
-no_button_activating (gpointer dialog)
-{
-  g_autoptr(GPtrArray) buttons = ui_find_all (dialog, GTK_TYPE_BUTTON);
-
-  for (guint i = 0; i < buttons->len; i++)
-    if (gtk_widget_has_css_class (g_ptr_array_index (buttons, i), "keyboard-activating"))
-      return FALSE;
-  return TRUE;
-}
-
-/* Presses Enter in @entry's text, as a key press does: its ::activate
- * activates the dialog's default response. */
-static void
-press_enter (GtkWidget *entry)
-{
-  g_autoptr(GPtrArray) text = ui_find_all (entry, GTK_TYPE_TEXT);
-  g_autoptr(GtkShortcut) enter = NULL;
-
-  g_assert_cmpuint (text->len, ==, 1);
-  enter = find_shortcut (g_ptr_array_index (text, 0), GDK_KEY_Return);
-  g_assert_nonnull (enter);
-  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (enter), 0, g_ptr_array_index (text, 0),
-                                               gtk_shortcut_get_arguments (enter)));
-}
-
 /* A title the session layer refuses (a control character: an escape
  * sequence pasted from a terminal) never closes the rename dialog: what
  * was typed stays, Rename waits, and the dialog says why in plain words.
@@ -297,8 +239,8 @@ test_sidebar_rename_refused_keeps_dialog (void)
 
   /* The refused title, typed and confirmed with Enter. */
   gtk_editable_set_text (GTK_EDITABLE (title_entry), refused);
-  press_enter (title_entry);
-  ui_wait_until (no_button_activating, dialog);
+  ui_press_enter (title_entry);
+  ui_wait_until (ui_no_button_activating, dialog);
   g_assert_true (find_dialog (GTK_WINDOW (window)) == dialog);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (title_entry)), ==, refused);
   g_assert_false (gtk_widget_is_sensitive (rename));
@@ -312,7 +254,7 @@ test_sidebar_rename_refused_keeps_dialog (void)
   gtk_editable_set_text (GTK_EDITABLE (title_entry), "Red");
   g_assert_true (gtk_widget_is_sensitive (rename));
   g_assert_false (ui_label_shown (dialog, why));
-  press_enter (title_entry);
+  ui_press_enter (title_entry);
   ui_wait_until (dialog_gone, window);
   /* Let go of while its window lives: a dialog finalized after it would
    * still point to it. */
