@@ -6,9 +6,8 @@
  * the copy Syncthing keeps of a log two devices changed at once is read
  * as a version of the conversation, the same on both devices, and
  * nothing is written for it; a malformed copy is an error, never passed
- * over; a turn a session names that has not arrived yet is shown as
- * arriving and holds back a message that would build on it, and is
- * damage only where no synchroniser shares the folder.
+ * over. Its main runs the scenarios of files not yet arrived, too
+ * (test-sync-arriving.c).
  */
 
 #include <string.h>
@@ -26,130 +25,10 @@
 #include "natter-test-sessions.h"
 #include "natter-turn-context-resolver.h"
 #include "natter-turn-reducer.h"
-
-typedef NatterTestSessions Fixture;
+#include "test-sync-conflict.h"
 
 /* The stamp and device every copy of these tests carries. */
 #define STAMP ".sync-conflict-20261205-011213-ABCDEF2"
-
-static char *
-path_of (NatterJsonlRepo *repo,
-         const char      *name)
-{
-  g_autoptr(GError) error = NULL;
-  char *path = natter_jsonl_repo_dup_path (repo, name, &error);
-
-  g_assert_no_error (error);
-  return path;
-}
-
-static char *
-contents_of (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  g_file_get_contents (path, &contents, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-static void
-write_file (const char *path,
-            const char *contents)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
-/* What Syncthing leaves at the top of a folder it shares. */
-static void
-share_folder (Fixture *f)
-{
-  g_autofree char *dir = g_file_get_path (f->w->dir);
-  g_autofree char *marker = g_build_filename (dir, ".stfolder", NULL);
-
-  g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
-}
-
-static NatterSessionIndex *
-scan (NatterJsonlRepo *sessions,
-      NatterJsonlRepo *turns)
-{
-  NatterSessionIndex *index = natter_session_index_new ();
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_session_index_load_async (index, sessions, turns, NULL, natter_test_result_cb, &result);
-  g_assert_true (natter_session_index_load_finish (index, natter_test_sessions_wait_result (&result), &error));
-  g_assert_no_error (error);
-  return index;
-}
-
-/* Every entry of @index as JSON, one a line, in id order. */
-static char *
-listing (NatterSessionIndex *index)
-{
-  GString *out = g_string_new (NULL);
-
-  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (index)); i++)
-    {
-      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (index), i);
-      g_autoptr(JsonNode) node = natter_session_index_entry_to_json (entry);
-      g_autofree char *text = json_to_string (node, FALSE);
-
-      g_string_append_printf (out, "%s\n", text);
-    }
-  return g_string_free (out, FALSE);
-}
-
-/* Every file under @dir (relative path → contents), for "nothing was
- * written". */
-static void
-collect (GHashTable *files,
-         const char *root,
-         const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-
-      if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        collect (files, root, path);
-      else
-        g_hash_table_insert (files, g_strdup (path + strlen (root)), contents_of (path));
-    }
-}
-
-static GHashTable *
-snapshot (Fixture *f)
-{
-  GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autofree char *root = g_file_get_path (f->w->storage);
-
-  collect (files, root, root);
-  return files;
-}
-
-static void
-assert_same_files (GHashTable *before,
-                   GHashTable *after)
-{
-  GHashTableIter iter;
-  gpointer key, value;
-
-  g_assert_cmpuint (g_hash_table_size (before), ==, g_hash_table_size (after));
-  g_hash_table_iter_init (&iter, before);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    g_assert_cmpstr (g_hash_table_lookup (after, key), ==, value);
-}
 
 typedef struct
 {
@@ -195,16 +74,6 @@ diverge (Fixture  *f,
   d->copy = g_strconcat (d->session, STAMP, NULL);
   copy_path = path_of (f->w->session_repo, d->copy);
   write_file (copy_path, theirs);
-}
-
-static NatterSessionIndexEntry *
-lookup (NatterSessionIndex *index,
-        const char         *id)
-{
-  NatterSessionIndexEntry *entry = natter_session_index_lookup (index, id);
-
-  g_assert_nonnull (entry);
-  return entry;
 }
 
 /* Names: exactly `<id>.sync-conflict-<YYYYMMDD>-<HHMMSS>-<device>`. */
@@ -827,160 +696,6 @@ test_folder_copy (Fixture       *f,
   g_assert_true (natter_folders_load_finish (folders, natter_test_sessions_wait_result (&result), &error));
   g_assert_nonnull (natter_folder_get_error (natter_folders_lookup (folders, id)));
   g_assert_nonnull (strstr (natter_folder_get_error (natter_folders_lookup (folders, id)), STAMP));
-}
-
-static char *
-move_away (Fixture    *f,
-           const char *turn_id)
-{
-  g_autofree char *path = path_of (f->w->turn_repo, turn_id);
-  char *aside = g_strconcat (path, ".aside", NULL);
-
-  g_assert_cmpint (g_rename (path, aside), ==, 0);
-  return aside;
-}
-
-static void
-bring_back (Fixture    *f,
-            const char *turn_id,
-            const char *aside)
-{
-  g_autofree char *path = path_of (f->w->turn_repo, turn_id);
-
-  g_assert_cmpint (g_rename (aside, path), ==, 0);
-}
-
-/* In a shared folder, a session whose latest turn has not arrived lists
- * it as arriving, not damaged; a message waits for it (refused, nothing
- * written, retried the same once the file is there); reading the turn
- * says it has not arrived. Then it arrives, and all is as on the device
- * that wrote it. */
-static void
-test_latest_turn_arriving (Fixture       *f,
-                           gconstpointer  data)
-{
-  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *aside = NULL;
-  g_autofree char *refused = NULL;
-  g_autofree char *third = NULL;
-  g_autoptr(NatterSessionIndex) index = NULL;
-  g_autoptr(NatterSessionIndex) arrived = NULL;
-  g_autoptr(GHashTable) before = NULL;
-  g_autoptr(GHashTable) after = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionIndexEntry *entry;
-
-  share_folder (f);
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
-  second = natter_test_sessions_send_and_wait (f, session, "Tuesday?");
-  aside = move_away (f, second);
-
-  index = scan (f->w->session_repo, f->w->turn_repo);
-  entry = lookup (index, session);
-  g_assert_null (natter_session_index_entry_get_error (entry));
-  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "arriving");
-
-  events = natter_jsonl_repo_read_sync (f->w->turn_repo, second, NULL, &error);
-  g_assert_null (events);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
-  g_clear_error (&error);
-
-  before = snapshot (f);
-  refused = natter_test_sessions_send (f, session, "Wednesday?", &error);
-  g_assert_null (refused);
-  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_ARRIVING);
-  g_clear_error (&error);
-  after = snapshot (f);
-  assert_same_files (before, after);
-
-  bring_back (f, second, aside);
-  arrived = scan (f->w->session_repo, f->w->turn_repo);
-  g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (lookup (arrived, session)), ==, "completed");
-  third = natter_test_sessions_send_and_wait (f, session, "Wednesday?");
-  g_assert_nonnull (third);
-}
-
-/* An earlier turn not arrived holds the history back the same way: a
- * device that has not read it (a resolver of its own) is told it has not
- * arrived, not that the history is damaged. */
-static void
-test_history_arriving (Fixture       *f,
-                       gconstpointer  data)
-{
-  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *aside = NULL;
-  g_autoptr(NatterTurnContextResolver) resolver = natter_turn_context_resolver_new (f->w->turn_repo);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(JsonArray) history = NULL;
-  g_autoptr(GError) error = NULL;
-
-  share_folder (f);
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
-  second = natter_test_sessions_send_and_wait (f, session, "Tuesday?");
-  aside = move_away (f, first);
-  natter_context_resolver_materialize_async (NATTER_CONTEXT_RESOLVER (resolver), second, NULL,
-                                             natter_test_result_cb, &result);
-  history = natter_context_resolver_materialize_finish (NATTER_CONTEXT_RESOLVER (resolver),
-                                                        natter_test_sessions_wait_result (&result), &error);
-  g_assert_null (history);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
-  bring_back (f, first, aside);
-}
-
-/* Where no synchroniser shares the folder, a missing turn is what it
- * always was: a dangling reference, damage. */
-static void
-test_missing_unshared_is_damage (Fixture       *f,
-                                 gconstpointer  data)
-{
-  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
-  g_autofree char *first = NULL;
-  g_autofree char *aside = NULL;
-  g_autoptr(NatterSessionIndex) index = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GError) error = NULL;
-  NatterSessionIndexEntry *entry;
-
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
-  aside = move_away (f, first);
-  index = scan (f->w->session_repo, f->w->turn_repo);
-  entry = lookup (index, session);
-  g_assert_nonnull (natter_session_index_entry_get_error (entry));
-  g_assert_nonnull (strstr (natter_session_index_entry_get_error (entry), "damaged"));
-  events = natter_jsonl_repo_read_sync (f->w->turn_repo, first, NULL, &error);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
-  bring_back (f, first, aside);
-}
-
-/* A blob a turn names that is not there: missing where no synchroniser
- * shares the folder, on its way where one does. */
-static void
-test_blob_arriving (Fixture       *f,
-                    gconstpointer  data)
-{
-  static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-  g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (f->w->storage);
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) error = NULL;
-
-  bytes = natter_blob_store_read_sync (blobs, hash, &error);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
-  g_clear_error (&error);
-  share_folder (f);
-  bytes = natter_blob_store_read_sync (blobs, hash, &error);
-  g_assert_null (bytes);
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
-  g_clear_error (&error);
-  g_assert_false (natter_blob_store_check_present (blobs, hash, 4, &error));
-  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
 }
 
 int
