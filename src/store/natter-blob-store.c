@@ -127,6 +127,22 @@ natter_blob_store_dup_path (NatterBlobStore *self,
   return g_build_filename (self->root, prefix, sha256, NULL);
 }
 
+/* natter_blob_store_dup_path() of a hash a caller gave, which may be
+ * anything: %NULL with %NATTER_STORE_ERROR_INVALID_ID when it is not a
+ * hash. */
+static char *
+dup_checked_path (NatterBlobStore  *self,
+                  const char       *sha256,
+                  GError          **error)
+{
+  char *path = natter_blob_store_dup_path (self, sha256);
+
+  if (path == NULL)
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                 "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
+  return path;
+}
+
 static gboolean
 make_private_dir (const char  *path,
                   GError     **error)
@@ -301,13 +317,9 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
 
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
 
-  path = natter_blob_store_dup_path (self, sha256);
+  path = dup_checked_path (self, sha256, error);
   if (path == NULL)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
-                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
-      return NULL;
-    }
+    return NULL;
   if (!g_file_get_contents (path, &data, &length, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
@@ -356,13 +368,9 @@ natter_blob_store_check_present (NatterBlobStore  *self,
 
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
 
-  path = natter_blob_store_dup_path (self, sha256);
+  path = dup_checked_path (self, sha256, error);
   if (path == NULL)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
-                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
-      return FALSE;
-    }
+    return FALSE;
   if (g_stat (path, &st) < 0)
     {
       set_missing (self, path, error);
