@@ -81,6 +81,8 @@ gboolean    natter_json_optional_string    (JsonObject   *object,
                                             GError      **error);
 const char *natter_json_loose_string       (JsonObject   *object,
                                             const char   *member);
+JsonObject *natter_json_loose_object       (JsonObject   *object,
+                                            const char   *member);
 gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,

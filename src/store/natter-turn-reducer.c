@@ -104,8 +104,8 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
         }
       else
         {
-          *out_previous_turn_id = natter_turn_get_string (json_node_get_object (context),
-                                                          "previousTurnId");
+          *out_previous_turn_id = natter_json_loose_string (json_node_get_object (context),
+                                                            "previousTurnId");
         }
       g_ptr_array_add (refs, g_strdup ("input"));
     }
@@ -271,7 +271,7 @@ apply_model_call_requested (NatterTurnState  *state,
     return invariant (error, "Model call %" G_GINT64_FORMAT " must not carry a contextRef", index);
   if (previous_turn_id != NULL &&
       (context_ref == NULL ||
-       g_strcmp0 (natter_turn_get_string (json_node_get_object (context_ref), "previousTurnId"),
+       g_strcmp0 (natter_json_loose_string (json_node_get_object (context_ref), "previousTurnId"),
                   previous_turn_id) != 0))
     return invariant (error, "Model call %" G_GINT64_FORMAT " must carry contextRef {previousTurnId: “%s”}",
                       index, previous_turn_id);
@@ -772,7 +772,7 @@ apply_terminal (NatterTurnState  *state,
     }
   else if (g_str_equal (type, "turn_failed"))
     {
-      const char *code = natter_turn_get_string (event, "code");
+      const char *code = natter_json_loose_string (event, "code");
 
       /* model-call-limit means the budget is spent (docs/runtime.md §9). */
       if (g_strcmp0 (code, "model-call-limit") == 0 &&

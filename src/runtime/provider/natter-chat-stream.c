@@ -367,15 +367,6 @@ get_nonempty_string (JsonObject *object,
   return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
-static JsonObject *
-get_object (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
 static JsonArray *
 get_array (JsonObject *object,
            const char *member)
@@ -505,7 +496,7 @@ static void
 apply_tool_call (NatterChatStream *self,
                  JsonObject       *fragment)
 {
-  JsonObject *function = get_object (fragment, "function");
+  JsonObject *function = natter_json_loose_object (fragment, "function");
   const char *id = get_nonempty_string (fragment, "id");
   const char *name = function != NULL ? get_nonempty_string (function, "name") : NULL;
   JsonNode *arguments_node = function != NULL ? json_object_get_member (function, "arguments") : NULL;
@@ -631,9 +622,9 @@ apply_usage (NatterChatStream *self,
   copy_count (usage, "prompt_tokens", mapped, "inputTokens");
   copy_count (usage, "completion_tokens", mapped, "outputTokens");
   copy_count (usage, "total_tokens", mapped, "totalTokens");
-  copy_count (get_object (usage, "completion_tokens_details"), "reasoning_tokens",
+  copy_count (natter_json_loose_object (usage, "completion_tokens_details"), "reasoning_tokens",
               mapped, "reasoningTokens");
-  copy_count (get_object (usage, "prompt_tokens_details"), "cached_tokens",
+  copy_count (natter_json_loose_object (usage, "prompt_tokens_details"), "cached_tokens",
               mapped, "cachedInputTokens");
 
   /* The last report wins: servers that repeat usage send running totals. */
@@ -662,7 +653,7 @@ apply_vendor_usage (NatterChatStream *self,
 
       if (!g_str_has_prefix (name, "x_") || !JSON_NODE_HOLDS_OBJECT (member))
         continue;
-      usage = get_object (json_node_get_object (member), "usage");
+      usage = natter_json_loose_object (json_node_get_object (member), "usage");
       if (usage != NULL)
         apply_usage (self, usage);
     }
@@ -678,7 +669,7 @@ apply_object (NatterChatStream  *self,
 {
   JsonNode *error_node = json_object_get_member (object, "error");
   JsonArray *choices = get_array (object, "choices");
-  JsonObject *usage = get_object (object, "usage");
+  JsonObject *usage = natter_json_loose_object (object, "usage");
   gboolean finished_with_error = FALSE;
 
   if (choices != NULL)
@@ -702,9 +693,9 @@ apply_object (NatterChatStream  *self,
           if (get_count (choice, "index", &index) && index != 0)
             continue;
 
-          message = get_object (choice, is_body ? "message" : "delta");
+          message = natter_json_loose_object (choice, is_body ? "message" : "delta");
           if (message == NULL)
-            message = get_object (choice, is_body ? "delta" : "message");
+            message = natter_json_loose_object (choice, is_body ? "delta" : "message");
           if (message != NULL)
             apply_message (self, message);
 

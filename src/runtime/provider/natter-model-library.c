@@ -184,7 +184,7 @@ version_cb (GObject      *source,
   root = g_task_propagate_pointer (G_TASK (result), &error);
   if (root != NULL)
     {
-      const char *version = natter_openai_get_string (json_node_get_object (root), "version");
+      const char *version = natter_json_loose_string (json_node_get_object (root), "version");
 
       self->kind = version != NULL ? NATTER_MODEL_SERVER_OLLAMA : NATTER_MODEL_SERVER_OPENAI;
       g_debug ("%s is %s%s", self->provider->id, version != NULL ? "Ollama " : "not Ollama",
