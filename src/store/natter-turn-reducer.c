@@ -863,6 +863,29 @@ apply_one (NatterTurnState  *state,
   return TRUE;
 }
 
+/* apply_one() of one node of a list, at 1-based @position: the error
+ * names the position, and @total too unless it is 0. Not committed. */
+static gboolean
+apply_node (NatterTurnState  *state,
+            JsonNode         *node,
+            guint             position,
+            guint             total,
+            GError          **error)
+{
+  g_autofree char *where = NULL;
+  gboolean is_object = node != NULL && JSON_NODE_HOLDS_OBJECT (node);
+
+  if (is_object && apply_one (state, json_node_get_object (node), error))
+    return TRUE;
+  where = total > 0 ? g_strdup_printf ("Event %u of %u", position, total)
+                    : g_strdup_printf ("Event %u", position);
+  if (!is_object)
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA, "%s is not an object", where);
+  else
+    g_prefix_error (error, "%s: ", where);
+  return FALSE;
+}
+
 /**
  * natter_turn_state_apply:
  * @state: a state
@@ -926,23 +949,11 @@ natter_turn_state_apply_batch (NatterTurnState  *state,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   for (guint i = 0; i < events->len; i++)
-    {
-      JsonNode *node = g_ptr_array_index (events, i);
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Event %u of %u is not an object", i + 1, events->len);
-          natter_undo_log_rollback (state->undo);
-          return FALSE;
-        }
-      if (!apply_one (state, json_node_get_object (node), error))
-        {
-          g_prefix_error (error, "Event %u of %u: ", i + 1, events->len);
-          natter_undo_log_rollback (state->undo);
-          return FALSE;
-        }
-    }
+    if (!apply_node (state, g_ptr_array_index (events, i), i + 1, events->len, error))
+      {
+        natter_undo_log_rollback (state->undo);
+        return FALSE;
+      }
   natter_undo_log_commit (state->undo);
   return TRUE;
 }
@@ -981,19 +992,14 @@ natter_turn_reduce (GPtrArray  *events,
   state = natter_turn_state_new ();
   for (guint i = 0; i < events->len; i++)
     {
-      JsonNode *node = g_ptr_array_index (events, i);
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+      /* Committed one event at a time: the undo log stays small however
+       * long the turn. */
+      if (!apply_node (state, g_ptr_array_index (events, i), i + 1, 0, error))
         {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Event %u is not an object", i + 1);
+          natter_undo_log_rollback (state->undo);
           return NULL;
         }
-      if (!natter_turn_state_apply (state, json_node_get_object (node), error))
-        {
-          g_prefix_error (error, "Event %u: ", i + 1);
-          return NULL;
-        }
+      natter_undo_log_commit (state->undo);
     }
   return g_steal_pointer (&state);
 }
