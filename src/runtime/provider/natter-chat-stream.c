@@ -253,21 +253,7 @@ fail (NatterChatStream  *self,
       GError           **error,
       GError            *failure)
 {
-  g_assert (self->failure == NULL);
-
-  self->failure = failure;
-  g_propagate_error (error, g_error_copy (failure));
-  return FALSE;
-}
-
-static gboolean
-check_failed (NatterChatStream  *self,
-              GError           **error)
-{
-  if (self->failure == NULL)
-    return FALSE;
-  g_propagate_error (error, g_error_copy (self->failure));
-  return TRUE;
+  return natter_provider_error_keep (&self->failure, failure, error);
 }
 
 static gboolean
@@ -865,7 +851,7 @@ natter_chat_stream_feed_chunk (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   return apply_object (self, chunk, FALSE, error);
@@ -1021,7 +1007,7 @@ natter_chat_stream_feed_sse_event (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   trim (&data, &len);
@@ -1101,7 +1087,7 @@ natter_chat_stream_feed_json_body (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   object = parse_object (self, body != NULL ? body : "", len, "a response", error);
@@ -1140,7 +1126,7 @@ natter_chat_stream_finish (NatterChatStream  *self,
   self->finished = TRUE;
   settle_tool_calls (self);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   if (!self->done && self->finish_reason == NULL)
