@@ -135,12 +135,13 @@ dup_checked_path (NatterBlobStore  *self,
                   const char       *sha256,
                   GError          **error)
 {
-  char *path = natter_blob_store_dup_path (self, sha256);
-
-  if (path == NULL)
-    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
-                 "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
-  return path;
+  if (!natter_blob_hash_is_valid (sha256))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
+      return NULL;
+    }
+  return natter_blob_store_dup_path (self, sha256);
 }
 
 static gboolean
