@@ -447,6 +447,17 @@ find_unfinished_tool_call (NatterTurnState  *state,
   return call;
 }
 
+/* find_unfinished_tool_call() of the call an event names by its
+ * `toolCallId`. */
+static NatterTurnToolCall *
+find_event_tool_call (NatterTurnState  *state,
+                      JsonObject       *event,
+                      const char       *what,
+                      GError          **error)
+{
+  return find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"), what, error);
+}
+
 static gboolean
 check_tool_name (NatterTurnToolCall  *call,
                  JsonObject          *event,
@@ -467,8 +478,7 @@ apply_tool_permission_required (NatterTurnState  *state,
 {
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A permission requirement", error);
+  call = find_event_tool_call (state, event, "A permission requirement", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* Asked once per call, and never after the tool already ran. */
@@ -507,8 +517,7 @@ apply_tool_permission_classified (NatterTurnState  *state,
 {
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A classification", error);
+  call = find_event_tool_call (state, event, "A classification", error);
   if (call == NULL || !check_classifiable (call, error))
     return FALSE;
   natter_undo_log_set_object (state->undo, &call->classified, event);
@@ -545,8 +554,7 @@ apply_tool_permission_resolved (NatterTurnState  *state,
   const char *source = json_object_get_string_member (event, "source");
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A permission resolution", error);
+  call = find_event_tool_call (state, event, "A permission resolution", error);
   if (call == NULL)
     return FALSE;
   /* Only a call that required permission gets a decision. */
@@ -588,8 +596,7 @@ apply_tool_invocation_requested (NatterTurnState  *state,
   NatterTurnToolCall *call;
   JsonObject *tool;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "An invocation", error);
+  call = find_event_tool_call (state, event, "An invocation", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* A side effect is requested once (docs/runtime.md §10: never re-run). */
@@ -634,8 +641,7 @@ apply_tool_progress (NatterTurnState  *state,
   NatterTurnToolCall *call;
 
   /* No progress after a result (in find_unfinished_tool_call()). */
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "Progress", error);
+  call = find_event_tool_call (state, event, "Progress", error);
   if (call == NULL)
     return FALSE;
   /* Progress comes from a running tool, reported by its own kind. */
@@ -658,8 +664,7 @@ apply_tool_result (NatterTurnState  *state,
   NatterTurnToolCall *call;
 
   /* Two results for one call are refused in find_unfinished_tool_call(). */
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A result", error);
+  call = find_event_tool_call (state, event, "A result", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* sync/async results come from an invocation of that kind: no async
