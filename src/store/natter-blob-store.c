@@ -403,7 +403,6 @@ natter_blob_part_validate (JsonObject  *part,
                            GError     **error)
 {
   const char *sha256 = natter_json_require_string (part, "sha256", error);
-  gint64 size;
 
   if (sha256 == NULL)
     return FALSE;
@@ -413,17 +412,9 @@ natter_blob_part_validate (JsonObject  *part,
                            "Field “sha256” must be 64 lowercase hexadecimal digits");
       return FALSE;
     }
-  if (!natter_json_require_nonempty_string (part, "mediaType", error) ||
-      !natter_json_require_nonempty_string (part, "name", error) ||
-      !natter_json_require_int (part, "size", &size, error))
-    return FALSE;
-  if (size < 0)
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "Field “size” must be at least 0");
-      return FALSE;
-    }
-  return TRUE;
+  return natter_json_require_nonempty_string (part, "mediaType", error) &&
+         natter_json_require_nonempty_string (part, "name", error) &&
+         natter_json_require_int_at_least (part, "size", 0, NULL, error);
 }
 
 static gboolean

@@ -776,6 +776,41 @@ natter_json_require_int (JsonObject  *object,
 }
 
 /**
+ * natter_json_require_int_at_least:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @minimum: the smallest value allowed
+ * @out_value: (out) (optional): the integer
+ * @error: return location for a #GError
+ *
+ * Schema helper: natter_json_require_int() of an integer that is at
+ * least @minimum (a count, a size, a limit).
+ *
+ * Returns: %FALSE with %NATTER_STORE_ERROR_SCHEMA otherwise.
+ */
+gboolean
+natter_json_require_int_at_least (JsonObject  *object,
+                                  const char  *member,
+                                  gint64       minimum,
+                                  gint64      *out_value,
+                                  GError     **error)
+{
+  gint64 value;
+
+  if (!natter_json_require_int (object, member, &value, error))
+    return FALSE;
+  if (value < minimum)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” must be at least %" G_GINT64_FORMAT, member, minimum);
+      return FALSE;
+    }
+  if (out_value != NULL)
+    *out_value = value;
+  return TRUE;
+}
+
+/**
  * natter_json_require_boolean:
  * @object: (transfer none): an event or nested object
  * @member: the field name

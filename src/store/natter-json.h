@@ -87,6 +87,11 @@ gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,
                                             GError      **error);
+gboolean    natter_json_require_int_at_least (JsonObject *object,
+                                              const char *member,
+                                              gint64      minimum,
+                                              gint64     *out_value,
+                                              GError    **error);
 gboolean    natter_json_require_boolean    (JsonObject   *object,
                                             const char   *member,
                                             gboolean     *out_value,
