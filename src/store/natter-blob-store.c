@@ -127,6 +127,23 @@ natter_blob_store_dup_path (NatterBlobStore *self,
   return g_build_filename (self->root, prefix, sha256, NULL);
 }
 
+/* natter_blob_store_dup_path() of a hash a caller gave, which may be
+ * anything: %NULL with %NATTER_STORE_ERROR_INVALID_ID when it is not a
+ * hash. */
+static char *
+dup_checked_path (NatterBlobStore  *self,
+                  const char       *sha256,
+                  GError          **error)
+{
+  if (!natter_blob_hash_is_valid (sha256))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
+      return NULL;
+    }
+  return natter_blob_store_dup_path (self, sha256);
+}
+
 static gboolean
 make_private_dir (const char  *path,
                   GError     **error)
@@ -301,13 +318,9 @@ natter_blob_store_read_sync (NatterBlobStore  *self,
 
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
 
-  path = natter_blob_store_dup_path (self, sha256);
+  path = dup_checked_path (self, sha256, error);
   if (path == NULL)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
-                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
-      return NULL;
-    }
+    return NULL;
   if (!g_file_get_contents (path, &data, &length, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
@@ -356,13 +369,9 @@ natter_blob_store_check_present (NatterBlobStore  *self,
 
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
 
-  path = natter_blob_store_dup_path (self, sha256);
+  path = dup_checked_path (self, sha256, error);
   if (path == NULL)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID,
-                   "“%s” is not a SHA-256 hash", sha256 != NULL ? sha256 : "(null)");
-      return FALSE;
-    }
+    return FALSE;
   if (g_stat (path, &st) < 0)
     {
       set_missing (self, path, error);
@@ -394,7 +403,6 @@ natter_blob_part_validate (JsonObject  *part,
                            GError     **error)
 {
   const char *sha256 = natter_json_require_string (part, "sha256", error);
-  gint64 size;
 
   if (sha256 == NULL)
     return FALSE;
@@ -404,17 +412,9 @@ natter_blob_part_validate (JsonObject  *part,
                            "Field “sha256” must be 64 lowercase hexadecimal digits");
       return FALSE;
     }
-  if (!natter_json_require_nonempty_string (part, "mediaType", error) ||
-      !natter_json_require_nonempty_string (part, "name", error) ||
-      !natter_json_require_int (part, "size", &size, error))
-    return FALSE;
-  if (size < 0)
-    {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                           "Field “size” must be at least 0");
-      return FALSE;
-    }
-  return TRUE;
+  return natter_json_require_nonempty_string (part, "mediaType", error) &&
+         natter_json_require_nonempty_string (part, "name", error) &&
+         natter_json_require_int_at_least (part, "size", 0, NULL, error);
 }
 
 static gboolean

@@ -194,32 +194,6 @@ number_member (JsonObject  *object,
   return TRUE;
 }
 
-static gboolean
-integer_member (JsonObject  *object,
-                const char  *member,
-                gint64       min,
-                gint64      *out_value,
-                GError     **error)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” must be an integer", member);
-      return FALSE;
-    }
-  if (json_node_get_int (node) < min)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” must be at least %" G_GINT64_FORMAT, member, min);
-      return FALSE;
-    }
-  if (out_value != NULL)
-    *out_value = json_node_get_int (node);
-  return TRUE;
-}
-
 /**
  * natter_generation_parameters_validate_json:
  * @parameters: (transfer none): a `parameters` object of
@@ -253,9 +227,9 @@ natter_generation_parameters_validate_json (JsonObject  *parameters,
       else if (g_str_equal (name, "top_p"))
         ok = number_member (parameters, name, 1.0, NULL, error);
       else if (g_str_equal (name, "max_tokens"))
-        ok = integer_member (parameters, name, 1, NULL, error);
+        ok = natter_json_require_int_at_least (parameters, name, 1, NULL, error);
       else if (g_str_equal (name, "seed"))
-        ok = integer_member (parameters, name, G_MININT64, NULL, error);
+        ok = natter_json_require_int_at_least (parameters, name, G_MININT64, NULL, error);
       else
         {
           g_autofree char *shown = g_utf8_make_valid (name, MIN (strlen (name), 64));
@@ -292,9 +266,9 @@ natter_generation_parameters_new_from_json (JsonObject *parameters,
       self->has_top_p = json_object_has_member (parameters, "top_p") &&
                         number_member (parameters, "top_p", 1.0, &self->top_p, NULL);
       if (json_object_has_member (parameters, "max_tokens"))
-        integer_member (parameters, "max_tokens", 1, &self->max_tokens, NULL);
+        natter_json_require_int_at_least (parameters, "max_tokens", 1, &self->max_tokens, NULL);
       self->has_seed = json_object_has_member (parameters, "seed") &&
-                       integer_member (parameters, "seed", G_MININT64, &self->seed, NULL);
+                       natter_json_require_int_at_least (parameters, "seed", G_MININT64, &self->seed, NULL);
     }
   natter_generation_parameters_set_system_instruction (self, system_instruction);
   return self;

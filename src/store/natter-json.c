@@ -698,25 +698,49 @@ natter_json_optional_string (JsonObject  *object,
 
 /**
  * natter_json_loose_string:
- * @object: a JSON object from another program (a server's answer)
+ * @object: (nullable): a JSON object from another program (a server's
+ *   answer), or an optional part of a stored event
  * @member: a member name
  *
  * Reads the loosely typed JSON of other programs, where a member that
- * is absent, `null` or of another type all mean "not given". For what
- * Natter stores, natter_json_optional_string() refuses the wrong type
- * instead.
+ * is absent, `null` or of another type all mean "not given", and an
+ * optional member of what Natter stored and already validated, where a
+ * missing object means the same. For what Natter stores,
+ * natter_json_optional_string() refuses the wrong type instead.
  *
  * Returns: (transfer none) (nullable): the member's string, or %NULL
+ *   (also when @object is %NULL)
  */
 const char *
 natter_json_loose_string (JsonObject *object,
                           const char *member)
 {
-  JsonNode *node = json_object_get_member (object, member);
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
 
   if (node == NULL || !is_value_of (node, G_TYPE_STRING))
     return NULL;
   return json_node_get_string (node);
+}
+
+/**
+ * natter_json_loose_object:
+ * @object: (nullable): a JSON object from another program, or an
+ *   optional part of a stored event
+ * @member: a member name
+ *
+ * natter_json_loose_string() for a member that is an object: absent,
+ * `null` or of another type all mean "not given".
+ *
+ * Returns: (transfer none) (nullable): the member's object, or %NULL
+ *   (also when @object is %NULL)
+ */
+JsonObject *
+natter_json_loose_object (JsonObject *object,
+                          const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
 /**
@@ -748,6 +772,41 @@ natter_json_require_int (JsonObject  *object,
     }
   if (out_value != NULL)
     *out_value = json_node_get_int (node);
+  return TRUE;
+}
+
+/**
+ * natter_json_require_int_at_least:
+ * @object: (transfer none): an event or nested object
+ * @member: the field name
+ * @minimum: the smallest value allowed
+ * @out_value: (out) (optional): the integer
+ * @error: return location for a #GError
+ *
+ * Schema helper: natter_json_require_int() of an integer that is at
+ * least @minimum (a count, a size, a limit).
+ *
+ * Returns: %FALSE with %NATTER_STORE_ERROR_SCHEMA otherwise.
+ */
+gboolean
+natter_json_require_int_at_least (JsonObject  *object,
+                                  const char  *member,
+                                  gint64       minimum,
+                                  gint64      *out_value,
+                                  GError     **error)
+{
+  gint64 value;
+
+  if (!natter_json_require_int (object, member, &value, error))
+    return FALSE;
+  if (value < minimum)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                   "Field “%s” must be at least %" G_GINT64_FORMAT, member, minimum);
+      return FALSE;
+    }
+  if (out_value != NULL)
+    *out_value = value;
   return TRUE;
 }
 

@@ -81,10 +81,17 @@ gboolean    natter_json_optional_string    (JsonObject   *object,
                                             GError      **error);
 const char *natter_json_loose_string       (JsonObject   *object,
                                             const char   *member);
+JsonObject *natter_json_loose_object       (JsonObject   *object,
+                                            const char   *member);
 gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,
                                             GError      **error);
+gboolean    natter_json_require_int_at_least (JsonObject *object,
+                                              const char *member,
+                                              gint64      minimum,
+                                              gint64     *out_value,
+                                              GError    **error);
 gboolean    natter_json_require_boolean    (JsonObject   *object,
                                             const char   *member,
                                             gboolean     *out_value,

@@ -17,6 +17,26 @@
 #include "natter-store-error.h"
 #include "natter-sync-conflict.h"
 
+/* Reads the log @id and folds each event into @state as its line is
+ * read; the events go to @out_events when it is not %NULL. */
+static gboolean
+read_and_fold (NatterJsonlRepo  *repo,
+               const char       *id,
+               NatterEventFold   fold,
+               gpointer          state,
+               GPtrArray       **out_events,
+               GCancellable     *cancellable,
+               GError          **error)
+{
+  g_autoptr(GPtrArray) events = natter_jsonl_repo_read_fold_sync (repo, id, fold, state, cancellable, error);
+
+  if (events == NULL)
+    return FALSE;
+  if (out_events != NULL)
+    *out_events = g_steal_pointer (&events);
+  return TRUE;
+}
+
 static gboolean
 fold_session_event (JsonObject  *event,
                     gpointer     user_data,
@@ -58,7 +78,6 @@ natter_session_reduce_file_sync (NatterJsonlRepo  *repo,
                                  GError          **error)
 {
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
-  g_autoptr(GPtrArray) events = NULL;
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -75,13 +94,10 @@ natter_session_reduce_file_sync (NatterJsonlRepo  *repo,
       return natter_sync_conflict_reduce_sync (repo, session_id, cancellable, error);
     }
 
-  events = natter_jsonl_repo_read_fold_sync (repo, session_id, fold_session_event, state, cancellable, error);
-  if (events == NULL)
+  if (!read_and_fold (repo, session_id, fold_session_event, state, out_events, cancellable, error))
     return NULL;
   /* The repository refuses a file without its first line. */
   g_assert (natter_session_state_get_definition (state) != NULL);
-  if (out_events != NULL)
-    *out_events = g_steal_pointer (&events);
   return g_steal_pointer (&state);
 }
 
@@ -116,16 +132,12 @@ natter_turn_reduce_file_sync (NatterJsonlRepo  *repo,
                               GError          **error)
 {
   g_autoptr(NatterTurnState) state = natter_turn_state_new ();
-  g_autoptr(GPtrArray) events = NULL;
 
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (repo), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  events = natter_jsonl_repo_read_fold_sync (repo, turn_id, fold_turn_event, state, cancellable, error);
-  if (events == NULL)
+  if (!read_and_fold (repo, turn_id, fold_turn_event, state, out_events, cancellable, error))
     return NULL;
-  if (out_events != NULL)
-    *out_events = g_steal_pointer (&events);
   return g_steal_pointer (&state);
 }
 

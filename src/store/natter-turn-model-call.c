@@ -82,8 +82,7 @@ natter_turn_model_call_get_message (NatterTurnModelCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return call->completed != NULL ? json_object_get_object_member (call->completed, "message")
-                                 : NULL;
+  return natter_json_loose_object (call->completed, "message");
 }
 
 /**
@@ -98,7 +97,7 @@ natter_turn_model_call_get_finish_reason (NatterTurnModelCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return natter_turn_get_string (call->completed, "finishReason");
+  return natter_json_loose_string (call->completed, "finishReason");
 }
 
 /**
@@ -113,8 +112,7 @@ natter_turn_model_call_get_usage (NatterTurnModelCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return call->completed != NULL ? json_object_get_object_member (call->completed, "usage")
-                                 : NULL;
+  return natter_json_loose_object (call->completed, "usage");
 }
 
 /**
@@ -129,7 +127,7 @@ natter_turn_model_call_get_error (NatterTurnModelCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return natter_turn_get_string (call->failed, "error");
+  return natter_json_loose_string (call->failed, "error");
 }
 
 /**
@@ -167,7 +165,7 @@ natter_turn_model_call_get_partial (NatterTurnModelCall *call)
 
       /* The step event's inner shape was never checked on read: only a
        * well-formed assistant message counts. */
-      if (g_strcmp0 (natter_turn_get_string (step, "type"), "partial_response") == 0 &&
+      if (g_strcmp0 (natter_json_loose_string (step, "type"), "partial_response") == 0 &&
           message != NULL && natter_turn_assistant_message_validate (message, NULL))
         return json_node_get_object (message);
     }
@@ -212,7 +210,7 @@ event_time (JsonObject *event,
             const char *member,
             gint64     *out_us)
 {
-  return event != NULL && natter_parse_ts (natter_turn_get_string (event, member), out_us);
+  return event != NULL && natter_parse_ts (natter_json_loose_string (event, member), out_us);
 }
 
 /**

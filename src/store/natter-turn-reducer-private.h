@@ -14,6 +14,7 @@
 
 #pragma once
 
+#include "natter-json.h"
 #include "natter-turn-reducer.h"
 #include "natter-undo-log-private.h"
 
@@ -83,20 +84,6 @@ struct _NatterTurnState
   NatterUndoLog   *undo;              /* the event or batch being applied */
 };
 
-/* A string member, or %NULL when @object is %NULL or the member is
- * missing or not a string. */
-static inline const char *
-natter_turn_get_string (JsonObject *object,
-                        const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static inline NatterTurnModelCall *
 natter_turn_state_last_model_call (NatterTurnState *state)
 {
@@ -115,7 +102,7 @@ static inline gboolean
 natter_turn_tool_call_awaits_async_result (NatterTurnToolCall *call)
 {
   return call->invocation != NULL && call->result == NULL &&
-         g_strcmp0 (natter_turn_get_string (call->invocation, "execution"), "async") == 0;
+         g_strcmp0 (natter_json_loose_string (call->invocation, "execution"), "async") == 0;
 }
 
 void       natter_turn_model_call_free          (NatterTurnModelCall  *call);

@@ -104,8 +104,8 @@ natter_turn_state_expected_request_refs (NatterTurnState  *state,
         }
       else
         {
-          *out_previous_turn_id = natter_turn_get_string (json_node_get_object (context),
-                                                          "previousTurnId");
+          *out_previous_turn_id = natter_json_loose_string (json_node_get_object (context),
+                                                            "previousTurnId");
         }
       g_ptr_array_add (refs, g_strdup ("input"));
     }
@@ -271,7 +271,7 @@ apply_model_call_requested (NatterTurnState  *state,
     return invariant (error, "Model call %" G_GINT64_FORMAT " must not carry a contextRef", index);
   if (previous_turn_id != NULL &&
       (context_ref == NULL ||
-       g_strcmp0 (natter_turn_get_string (json_node_get_object (context_ref), "previousTurnId"),
+       g_strcmp0 (natter_json_loose_string (json_node_get_object (context_ref), "previousTurnId"),
                   previous_turn_id) != 0))
     return invariant (error, "Model call %" G_GINT64_FORMAT " must carry contextRef {previousTurnId: “%s”}",
                       index, previous_turn_id);
@@ -447,6 +447,17 @@ find_unfinished_tool_call (NatterTurnState  *state,
   return call;
 }
 
+/* find_unfinished_tool_call() of the call an event names by its
+ * `toolCallId`. */
+static NatterTurnToolCall *
+find_event_tool_call (NatterTurnState  *state,
+                      JsonObject       *event,
+                      const char       *what,
+                      GError          **error)
+{
+  return find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"), what, error);
+}
+
 static gboolean
 check_tool_name (NatterTurnToolCall  *call,
                  JsonObject          *event,
@@ -467,8 +478,7 @@ apply_tool_permission_required (NatterTurnState  *state,
 {
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A permission requirement", error);
+  call = find_event_tool_call (state, event, "A permission requirement", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* Asked once per call, and never after the tool already ran. */
@@ -507,8 +517,7 @@ apply_tool_permission_classified (NatterTurnState  *state,
 {
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A classification", error);
+  call = find_event_tool_call (state, event, "A classification", error);
   if (call == NULL || !check_classifiable (call, error))
     return FALSE;
   natter_undo_log_set_object (state->undo, &call->classified, event);
@@ -545,8 +554,7 @@ apply_tool_permission_resolved (NatterTurnState  *state,
   const char *source = json_object_get_string_member (event, "source");
   NatterTurnToolCall *call;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A permission resolution", error);
+  call = find_event_tool_call (state, event, "A permission resolution", error);
   if (call == NULL)
     return FALSE;
   /* Only a call that required permission gets a decision. */
@@ -588,8 +596,7 @@ apply_tool_invocation_requested (NatterTurnState  *state,
   NatterTurnToolCall *call;
   JsonObject *tool;
 
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "An invocation", error);
+  call = find_event_tool_call (state, event, "An invocation", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* A side effect is requested once (docs/runtime.md §10: never re-run). */
@@ -634,8 +641,7 @@ apply_tool_progress (NatterTurnState  *state,
   NatterTurnToolCall *call;
 
   /* No progress after a result (in find_unfinished_tool_call()). */
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "Progress", error);
+  call = find_event_tool_call (state, event, "Progress", error);
   if (call == NULL)
     return FALSE;
   /* Progress comes from a running tool, reported by its own kind. */
@@ -658,8 +664,7 @@ apply_tool_result (NatterTurnState  *state,
   NatterTurnToolCall *call;
 
   /* Two results for one call are refused in find_unfinished_tool_call(). */
-  call = find_unfinished_tool_call (state, json_object_get_string_member (event, "toolCallId"),
-                                    "A result", error);
+  call = find_event_tool_call (state, event, "A result", error);
   if (call == NULL || !check_tool_name (call, event, error))
     return FALSE;
   /* sync/async results come from an invocation of that kind: no async
@@ -772,7 +777,7 @@ apply_terminal (NatterTurnState  *state,
     }
   else if (g_str_equal (type, "turn_failed"))
     {
-      const char *code = natter_turn_get_string (event, "code");
+      const char *code = natter_json_loose_string (event, "code");
 
       /* model-call-limit means the budget is spent (docs/runtime.md §9). */
       if (g_strcmp0 (code, "model-call-limit") == 0 &&
@@ -863,6 +868,29 @@ apply_one (NatterTurnState  *state,
   return TRUE;
 }
 
+/* apply_one() of one node of a list, at 1-based @position: the error
+ * names the position, and @total too unless it is 0. Not committed. */
+static gboolean
+apply_node (NatterTurnState  *state,
+            JsonNode         *node,
+            guint             position,
+            guint             total,
+            GError          **error)
+{
+  g_autofree char *where = NULL;
+  gboolean is_object = node != NULL && JSON_NODE_HOLDS_OBJECT (node);
+
+  if (is_object && apply_one (state, json_node_get_object (node), error))
+    return TRUE;
+  where = total > 0 ? g_strdup_printf ("Event %u of %u", position, total)
+                    : g_strdup_printf ("Event %u", position);
+  if (!is_object)
+    g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA, "%s is not an object", where);
+  else
+    g_prefix_error (error, "%s: ", where);
+  return FALSE;
+}
+
 /**
  * natter_turn_state_apply:
  * @state: a state
@@ -926,23 +954,11 @@ natter_turn_state_apply_batch (NatterTurnState  *state,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   for (guint i = 0; i < events->len; i++)
-    {
-      JsonNode *node = g_ptr_array_index (events, i);
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Event %u of %u is not an object", i + 1, events->len);
-          natter_undo_log_rollback (state->undo);
-          return FALSE;
-        }
-      if (!apply_one (state, json_node_get_object (node), error))
-        {
-          g_prefix_error (error, "Event %u of %u: ", i + 1, events->len);
-          natter_undo_log_rollback (state->undo);
-          return FALSE;
-        }
-    }
+    if (!apply_node (state, g_ptr_array_index (events, i), i + 1, events->len, error))
+      {
+        natter_undo_log_rollback (state->undo);
+        return FALSE;
+      }
   natter_undo_log_commit (state->undo);
   return TRUE;
 }
@@ -981,19 +997,14 @@ natter_turn_reduce (GPtrArray  *events,
   state = natter_turn_state_new ();
   for (guint i = 0; i < events->len; i++)
     {
-      JsonNode *node = g_ptr_array_index (events, i);
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+      /* Committed one event at a time: the undo log stays small however
+       * long the turn. */
+      if (!apply_node (state, g_ptr_array_index (events, i), i + 1, 0, error))
         {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                       "Event %u is not an object", i + 1);
+          natter_undo_log_rollback (state->undo);
           return NULL;
         }
-      if (!natter_turn_state_apply (state, json_node_get_object (node), error))
-        {
-          g_prefix_error (error, "Event %u: ", i + 1);
-          return NULL;
-        }
+      natter_undo_log_commit (state->undo);
     }
   return g_steal_pointer (&state);
 }

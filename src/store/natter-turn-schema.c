@@ -92,25 +92,6 @@ optional_object (JsonObject  *object,
 }
 
 static gboolean
-require_non_negative_int (JsonObject  *object,
-                          const char  *member,
-                          gint64       minimum,
-                          GError     **error)
-{
-  gint64 value;
-
-  if (!natter_json_require_int (object, member, &value, error))
-    return FALSE;
-  if (value < minimum)
-    {
-      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                   "Field “%s” must be at least %" G_GINT64_FORMAT, member, minimum);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 require_any_object (JsonObject  *object,
                     const char  *member,
                     GError     **error)
@@ -139,7 +120,7 @@ validate_usage_object (JsonObject  *usage,
                        "Field “usage” has the unknown member “%s”", name);
           return FALSE;
         }
-      if (!require_non_negative_int (usage, name, 0, error))
+      if (!natter_json_require_int_at_least (usage, name, 0, NULL, error))
         return FALSE;
     }
   return TRUE;
@@ -158,7 +139,7 @@ static gboolean
 require_model_call_index (JsonObject  *event,
                           GError     **error)
 {
-  return require_non_negative_int (event, "modelCallIndex", 0, error);
+  return natter_json_require_int_at_least (event, "modelCallIndex", 0, NULL, error);
 }
 
 /* Messages (docs/runtime.md §3) */
@@ -216,7 +197,7 @@ validate_content_parts (JsonArray   *parts,
               natter_json_require_string (part, "filename", error) == NULL ||
               natter_json_require_string (part, "mimeType", error) == NULL)
             goto fail;
-          if (size != NULL && !require_non_negative_int (part, "size", 0, error))
+          if (size != NULL && !natter_json_require_int_at_least (part, "size", 0, NULL, error))
             goto fail;
         }
       else /* tool-call */
@@ -472,7 +453,7 @@ validate_turn_created (JsonObject  *event,
     return FALSE;
   if (!natter_json_require_boolean (config, "autoPermission", NULL, error) ||
       !natter_json_require_boolean (config, "humanAvailable", NULL, error) ||
-      !require_non_negative_int (config, "maxModelCalls", 1, error))
+      !natter_json_require_int_at_least (config, "maxModelCalls", 1, NULL, error))
     {
       g_prefix_error (error, "Field “config”: ");
       return FALSE;

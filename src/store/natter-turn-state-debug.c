@@ -11,6 +11,24 @@
 #include "natter-turn-reducer-private.h"
 
 static void
+add_int (JsonBuilder *builder,
+         const char  *member,
+         gint64       value)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_add_int_value (builder, value);
+}
+
+static void
+add_boolean (JsonBuilder *builder,
+             const char  *member,
+             gboolean     value)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_add_boolean_value (builder, value);
+}
+
+static void
 add_object (JsonBuilder *builder,
             const char  *member,
             JsonObject  *object)
@@ -58,8 +76,7 @@ natter_turn_state_to_debug_json (NatterTurnState *state)
   g_return_val_if_fail (state != NULL, NULL);
 
   json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "nEvents");
-  json_builder_add_int_value (builder, state->n_events);
+  add_int (builder, "nEvents", state->n_events);
   add_object (builder, "definition", state->definition);
 
   json_builder_set_member_name (builder, "modelCalls");
@@ -69,16 +86,13 @@ natter_turn_state_to_debug_json (NatterTurnState *state)
       NatterTurnModelCall *call = g_ptr_array_index (state->model_calls, i);
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "index");
-      json_builder_add_int_value (builder, call->index);
+      add_int (builder, "index", call->index);
       add_object (builder, "requested", call->requested);
       add_objects (builder, "steps", call->steps);
       add_object (builder, "completed", call->completed);
       add_object (builder, "failed", call->failed);
-      json_builder_set_member_name (builder, "firstToolCall");
-      json_builder_add_int_value (builder, call->first_tool_call);
-      json_builder_set_member_name (builder, "nToolCalls");
-      json_builder_add_int_value (builder, call->n_tool_calls);
+      add_int (builder, "firstToolCall", call->first_tool_call);
+      add_int (builder, "nToolCalls", call->n_tool_calls);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -90,13 +104,9 @@ natter_turn_state_to_debug_json (NatterTurnState *state)
       NatterTurnToolCall *call = g_ptr_array_index (state->tool_calls, i);
 
       json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "modelCallIndex");
-      json_builder_add_int_value (builder, call->model_call_index);
-      json_builder_set_member_name (builder, "order");
-      json_builder_add_int_value (builder, call->order);
-      json_builder_set_member_name (builder, "indexed");
-      json_builder_add_boolean_value (builder,
-                                      g_hash_table_lookup (state->tool_calls_by_id, call->id) == call);
+      add_int (builder, "modelCallIndex", call->model_call_index);
+      add_int (builder, "order", call->order);
+      add_boolean (builder, "indexed", g_hash_table_lookup (state->tool_calls_by_id, call->id) == call);
       add_object (builder, "part", call->part);
       add_object (builder, "required", call->required);
       add_object (builder, "classified", call->classified);
@@ -109,21 +119,15 @@ natter_turn_state_to_debug_json (NatterTurnState *state)
     }
   json_builder_end_array (builder);
 
-  json_builder_set_member_name (builder, "nIndexedToolCalls");
-  json_builder_add_int_value (builder, g_hash_table_size (state->tool_calls_by_id));
-  json_builder_set_member_name (builder, "nSnapshotTools");
-  json_builder_add_int_value (builder, state->tools_by_name != NULL
-                                       ? (gint64) g_hash_table_size (state->tools_by_name) : -1);
+  add_int (builder, "nIndexedToolCalls", g_hash_table_size (state->tool_calls_by_id));
+  add_int (builder, "nSnapshotTools",
+           state->tools_by_name != NULL ? (gint64) g_hash_table_size (state->tools_by_name) : -1);
   add_object (builder, "lastSuspension", state->last_suspension);
   add_object (builder, "terminal", state->terminal);
-  json_builder_set_member_name (builder, "lastEventIsSuspension");
-  json_builder_add_boolean_value (builder, state->last_event_is_suspension);
-  json_builder_set_member_name (builder, "nUnfinished");
-  json_builder_add_int_value (builder, state->n_unfinished);
-  json_builder_set_member_name (builder, "nPendingPermissions");
-  json_builder_add_int_value (builder, state->n_pending_permissions);
-  json_builder_set_member_name (builder, "nPendingAsync");
-  json_builder_add_int_value (builder, state->n_pending_async);
+  add_boolean (builder, "lastEventIsSuspension", state->last_event_is_suspension);
+  add_int (builder, "nUnfinished", state->n_unfinished);
+  add_int (builder, "nPendingPermissions", state->n_pending_permissions);
+  add_int (builder, "nPendingAsync", state->n_pending_async);
   usage = natter_turn_state_dup_usage (state);
   add_object (builder, "usage", usage);
   json_builder_set_member_name (builder, "status");

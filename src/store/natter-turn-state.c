@@ -203,7 +203,7 @@ natter_turn_state_get_turn_id (NatterTurnState *state)
 {
   g_return_val_if_fail (state != NULL, NULL);
 
-  return natter_turn_get_string (state->definition, "turnId");
+  return natter_json_loose_string (state->definition, "turnId");
 }
 
 /**

@@ -170,7 +170,7 @@ natter_turn_tool_call_get_decision (NatterTurnToolCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return natter_turn_get_string (call->resolved, "decision");
+  return natter_json_loose_string (call->resolved, "decision");
 }
 
 /**
@@ -199,7 +199,7 @@ natter_turn_tool_call_get_execution (NatterTurnToolCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return natter_turn_get_string (call->invocation, "execution");
+  return natter_json_loose_string (call->invocation, "execution");
 }
 
 /**
@@ -243,7 +243,7 @@ natter_turn_tool_call_get_result (NatterTurnToolCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return call->result != NULL ? json_object_get_object_member (call->result, "result") : NULL;
+  return natter_json_loose_object (call->result, "result");
 }
 
 /**
@@ -257,7 +257,7 @@ natter_turn_tool_call_get_result_source (NatterTurnToolCall *call)
 {
   g_return_val_if_fail (call != NULL, NULL);
 
-  return natter_turn_get_string (call->result, "source");
+  return natter_json_loose_string (call->result, "source");
 }
 
 /**

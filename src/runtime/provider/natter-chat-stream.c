@@ -253,21 +253,7 @@ fail (NatterChatStream  *self,
       GError           **error,
       GError            *failure)
 {
-  g_assert (self->failure == NULL);
-
-  self->failure = failure;
-  g_propagate_error (error, g_error_copy (failure));
-  return FALSE;
-}
-
-static gboolean
-check_failed (NatterChatStream  *self,
-              GError           **error)
-{
-  if (self->failure == NULL)
-    return FALSE;
-  g_propagate_error (error, g_error_copy (self->failure));
-  return TRUE;
+  return natter_provider_error_keep (&self->failure, failure, error);
 }
 
 static gboolean
@@ -365,15 +351,6 @@ get_nonempty_string (JsonObject *object,
   const char *value = natter_json_loose_string (object, member);
 
   return value != NULL && value[0] != '\0' ? value : NULL;
-}
-
-static JsonObject *
-get_object (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
 static JsonArray *
@@ -505,7 +482,7 @@ static void
 apply_tool_call (NatterChatStream *self,
                  JsonObject       *fragment)
 {
-  JsonObject *function = get_object (fragment, "function");
+  JsonObject *function = natter_json_loose_object (fragment, "function");
   const char *id = get_nonempty_string (fragment, "id");
   const char *name = function != NULL ? get_nonempty_string (function, "name") : NULL;
   JsonNode *arguments_node = function != NULL ? json_object_get_member (function, "arguments") : NULL;
@@ -631,9 +608,9 @@ apply_usage (NatterChatStream *self,
   copy_count (usage, "prompt_tokens", mapped, "inputTokens");
   copy_count (usage, "completion_tokens", mapped, "outputTokens");
   copy_count (usage, "total_tokens", mapped, "totalTokens");
-  copy_count (get_object (usage, "completion_tokens_details"), "reasoning_tokens",
+  copy_count (natter_json_loose_object (usage, "completion_tokens_details"), "reasoning_tokens",
               mapped, "reasoningTokens");
-  copy_count (get_object (usage, "prompt_tokens_details"), "cached_tokens",
+  copy_count (natter_json_loose_object (usage, "prompt_tokens_details"), "cached_tokens",
               mapped, "cachedInputTokens");
 
   /* The last report wins: servers that repeat usage send running totals. */
@@ -662,7 +639,7 @@ apply_vendor_usage (NatterChatStream *self,
 
       if (!g_str_has_prefix (name, "x_") || !JSON_NODE_HOLDS_OBJECT (member))
         continue;
-      usage = get_object (json_node_get_object (member), "usage");
+      usage = natter_json_loose_object (json_node_get_object (member), "usage");
       if (usage != NULL)
         apply_usage (self, usage);
     }
@@ -678,7 +655,7 @@ apply_object (NatterChatStream  *self,
 {
   JsonNode *error_node = json_object_get_member (object, "error");
   JsonArray *choices = get_array (object, "choices");
-  JsonObject *usage = get_object (object, "usage");
+  JsonObject *usage = natter_json_loose_object (object, "usage");
   gboolean finished_with_error = FALSE;
 
   if (choices != NULL)
@@ -702,9 +679,9 @@ apply_object (NatterChatStream  *self,
           if (get_count (choice, "index", &index) && index != 0)
             continue;
 
-          message = get_object (choice, is_body ? "message" : "delta");
+          message = natter_json_loose_object (choice, is_body ? "message" : "delta");
           if (message == NULL)
-            message = get_object (choice, is_body ? "delta" : "message");
+            message = natter_json_loose_object (choice, is_body ? "delta" : "message");
           if (message != NULL)
             apply_message (self, message);
 
@@ -874,7 +851,7 @@ natter_chat_stream_feed_chunk (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   return apply_object (self, chunk, FALSE, error);
@@ -1030,7 +1007,7 @@ natter_chat_stream_feed_sse_event (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   trim (&data, &len);
@@ -1110,7 +1087,7 @@ natter_chat_stream_feed_json_body (NatterChatStream  *self,
   g_return_val_if_fail (!self->finished, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   object = parse_object (self, body != NULL ? body : "", len, "a response", error);
@@ -1149,7 +1126,7 @@ natter_chat_stream_finish (NatterChatStream  *self,
   self->finished = TRUE;
   settle_tool_calls (self);
 
-  if (check_failed (self, error))
+  if (natter_provider_error_repeat (self->failure, error))
     return FALSE;
 
   if (!self->done && self->finish_reason == NULL)

@@ -10,6 +10,7 @@
 
 #define G_LOG_DOMAIN "natter-model-library"
 
+#include "natter-json.h"
 #include "natter-model-info.h"
 
 G_DEFINE_BOXED_TYPE (NatterModelInfo, natter_model_info, natter_model_info_copy, natter_model_info_free)
@@ -83,11 +84,9 @@ static const char *
 string_member (JsonObject *object,
                const char *member)
 {
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+  const char *value = natter_json_loose_string (object, member);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node)[0] != '\0' ? json_node_get_string (node) : NULL;
+  return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
 /* A whole non-negative number member, or -1. */
@@ -100,15 +99,6 @@ count_member (JsonObject *object,
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
     return -1;
   return json_node_get_int (node) >= 0 ? json_node_get_int (node) : -1;
-}
-
-static JsonObject *
-object_member (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
 }
 
 /* Ollama's details object, in `/api/tags` and `/api/show` alike. */
@@ -155,7 +145,7 @@ natter_model_info_from_tag (JsonObject *entry)
 
       info->modified = parsed != NULL ? g_date_time_to_utc (parsed) : NULL;
     }
-  add_details (info, object_member (entry, "details"));
+  add_details (info, natter_json_loose_object (entry, "details"));
   return info;
 }
 
@@ -207,7 +197,7 @@ natter_model_info_add_show (NatterModelInfo *info,
   g_return_if_fail (info != NULL);
   g_return_if_fail (show != NULL);
 
-  model_info = object_member (show, "model_info");
+  model_info = natter_json_loose_object (show, "model_info");
   count = count_member (model_info, "general.parameter_count");
   if (count > 0)
     info->parameter_count = count;
@@ -220,7 +210,7 @@ natter_model_info_add_show (NatterModelInfo *info,
       if (count > 0)
         info->context_length = count;
     }
-  add_details (info, object_member (show, "details"));
+  add_details (info, natter_json_loose_object (show, "details"));
 }
 
 /**

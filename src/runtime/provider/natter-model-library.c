@@ -184,7 +184,7 @@ version_cb (GObject      *source,
   root = g_task_propagate_pointer (G_TASK (result), &error);
   if (root != NULL)
     {
-      const char *version = natter_openai_get_string (json_node_get_object (root), "version");
+      const char *version = natter_json_loose_string (json_node_get_object (root), "version");
 
       self->kind = version != NULL ? NATTER_MODEL_SERVER_OLLAMA : NATTER_MODEL_SERVER_OPENAI;
       g_debug ("%s is %s%s", self->provider->id, version != NULL ? "Ollama " : "not Ollama",
@@ -501,20 +501,38 @@ shown_cb (GObject      *source,
   g_task_return_pointer (task, info, (GDestroyNotify) natter_model_info_free);
 }
 
+/* Asks Ollama's @method @path about the model @task holds, and gives
+ * the answer to @done (its root #JsonNode, or %TRUE when @status_only);
+ * fails @task unless the server is Ollama. */
 static void
-show_known_kind (NatterModelLibrary *self,
-                 GTask              *task)
+ask_about_model (NatterModelLibrary  *self,
+                 GTask               *task,
+                 const char          *method,
+                 const char          *path,
+                 gboolean             status_only,
+                 GAsyncReadyCallback  done)
 {
   g_autofree char *url = NULL;
   g_autoptr(GBytes) body = NULL;
+  GCancellable *cancellable = g_task_get_cancellable (task);
   GTask *call;
 
   if (!require_ollama (self, task))
     return;
-  url = native_url (self, "/api/show");
+  url = native_url (self, path);
   body = model_body (g_task_get_task_data (task));
-  call = g_task_new (self->provider, g_task_get_cancellable (task), shown_cb, g_object_ref (task));
-  natter_openai_call_start_json (self->provider, call, SOUP_METHOD_POST, url, body, g_task_get_cancellable (task));
+  call = g_task_new (self->provider, cancellable, done, g_object_ref (task));
+  if (status_only)
+    natter_openai_call_start_status (self->provider, call, method, url, body, cancellable);
+  else
+    natter_openai_call_start_json (self->provider, call, method, url, body, cancellable);
+}
+
+static void
+show_known_kind (NatterModelLibrary *self,
+                 GTask              *task)
+{
+  ask_about_model (self, task, SOUP_METHOD_POST, "/api/show", FALSE, shown_cb);
 }
 
 /**
@@ -590,17 +608,7 @@ static void
 delete_known_kind (NatterModelLibrary *self,
                    GTask              *task)
 {
-  g_autofree char *url = NULL;
-  g_autoptr(GBytes) body = NULL;
-  GTask *call;
-
-  if (!require_ollama (self, task))
-    return;
-  url = native_url (self, "/api/delete");
-  body = model_body (g_task_get_task_data (task));
-  call = g_task_new (self->provider, g_task_get_cancellable (task), deleted_cb, g_object_ref (task));
-  natter_openai_call_start_status (self->provider, call, SOUP_METHOD_DELETE, url, body,
-                                   g_task_get_cancellable (task));
+  ask_about_model (self, task, SOUP_METHOD_DELETE, "/api/delete", TRUE, deleted_cb);
 }
 
 /**

@@ -263,7 +263,7 @@ line_cb (const char  *line,
       return;
     }
   object = json_node_get_object (json_parser_get_root (parser));
-  failure = natter_openai_get_string (object, "error");
+  failure = natter_json_loose_string (object, "error");
   if (failure != NULL)
     {
       *error = describe_failure (self, failure);
@@ -271,7 +271,7 @@ line_cb (const char  *line,
     }
 
   g_object_freeze_notify (G_OBJECT (self));
-  status = natter_openai_get_string (object, "status");
+  status = natter_json_loose_string (object, "status");
   if (status != NULL)
     {
       g_autofree char *quoted = natter_openai_quote_server_text (status, -1);
@@ -285,7 +285,7 @@ line_cb (const char  *line,
     }
   if (g_strcmp0 (status, "success") == 0)
     self->said_success = TRUE;
-  digest = natter_openai_get_string (object, "digest");
+  digest = natter_json_loose_string (object, "digest");
   if (digest != NULL && digest[0] != '\0' && count_member (object, "total") > 0)
     {
       NatterModelPullLayer *layer = find_layer (self, digest);

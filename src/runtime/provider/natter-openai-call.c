@@ -281,10 +281,10 @@ parse_models (GTask      *task,
     {
       JsonNode *element = json_array_get_element (json_node_get_array (list), i);
       JsonObject *entry = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
-      const char *name = natter_openai_get_string (entry, key);
+      const char *name = natter_json_loose_string (entry, key);
 
       if (name == NULL)
-        name = natter_openai_get_string (entry, "model");
+        name = natter_json_loose_string (entry, "model");
       if (name != NULL && name[0] != '\0')
         g_strv_builder_add (builder, name);
     }

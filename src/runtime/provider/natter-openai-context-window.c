@@ -44,7 +44,7 @@ window_in_models (JsonNode   *root,
       JsonNode *element = json_array_get_element (json_node_get_array (list), i);
       JsonObject *entry = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
 
-      if (g_strcmp0 (natter_openai_get_string (entry, "id"), model) != 0)
+      if (g_strcmp0 (natter_json_loose_string (entry, "id"), model) != 0)
         continue;
       for (guint j = 0; j < G_N_ELEMENTS (window_members); j++)
         if (positive_int (entry, window_members[j]) > 0)
@@ -59,7 +59,7 @@ window_in_show (JsonNode *root)
 {
   JsonNode *info_node = json_object_get_member (json_node_get_object (root), "model_info");
   JsonObject *info = info_node != NULL && JSON_NODE_HOLDS_OBJECT (info_node) ? json_node_get_object (info_node) : NULL;
-  const char *arch = natter_openai_get_string (info, "general.architecture");
+  const char *arch = natter_json_loose_string (info, "general.architecture");
   g_autofree char *member = arch != NULL ? g_strconcat (arch, ".context_length", NULL) : NULL;
 
   return member != NULL ? positive_int (info, member) : 0;

@@ -293,10 +293,10 @@ natter_openai_error_body_refuses_parameter (const char *body,
     }
   if (error == NULL)
     return FALSE;
-  if (g_strcmp0 (natter_openai_get_string (error, "param"), name) == 0)
+  if (g_strcmp0 (natter_json_loose_string (error, "param"), name) == 0)
     return TRUE;
 
-  message = g_strdup (natter_openai_get_string (error, "message"));
+  message = g_strdup (natter_json_loose_string (error, "message"));
   if (message == NULL)
     {
       g_autoptr(JsonGenerator) generator = json_generator_new ();

@@ -21,6 +21,7 @@
 
 #include <libsoup/soup.h>
 
+#include "natter-json.h"
 #include "natter-openai-provider.h"
 
 G_BEGIN_DECLS
@@ -47,20 +48,6 @@ struct _NatterOpenaiProvider
  * its newer one, which some servers ignore. */
 #define NATTER_OPENAI_MAX_TOKENS "max_tokens"
 #define NATTER_OPENAI_MAX_COMPLETION_TOKENS "max_completion_tokens"
-
-/* A string member, or %NULL when @object is %NULL or the member is
- * missing or not a string. */
-static inline const char *
-natter_openai_get_string (JsonObject *object,
-                          const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
 
 const char *natter_openai_provider_get_token_limit_name (NatterOpenaiProvider *self,
                                                         const char           *model);

@@ -38,7 +38,7 @@ has_attachment_parts (JsonArray *parts)
   for (guint i = 0; i < json_array_get_length (parts); i++)
     {
       JsonNode *node = json_array_get_element (parts, i);
-      const char *type = natter_openai_get_string (JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL,
+      const char *type = natter_json_loose_string (JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL,
                                                    "type");
 
       if (g_strcmp0 (type, "attachment-image") == 0 || g_strcmp0 (type, "attachment-text") == 0)
@@ -62,21 +62,21 @@ encode_user_parts (JsonArray  *parts,
     {
       JsonNode *node = json_array_get_element (parts, i);
       JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-      const char *type = natter_openai_get_string (part, "type");
+      const char *type = natter_json_loose_string (part, "type");
       JsonObject *wire = json_object_new ();
 
       json_array_add_object_element (content, wire);
       if ((g_strcmp0 (type, "text") == 0 || g_strcmp0 (type, "attachment-text") == 0) &&
-          natter_openai_get_string (part, "text") != NULL)
+          natter_json_loose_string (part, "text") != NULL)
         {
           json_object_set_string_member (wire, "type", "text");
-          json_object_set_string_member (wire, "text", natter_openai_get_string (part, "text"));
+          json_object_set_string_member (wire, "text", natter_json_loose_string (part, "text"));
         }
-      else if (g_strcmp0 (type, "attachment-image") == 0 && natter_openai_get_string (part, "url") != NULL)
+      else if (g_strcmp0 (type, "attachment-image") == 0 && natter_json_loose_string (part, "url") != NULL)
         {
           JsonObject *image_url = json_object_new ();
 
-          json_object_set_string_member (image_url, "url", natter_openai_get_string (part, "url"));
+          json_object_set_string_member (image_url, "url", natter_json_loose_string (part, "url"));
           json_object_set_string_member (wire, "type", "image_url");
           json_object_set_object_member (wire, "image_url", image_url);
         }
@@ -133,10 +133,10 @@ encode_content (JsonObject      *message,
         {
           JsonNode *node = json_array_get_element (parts, i);
           JsonObject *part = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-          const char *type = natter_openai_get_string (part, "type");
+          const char *type = natter_json_loose_string (part, "type");
 
-          if (g_strcmp0 (type, "text") == 0 && natter_openai_get_string (part, "text") != NULL)
-            append_paragraph (text, natter_openai_get_string (part, "text"));
+          if (g_strcmp0 (type, "text") == 0 && natter_json_loose_string (part, "text") != NULL)
+            append_paragraph (text, natter_json_loose_string (part, "text"));
           else if (!other (type, part, position, other_data, error))
             return FALSE;
         }
@@ -162,7 +162,7 @@ encode_user_part (const char  *type,
     {
       /* Attachments are not uploaded yet; the model at least
        * learns that the user attached something. */
-      const char *filename = natter_openai_get_string (part, "filename");
+      const char *filename = natter_json_loose_string (part, "filename");
       g_autofree char *note = g_strdup_printf ("[attachment: %s]",
                                                filename != NULL ? filename : "unnamed");
 
@@ -197,8 +197,8 @@ encode_tool_call (JsonObject  *part,
                   guint        position,
                   GError     **error)
 {
-  const char *id = natter_openai_get_string (part, "toolCallId");
-  const char *name = natter_openai_get_string (part, "toolName");
+  const char *id = natter_json_loose_string (part, "toolCallId");
+  const char *name = natter_json_loose_string (part, "toolName");
   JsonNode *arguments = json_object_get_member (part, "arguments");
   JsonObject *function;
   JsonObject *out;
@@ -291,7 +291,7 @@ encode_tool_result (JsonObject  *message,
                     guint        position,
                     GError     **error)
 {
-  const char *id = natter_openai_get_string (message, "toolCallId");
+  const char *id = natter_json_loose_string (message, "toolCallId");
   JsonNode *content = json_object_get_member (message, "content");
   JsonObject *out;
 
@@ -322,8 +322,8 @@ encode_tool_descriptor (JsonObject  *descriptor,
                         guint        position,
                         GError     **error)
 {
-  const char *name = natter_openai_get_string (descriptor, "name");
-  const char *description = natter_openai_get_string (descriptor, "description");
+  const char *name = natter_json_loose_string (descriptor, "name");
+  const char *description = natter_json_loose_string (descriptor, "description");
   JsonNode *schema = json_object_get_member (descriptor, "inputSchema");
   JsonObject *function;
   JsonObject *out;
@@ -378,7 +378,7 @@ encode_messages (JsonObject  *composed,
   const char *system_prompt;
   JsonNode *node;
 
-  system_prompt = natter_openai_get_string (composed, "systemPrompt");
+  system_prompt = natter_json_loose_string (composed, "systemPrompt");
   if (system_prompt != NULL && system_prompt[0] != '\0')
     {
       JsonObject *system = json_object_new ();
@@ -399,7 +399,7 @@ encode_messages (JsonObject  *composed,
     {
       JsonNode *element = json_array_get_element (json_node_get_array (node), i);
       JsonObject *message = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
-      const char *role = natter_openai_get_string (message, "role");
+      const char *role = natter_json_loose_string (message, "role");
       JsonObject *encoded;
 
       if (g_strcmp0 (role, "user") == 0)

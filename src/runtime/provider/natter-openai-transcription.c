@@ -32,7 +32,7 @@ transcribed_cb (GObject      *source,
       g_task_return_error (task, error);
       return;
     }
-  text = natter_openai_get_string (json_node_get_object (root), "text");
+  text = natter_json_loose_string (json_node_get_object (root), "text");
   if (text == NULL)
     {
       g_task_return_error (task, natter_openai_provider_error (self, NATTER_PROVIDER_ERROR_BAD_RESPONSE,

@@ -56,3 +56,47 @@ natter_error_is_context_overflow (const char *message)
       return TRUE;
   return FALSE;
 }
+
+/**
+ * natter_provider_error_keep:
+ * @sticky: where a reader of a stream keeps its first error, %NULL so far
+ * @failure: (transfer full): that error
+ * @error: return location for a #GError: a copy of @failure
+ *
+ * Keeps @failure as the stream's sticky error, which every later read
+ * repeats (natter_provider_error_repeat()): a stream that failed once
+ * stays failed (docs/runtime.md §12).
+ *
+ * Returns: %FALSE, always, for `return natter_provider_error_keep (…);`
+ */
+gboolean
+natter_provider_error_keep (GError  **sticky,
+                            GError   *failure,
+                            GError  **error)
+{
+  g_assert (*sticky == NULL);
+
+  *sticky = failure;
+  g_propagate_error (error, g_error_copy (failure));
+  return FALSE;
+}
+
+/**
+ * natter_provider_error_repeat:
+ * @sticky: (nullable): a stream's sticky error (natter_provider_error_keep())
+ * @error: return location for a #GError: a copy of @sticky
+ *
+ * Repeats a stream's sticky error, if it has one (docs/runtime.md §12).
+ *
+ * Returns: %TRUE when @sticky was set (and @error now holds a copy of
+ *   it), %FALSE when the stream has not failed
+ */
+gboolean
+natter_provider_error_repeat (GError  *sticky,
+                              GError **error)
+{
+  if (sticky == NULL)
+    return FALSE;
+  g_propagate_error (error, g_error_copy (sticky));
+  return TRUE;
+}

@@ -65,5 +65,10 @@ typedef enum
 
 GQuark   natter_provider_error_quark      (void);
 gboolean natter_error_is_context_overflow (const char *message);
+gboolean natter_provider_error_keep       (GError    **sticky,
+                                           GError     *failure,
+                                           GError    **error);
+gboolean natter_provider_error_repeat     (GError     *sticky,
+                                           GError    **error);
 
 G_END_DECLS

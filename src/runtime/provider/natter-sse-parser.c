@@ -112,11 +112,7 @@ fail (NatterSseParser  *self,
       GError          **error,
       GError           *failure)
 {
-  g_assert (self->failure == NULL);
-
-  self->failure = failure;
-  g_propagate_error (error, g_error_copy (failure));
-  return FALSE;
+  return natter_provider_error_keep (&self->failure, failure, error);
 }
 
 static void
@@ -368,11 +364,8 @@ natter_sse_parser_feed (NatterSseParser  *self,
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->failure != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->failure));
-      return FALSE;
-    }
+  if (natter_provider_error_repeat (self->failure, error))
+    return FALSE;
 
   if (!self->bom_done)
     {
@@ -425,11 +418,8 @@ natter_sse_parser_finish (NatterSseParser  *self,
   g_return_val_if_fail (self != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (self->failure != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->failure));
-      return FALSE;
-    }
+  if (natter_provider_error_repeat (self->failure, error))
+    return FALSE;
 
   /* A server that fails often closes the stream at once: an unterminated
    * `error` field or bare JSON line, or an unterminated "error" event,

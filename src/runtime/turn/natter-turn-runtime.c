@@ -230,23 +230,15 @@ object_node (JsonObject *object)
   return node;
 }
 
-static JsonObject *
-get_object_or_null (JsonObject *object,
-                    const char *member)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
 /* The per-turn model override of a requested agent: `overrides.model`, or
  * the older `model` that callers (and files) may still use. */
 static JsonObject *
 requested_model_override (JsonObject *requested_agent)
 {
-  JsonObject *model = get_object_or_null (get_object_or_null (requested_agent, "overrides"), "model");
+  JsonObject *overrides = natter_json_loose_object (requested_agent, "overrides");
+  JsonObject *model = natter_json_loose_object (overrides, "model");
 
-  return model != NULL ? model : get_object_or_null (requested_agent, "model");
+  return model != NULL ? model : natter_json_loose_object (requested_agent, "model");
 }
 
 /* Reads `overrides.tools` of @requested_agent into @no_tools: an empty
@@ -259,7 +251,7 @@ read_tools_override (JsonObject  *requested_agent,
                      gboolean    *no_tools,
                      GError     **error)
 {
-  JsonObject *overrides = get_object_or_null (requested_agent, "overrides");
+  JsonObject *overrides = natter_json_loose_object (requested_agent, "overrides");
   JsonNode *tools = overrides != NULL ? json_object_get_member (overrides, "tools") : NULL;
 
   *no_tools = tools != NULL;
@@ -303,7 +295,7 @@ dup_system_prompt (JsonObject  *agent,
                    GError     **error)
 {
   const char *own = json_object_get_string_member_with_default (agent, "systemPrompt", "");
-  JsonObject *overrides = get_object_or_null (requested_agent, "overrides");
+  JsonObject *overrides = natter_json_loose_object (requested_agent, "overrides");
   JsonNode *added = overrides != NULL ? json_object_get_member (overrides, "systemInstruction") : NULL;
   const char *instruction;
 
@@ -344,7 +336,7 @@ requested_for_file (JsonObject *requested_agent,
                     JsonObject *override)
 {
   JsonObject *written = json_object_new ();
-  JsonObject *given = get_object_or_null (requested_agent, "overrides");
+  JsonObject *given = natter_json_loose_object (requested_agent, "overrides");
   JsonObject *overrides;
   JsonObjectIter iter;
   const char *name;
@@ -843,8 +835,9 @@ natter_turn_runtime_check_model (NatterTurnRuntime  *self,
   g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), FALSE);
   g_return_val_if_fail (state != NULL, FALSE);
 
-  resolved = get_object_or_null (get_object_or_null (natter_turn_state_get_definition (state), "agent"), "resolved");
-  model = get_object_or_null (resolved, "model");
+  resolved = natter_json_loose_object (natter_json_loose_object (natter_turn_state_get_definition (state), "agent"),
+                                       "resolved");
+  model = natter_json_loose_object (resolved, "model");
   if (model == NULL)
     return TRUE;
   return natter_model_registry_check (self->models, model, error);
