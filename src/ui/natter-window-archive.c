@@ -190,8 +190,7 @@ export_activated (GtkWidget  *widget,
   g_autofree char *name = NULL;
   GtkFileChooserNative *dialog;
 
-  if (self->conversation.entry == NULL || self->conversation.session_id == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
-      (!json && !g_str_equal (format, "markdown")))
+  if (!_natter_window_open_is_usable (self) || (!json && !g_str_equal (format, "markdown")))
     return;
   dialog = json ? chooser_new (self, _("Export as Archive"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
                                _("Natter archives"), "application/json", "*.json")
