@@ -110,6 +110,15 @@ guard_for (AdwToastOverlay *overlay)
   return g_object_get_data (G_OBJECT (overlay), "natter-toast-guard");
 }
 
+/* Whether every toast that appeared has finished appearing by the frame
+ * time @now_us. */
+static gboolean
+appeared_long_ago (Guard  *guard,
+                   gint64  now_us)
+{
+  return guard->last_shown_us == G_MININT64 || now_us - guard->last_shown_us >= GUARD_US;
+}
+
 static void
 children_changed_cb (GListModel      *children,
                      guint            position,
@@ -153,14 +162,22 @@ tick_cb (GtkWidget     *widget,
 
   /* Each add, and each dismissal that shows the next queued toast, moves
    * last_shown_us on: check again before every one. */
-  while (!g_queue_is_empty (&guard->pending) &&
-         (guard->last_shown_us == G_MININT64 || now - guard->last_shown_us >= GUARD_US))
+  while (!g_queue_is_empty (&guard->pending) && appeared_long_ago (guard, now))
     run_pending (overlay, g_queue_pop_head (&guard->pending));
 
   if (!g_queue_is_empty (&guard->pending))
     return G_SOURCE_CONTINUE;
   guard->tick_id = 0;
   return G_SOURCE_REMOVE;
+}
+
+/* What waits goes in a frame of the overlay's frame clock (tick_cb()). */
+static void
+wait_for_frames (AdwToastOverlay *overlay,
+                 Guard           *guard)
+{
+  if (guard->tick_id == 0)
+    guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
 }
 
 /* Connected after the overlay's other "unmap" handlers: those of its
@@ -262,8 +279,7 @@ natter_toast_guard_dismiss (AdwToastOverlay *overlay,
     }
   if (find_pending (guard, toast, FALSE) == NULL)
     push_pending (guard, toast, FALSE);
-  if (guard->tick_id == 0)
-    guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
+  wait_for_frames (overlay, guard);
 }
 
 /**
@@ -295,8 +311,7 @@ natter_toast_guard_is_settled (AdwToastOverlay *overlay)
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
   /* Outside a frame the clock's time follows the monotonic clock, so this
    * turns true without another frame being drawn. */
-  return clock == NULL || guard->last_shown_us == G_MININT64 ||
-         gdk_frame_clock_get_frame_time (clock) - guard->last_shown_us >= GUARD_US;
+  return clock == NULL || appeared_long_ago (guard, gdk_frame_clock_get_frame_time (clock));
 }
 
 /**
@@ -332,13 +347,11 @@ natter_toast_guard_add (AdwToastOverlay *overlay,
    * is its content) or nothing still appearing: at once. */
   if (g_queue_is_empty (&guard->pending) &&
       (clock == NULL || g_list_model_get_n_items (guard->children) <= 1 ||
-       guard->last_shown_us == G_MININT64 ||
-       gdk_frame_clock_get_frame_time (clock) - guard->last_shown_us >= GUARD_US))
+       appeared_long_ago (guard, gdk_frame_clock_get_frame_time (clock))))
     {
       adw_toast_overlay_add_toast (overlay, g_steal_pointer (&owned));
       return;
     }
   push_pending (guard, toast, TRUE);
-  if (guard->tick_id == 0)
-    guard->tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (overlay), tick_cb, NULL, NULL);
+  wait_for_frames (overlay, guard);
 }

@@ -108,7 +108,7 @@ rename_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   GtkWidget *dialog;
 
-  if (self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL)
+  if (!_natter_window_open_is_usable (self))
     return;
 
   dialog = natter_name_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), _("_Rename"), _("Title"),
@@ -163,7 +163,7 @@ parameters_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   GtkWidget *dialog;
 
-  if (self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL)
+  if (!_natter_window_open_is_usable (self))
     return;
   dialog = natter_parameters_dialog_new (GTK_WINDOW (self),
                                          natter_sessions_get_kept_parameters (self->sessions, self->conversation.session_id));

@@ -143,17 +143,27 @@ export_response_cb (GtkNativeDialog *dialog,
   g_object_unref (dialog);
 }
 
-static GtkFileFilter *
-filter_new (const char *name,
-            const char *mime_type,
-            const char *pattern)
+/* A modal file chooser over the window that offers the files of one
+ * filter: @filter_name, by @mime_type or by @pattern. */
+static GtkFileChooserNative *
+chooser_new (NatterWindow         *self,
+             const char           *title,
+             GtkFileChooserAction  action,
+             const char           *accept_label,
+             const char           *filter_name,
+             const char           *mime_type,
+             const char           *pattern)
 {
-  GtkFileFilter *filter = gtk_file_filter_new ();
+  GtkFileChooserNative *dialog;
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
 
-  gtk_file_filter_set_name (filter, name);
+  dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action, accept_label, _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  gtk_file_filter_set_name (filter, filter_name);
   gtk_file_filter_add_mime_type (filter, mime_type);
   gtk_file_filter_add_pattern (filter, pattern);
-  return filter;
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  return dialog;
 }
 
 /* A file name from the title: what a file system refuses in a name
@@ -178,21 +188,16 @@ export_activated (GtkWidget  *widget,
   const char *format = g_variant_get_string (parameter, NULL);
   gboolean json = g_str_equal (format, "json");
   g_autofree char *name = NULL;
-  g_autoptr(GtkFileFilter) filter = NULL;
   GtkFileChooserNative *dialog;
 
-  if (self->conversation.entry == NULL || self->conversation.session_id == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
-      (!json && !g_str_equal (format, "markdown")))
+  if (!_natter_window_open_is_usable (self) || (!json && !g_str_equal (format, "markdown")))
     return;
-  dialog = gtk_file_chooser_native_new (json ? _("Export as Archive") : _("Export as Markdown"),
-                                        GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                        _("_Export"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  dialog = json ? chooser_new (self, _("Export as Archive"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                               _("Natter archives"), "application/json", "*.json")
+                : chooser_new (self, _("Export as Markdown"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                               _("Markdown"), "text/markdown", "*.md");
   name = suggested_name (self, json ? "json" : "md");
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  filter = json ? filter_new (_("Natter archives"), "application/json", "*.json")
-                : filter_new (_("Markdown"), "text/markdown", "*.md");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
   g_object_set_data_full (G_OBJECT (dialog), "format", g_strdup (format), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (export_response_cb), self, 0);
@@ -332,17 +337,13 @@ import_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *source = g_variant_get_string (parameter, NULL);
   gboolean chatgpt = g_str_equal (source, "chatgpt");
-  g_autoptr(GtkFileFilter) filter = NULL;
   GtkFileChooserNative *dialog;
 
   if (self->sessions == NULL || (!chatgpt && !g_str_equal (source, "natter")))
     return;
-  dialog = gtk_file_chooser_native_new (chatgpt ? _("Import from ChatGPT") : _("Import Conversation"),
-                                        GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
-                                        _("_Import"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  filter = filter_new (chatgpt ? _("ChatGPT conversations.json") : _("Natter archives"), "application/json", "*.json");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  dialog = chooser_new (self, chatgpt ? _("Import from ChatGPT") : _("Import Conversation"),
+                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"),
+                        chatgpt ? _("ChatGPT conversations.json") : _("Natter archives"), "application/json", "*.json");
   if (chatgpt)
     g_object_set_data (G_OBJECT (dialog), "from", (gpointer) "chatgpt");
   g_signal_connect_object (dialog, "response", G_CALLBACK (import_response_cb), self, 0);

@@ -422,7 +422,7 @@ first_model (NatterWindow *self,
 void
 _natter_window_update_model_picker (NatterWindow *self)
 {
-  gboolean usable = (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL) ||
+  gboolean usable = _natter_window_open_is_usable (self) ||
                     (self->conversation.entry == NULL && self->conversation.new_chat);
   NatterModelChoice choice = model_choice (self);
   const char *provider = NULL;

@@ -103,8 +103,7 @@ start (NatterWindow *self)
   /* The actions are off while the latest turn runs (see
    * _natter_window_update_keyboard_actions()); a compaction then could
    * only fail, so it never starts nor says it is summarizing. */
-  if (self->conversation.session_id == NULL || self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
-      _natter_window_latest_is_running (self))
+  if (!_natter_window_open_is_usable (self) || _natter_window_latest_is_running (self))
     return;
   compaction = g_new0 (Compaction, 1);
   compaction->self = g_object_ref (self);
@@ -134,8 +133,8 @@ compact_and_continue_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
 
-  if (self->conversation.session_id == NULL || self->conversation.entry == NULL || natter_session_index_entry_get_error (self->conversation.entry) != NULL ||
-      _natter_window_latest_is_running (self) || self->conversation.timeline == NULL ||
+  if (!_natter_window_open_is_usable (self) || _natter_window_latest_is_running (self) ||
+      self->conversation.timeline == NULL ||
       natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) == NULL)
     return;
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Summarizing earlier messages…"));

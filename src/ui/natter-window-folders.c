@@ -59,12 +59,6 @@ move (NatterWindow *self,
                                     g_object_ref (self));
 }
 
-static gboolean
-open_is_usable (NatterWindow *self)
-{
-  return self->conversation.session_id != NULL && self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL;
-}
-
 /**
  * _natter_window_update_folder_actions:
  * @self: the window
@@ -75,7 +69,7 @@ open_is_usable (NatterWindow *self)
 void
 _natter_window_update_folder_actions (NatterWindow *self)
 {
-  gboolean usable = self->sessions != NULL && open_is_usable (self);
+  gboolean usable = self->sessions != NULL && _natter_window_open_is_usable (self);
   gboolean pinned = usable && natter_sessions_get_pinned (self->sessions, self->conversation.session_id);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin", usable && !pinned);
@@ -92,7 +86,7 @@ pin_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
 
-  if (open_is_usable (self))
+  if (_natter_window_open_is_usable (self))
     pin (self, self->conversation.session_id, g_str_equal (action_name, "win.pin"));
 }
 
@@ -104,7 +98,7 @@ move_to_folder_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *folder_id = g_variant_get_string (parameter, NULL);
 
-  if (open_is_usable (self))
+  if (_natter_window_open_is_usable (self))
     move (self, self->conversation.session_id, folder_id[0] != '\0' ? folder_id : NULL);
 }
 
@@ -256,7 +250,7 @@ new_folder_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   gboolean move_open = g_str_equal (action_name, "win.move-to-new-folder");
 
-  if (self->folders.store == NULL || (move_open && !open_is_usable (self)))
+  if (self->folders.store == NULL || (move_open && !_natter_window_open_is_usable (self)))
     return;
   ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, move_open ? self->conversation.session_id : NULL, create_named);
 }

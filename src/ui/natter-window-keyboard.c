@@ -36,7 +36,7 @@ void
 _natter_window_update_keyboard_actions (NatterWindow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
-  gboolean usable = self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) == NULL;
+  gboolean usable = _natter_window_open_is_usable (self);
   gboolean writable = usable || (self->conversation.entry == NULL && self->conversation.new_chat);
 
   /* A disabled action lets its key through: Ctrl+Z still undoes typing in

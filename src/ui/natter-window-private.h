@@ -263,6 +263,8 @@ struct _NatterWindow
 const char *
 _natter_window_choice_key (NatterWindow *self);
 gboolean
+_natter_window_open_is_usable (NatterWindow *self);
+gboolean
 _natter_window_latest_is_running (NatterWindow *self);
 gboolean
 _natter_window_latest_is_unsettled (NatterWindow *self);

@@ -26,6 +26,16 @@ _natter_window_choice_key (NatterWindow *self)
   return self->conversation.new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
 }
 
+/* Whether a conversation is open and can be used: its file could be read
+ * (its index entry names no error), so it can be renamed, exported,
+ * compacted, moved and written to. */
+gboolean
+_natter_window_open_is_usable (NatterWindow *self)
+{
+  return self->conversation.session_id != NULL && self->conversation.entry != NULL &&
+         natter_session_index_entry_get_error (self->conversation.entry) == NULL;
+}
+
 gboolean
 _natter_window_latest_is_running (NatterWindow *self)
 {

@@ -272,6 +272,24 @@ natter_window_finalize (GObject *object)
   G_OBJECT_CLASS (natter_window_parent_class)->finalize (object);
 }
 
+/* The template's children that live in one of the window's parts
+ * (natter-window-private.h), not at its top level. */
+static const struct
+{
+  const char *name;
+  gssize      offset;
+} part_children[] = {
+  { "error_revealer", G_STRUCT_OFFSET (NatterWindow, errors.revealer) },
+  { "error_heading", G_STRUCT_OFFSET (NatterWindow, errors.heading) },
+  { "error_detail", G_STRUCT_OFFSET (NatterWindow, errors.detail) },
+  { "error_action_button", G_STRUCT_OFFSET (NatterWindow, errors.action_button) },
+  { "sidebar", G_STRUCT_OFFSET (NatterWindow, sidebar_pane) },
+  { "conversation_view", G_STRUCT_OFFSET (NatterWindow, conversation.view) },
+  { "errored_page", G_STRUCT_OFFSET (NatterWindow, errors.errored_page) },
+  { "copy_readable_button", G_STRUCT_OFFSET (NatterWindow, errors.copy_readable_button) },
+  { "model_picker", G_STRUCT_OFFSET (NatterWindow, choice.model_picker) },
+};
+
 static void
 natter_window_class_init (NatterWindowClass *klass)
 {
@@ -288,30 +306,15 @@ natter_window_class_init (NatterWindowClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-window.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, toast_overlay);
-  gtk_widget_class_bind_template_child_full (widget_class, "error_revealer", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.revealer));
-  gtk_widget_class_bind_template_child_full (widget_class, "error_heading", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.heading));
-  gtk_widget_class_bind_template_child_full (widget_class, "error_detail", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.detail));
-  gtk_widget_class_bind_template_child_full (widget_class, "error_action_button", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.action_button));
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, leaflet);
-  gtk_widget_class_bind_template_child_full (widget_class, "sidebar", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, sidebar_pane));
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_header);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, conversation_menu_button);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, content_stack);
-  gtk_widget_class_bind_template_child_full (widget_class, "conversation_view", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, conversation.view));
-  gtk_widget_class_bind_template_child_full (widget_class, "errored_page", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.errored_page));
-  gtk_widget_class_bind_template_child_full (widget_class, "copy_readable_button", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, errors.copy_readable_button));
-  gtk_widget_class_bind_template_child_full (widget_class, "model_picker", FALSE,
-                                             G_STRUCT_OFFSET (NatterWindow, choice.model_picker));
+  for (gsize i = 0; i < G_N_ELEMENTS (part_children); i++)
+    gtk_widget_class_bind_template_child_full (widget_class, part_children[i].name, FALSE,
+                                               part_children[i].offset);
 
   _natter_window_class_errors_init (widget_class);
   _natter_window_class_sidebar_init (widget_class);
@@ -324,7 +327,6 @@ natter_window_class_init (NatterWindowClass *klass)
   _natter_window_class_choice_init (widget_class);
   _natter_window_class_keyboard_init (widget_class);
   _natter_window_class_voice_init (widget_class);
-
 }
 
 /* The desktop's window buttons without Minimize and Maximize: on a

@@ -2,10 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The window's export and import: the menus offer them, an export
- * writes the file the chooser gave and says so, an import opens the new
- * conversation, and a damaged file is refused in the error bar with the
- * reason, nothing added to the sidebar.
+ * The window's export and import: the menus offer them, each asks for
+ * its file in a chooser of its own, an export writes the file the
+ * chooser gave and says so, an import opens the new conversation, and a
+ * damaged file is refused in the error bar with the reason, nothing
+ * added to the sidebar.
  */
 
 #include "config.h"
@@ -108,6 +109,60 @@ test_archive_menus (void)
   g_assert_true (menu_has (primary, "win.import", "chatgpt"));
   g_assert_true (menu_has (conversation, "win.export", "markdown"));
   g_assert_true (menu_has (conversation, "win.export", "json"));
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The chooser an action shows, with its title and its one filter, and
+ * the name it suggests (@name, or NULL where it suggests none); it goes
+ * again with Cancel. */
+static void
+assert_chooser (NatterWindow *window,
+                const char   *action,
+                const char   *target,
+                const char   *title,
+                const char   *filter_name,
+                const char   *name)
+{
+  GtkWindow *dialog;
+  g_autoptr(GListModel) filters = NULL;
+  g_autoptr(GtkFileFilter) filter = NULL;
+  g_autofree char *current_name = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, "s", target));
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER_DIALOG));
+  dialog = ui_find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_cmpstr (gtk_window_get_title (dialog), ==, title);
+  g_assert_true (gtk_window_get_modal (dialog));
+  g_assert_true (gtk_window_get_transient_for (dialog) == GTK_WINDOW (window));
+  filters = gtk_file_chooser_get_filters (GTK_FILE_CHOOSER (dialog));
+  g_assert_cmpuint (g_list_model_get_n_items (filters), ==, 1);
+  filter = g_list_model_get_item (filters, 0);
+  g_assert_cmpstr (gtk_file_filter_get_name (filter), ==, filter_name);
+  if (name != NULL)
+    {
+      current_name = gtk_file_chooser_get_current_name (GTK_FILE_CHOOSER (dialog));
+      g_assert_cmpstr (current_name, ==, name);
+    }
+  gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER_DIALOG));
+}
+
+/* Each way in and out asks for its file in a chooser of its own. */
+static void
+test_archive_choosers (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Picnic / plans");
+  NatterWindow *window = ui_window_new (app, u);
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  assert_chooser (window, "win.export", "markdown", "Export as Markdown", "Markdown", "Picnic - plans.md");
+  assert_chooser (window, "win.export", "json", "Export as Archive", "Natter archives", "Picnic - plans.json");
+  assert_chooser (window, "win.import", "natter", "Import Conversation", "Natter archives", NULL);
+  assert_chooser (window, "win.import", "chatgpt", "Import from ChatGPT", "ChatGPT conversations.json", NULL);
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -236,6 +291,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/archive/menus", test_archive_menus);
+  g_test_add_func ("/archive/choosers", test_archive_choosers);
   g_test_add_func ("/archive/export-import", test_export_import);
   g_test_add_func ("/archive/import-damaged", test_import_damaged);
   g_test_add_func ("/archive/import-summary", test_import_summary);
