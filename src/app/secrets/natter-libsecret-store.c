@@ -105,16 +105,6 @@ natter_libsecret_store_lookup_async (NatterSecretStore   *store,
                           "provider", provider, NULL);
 }
 
-static char *
-natter_libsecret_store_lookup_finish (NatterSecretStore  *store,
-                                      GAsyncResult       *result,
-                                      GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 static void
 store_done_cb (GObject      *object,
                GAsyncResult *result,
@@ -144,16 +134,6 @@ natter_libsecret_store_store_async (NatterSecretStore   *store,
   g_task_set_source_tag (task, natter_libsecret_store_store_async);
   secret_password_store (natter_libsecret_store_get_schema (), SECRET_COLLECTION_DEFAULT, label, key,
                          cancellable, store_done_cb, task, "provider", provider, NULL);
-}
-
-static gboolean
-natter_libsecret_store_bool_finish (NatterSecretStore  *store,
-                                    GAsyncResult       *result,
-                                    GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static void
@@ -191,11 +171,8 @@ secret_store_iface_init (NatterSecretStoreInterface *iface)
 {
   iface->lookup_sync = natter_libsecret_store_lookup_sync;
   iface->lookup_async = natter_libsecret_store_lookup_async;
-  iface->lookup_finish = natter_libsecret_store_lookup_finish;
   iface->store_async = natter_libsecret_store_store_async;
-  iface->store_finish = natter_libsecret_store_bool_finish;
   iface->clear_async = natter_libsecret_store_clear_async;
-  iface->clear_finish = natter_libsecret_store_bool_finish;
 }
 
 static void
