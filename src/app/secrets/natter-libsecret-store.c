@@ -48,24 +48,29 @@ natter_libsecret_store_get_schema (void)
   return &schema;
 }
 
+/* The key in @secret (taken), which libsecret keeps in non-pageable
+ * memory, as a plain string the caller frees with g_free(); %NULL for
+ * none or an empty one. */
+static char *
+key_of_secret (char *secret)
+{
+  char *key;
+
+  if (secret == NULL)
+    return NULL;
+  key = secret[0] != '\0' ? g_strdup (secret) : NULL;
+  secret_password_free (secret);
+  return key;
+}
+
 static char *
 natter_libsecret_store_lookup_sync (NatterSecretStore  *store,
                                     const char         *provider,
                                     GCancellable       *cancellable,
                                     GError            **error)
 {
-  char *secret;
-  char *key;
-
-  secret = secret_password_lookup_sync (natter_libsecret_store_get_schema (), cancellable, error,
-                                        "provider", provider, NULL);
-  if (secret == NULL)
-    return NULL;
-  /* libsecret's copy lives in non-pageable memory; ours is a plain
-   * string the caller frees with g_free(). */
-  key = secret[0] != '\0' ? g_strdup (secret) : NULL;
-  secret_password_free (secret);
-  return key;
+  return key_of_secret (secret_password_lookup_sync (natter_libsecret_store_get_schema (), cancellable, error,
+                                                     "provider", provider, NULL));
 }
 
 static void
@@ -83,12 +88,7 @@ lookup_done_cb (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
-  if (secret == NULL || secret[0] == '\0')
-    g_task_return_pointer (task, NULL, NULL);
-  else
-    g_task_return_pointer (task, g_strdup (secret), g_free);
-  if (secret != NULL)
-    secret_password_free (secret);
+  g_task_return_pointer (task, key_of_secret (secret), g_free);
 }
 
 static void
