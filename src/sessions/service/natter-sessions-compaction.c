@@ -385,13 +385,9 @@ compact_appended_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   CompactData *data = compact_data_get (task);
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_publish (task);
   g_task_return_pointer (task, g_strdup (data->compaction_id), g_free);
 }
