@@ -19,6 +19,7 @@
 
 #include "natter-auto-compact.h"
 
+#include "natter-session-archive.h"
 #include "natter-turn-reducer.h"
 
 #define KEEP_TURNS 2
@@ -100,12 +101,7 @@ compacted_cb (GObject      *source,
 static char *
 previous_turn_id (NatterTurnState *turn)
 {
-  JsonNode *context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
-
-  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
-    return NULL;
-  return g_strdup (json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId",
-                                                               NULL));
+  return g_strdup (natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn)));
 }
 
 static void check_chain (GTask *task);

@@ -128,11 +128,26 @@ is_earlier_turn (NatterImportPlan *plan,
   return plan->earlier_turns != NULL && g_hash_table_contains (plan->earlier_turns, turn_id);
 }
 
-static const char *
-previous_turn_of (JsonObject *created)
+/**
+ * natter_turn_created_get_previous_turn_id:
+ * @created: (transfer none): a `turn_created` event, or a turn's
+ *   definition (natter_turn_state_get_definition())
+ *
+ * The earlier turn whose closed transcript the turn's context refers to
+ * (`context: {previousTurnId}`, docs/format.md §4.2): the next link of
+ * the reference chain. Pure.
+ *
+ * Returns: (transfer none) (nullable): its id, owned by @created; %NULL
+ *   where the context is inline (the chain starts there)
+ */
+const char *
+natter_turn_created_get_previous_turn_id (JsonObject *created)
 {
-  JsonNode *context = json_object_get_member (created, "context");
+  JsonNode *context;
 
+  g_return_val_if_fail (created != NULL, NULL);
+
+  context = json_object_get_member (created, "context");
   if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
     return NULL;
   return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
@@ -187,7 +202,7 @@ check_turns (NatterImportPlan  *plan,
                        _("%s: its events name turn %s"), what, natter_turn_state_get_turn_id (turn));
           return FALSE;
         }
-      previous = previous_turn_of (natter_turn_state_get_definition (turn));
+      previous = natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn));
       /* Turns are written in order, so a turn continues only one that
        * is written before it. */
       if (previous != NULL && !g_hash_table_contains (turns, previous) && !is_earlier_turn (plan, previous))
@@ -650,7 +665,7 @@ inherited_chain (GHashTable  *turns,
           return NULL;
         }
       g_ptr_array_insert (chain, 0, g_strdup (turn_id));
-      turn_id = previous_turn_of (json_node_get_object (g_ptr_array_index (events, 0)));
+      turn_id = natter_turn_created_get_previous_turn_id (json_node_get_object (g_ptr_array_index (events, 0)));
     }
   return g_steal_pointer (&chain);
 }

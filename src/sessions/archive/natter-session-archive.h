@@ -76,6 +76,7 @@ JsonNode         *natter_session_archive_new             (GPtrArray         *ses
                                                           GHashTable        *blobs,
                                                           const char        *exported_at);
 GPtrArray        *natter_turn_events_dup_blob_names      (GPtrArray         *events);
+const char       *natter_turn_created_get_previous_turn_id (JsonObject     *created);
 NatterImportPlan *natter_session_archive_plan_import     (JsonNode          *archive,
                                                           const char        *ts,
                                                           GError           **error);

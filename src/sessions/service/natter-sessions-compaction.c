@@ -18,6 +18,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-request-composer.h"
+#include "natter-session-archive.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
@@ -178,7 +179,6 @@ walk_read_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   Walk *walk = g_task_get_task_data (task);
   NatterTurnState *turn;
-  JsonNode *context;
   GError *error = NULL;
   gboolean reached;
 
@@ -191,10 +191,8 @@ walk_read_cb (GObject      *object,
   g_ptr_array_add (walk->turns, turn);
   reached = walk->stop_at != NULL && g_str_equal (walk->stop_at, natter_turn_state_get_turn_id (turn));
   walk->reached = reached;
-  context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
   g_clear_pointer (&walk->next, g_free);
-  if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
-    walk->next = g_strdup (json_object_get_string_member (json_node_get_object (context), "previousTurnId"));
+  walk->next = g_strdup (natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn)));
   if (reached || (walk->stop_at == NULL && walk->turns->len >= walk->max_turns))
     {
       g_task_return_boolean (task, TRUE);
