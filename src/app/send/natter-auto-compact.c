@@ -104,6 +104,17 @@ previous_turn_id (NatterTurnState *turn)
   return g_strdup (natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn)));
 }
 
+/* The turn natter_sessions_get_turn_async() read, or %NULL where it
+ * could not be read or folded. */
+static NatterTurnState *
+turn_read_finish (GObject      *source,
+                  GAsyncResult *result)
+{
+  g_autoptr(GPtrArray) events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
+
+  return events != NULL ? natter_turn_reduce (events, NULL) : NULL;
+}
+
 static void check_chain (GTask *task);
 
 static void
@@ -113,11 +124,8 @@ chain_turn_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AutoCompact *data = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(NatterTurnState) turn = turn_read_finish (source, result);
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
-  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
   g_clear_pointer (&data->previous, g_free);
   /* An unreadable history is the compaction's to report: it is tried. */
   if (turn == NULL)
@@ -210,14 +218,11 @@ turn_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AutoCompact *data = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(NatterTurnState) turn = turn_read_finish (source, result);
   g_autoptr(NatterOpenaiProvider) provider = NULL;
   JsonObject *model;
   guint window;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
-  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
   /* An unreadable or unsettled turn is the send's to report (or to
    * queue behind). */
   data->prompt_tokens = turn != NULL && natter_turn_state_get_terminal_event (turn) != NULL
