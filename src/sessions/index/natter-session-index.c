@@ -385,14 +385,15 @@ touch (NatterSessionIndex *self,
   g_hash_table_replace (self->written_at, g_strdup (session_id), at);
 }
 
-/* A write-through of one field of @session_id's entry is about to
- * change it. */
+/* A write-through is about to change @session_id's entry: @kept, or
+ * remove it. */
 static void
 written_through (NatterSessionIndex *self,
-                 const char         *session_id)
+                 const char         *session_id,
+                 gboolean            kept)
 {
   if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (kept));
   touch (self, session_id);
 }
 
@@ -434,9 +435,7 @@ update (NatterSessionIndex *self,
   gboolean found;
   guint position;
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
-  touch (self, session_id);
+  written_through (self, session_id, TRUE);
 
   position = find_position (self, session_id, &found);
   if (found)
@@ -537,7 +536,7 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
       natter_session_index_entry_get_latest_turn_status (entry) == g_intern_string (status))
     return FALSE;
 
-  written_through (self, session_id);
+  written_through (self, session_id, TRUE);
   natter_session_index_entry_set_latest_turn_status (entry, status);
   /* An ended turn runs nowhere (docs/format.md §4.5). */
   if (g_strcmp0 (status, "idle") != 0 && g_strcmp0 (status, "suspended") != 0)
@@ -574,7 +573,7 @@ natter_session_index_set_latest_turn_device (NatterSessionIndex *self,
       (g_strcmp0 (natter_session_index_entry_get_latest_turn_device_id (entry), id) == 0 &&
        g_strcmp0 (natter_session_index_entry_get_latest_turn_device_name (entry), name) == 0))
     return FALSE;
-  written_through (self, session_id);
+  written_through (self, session_id, TRUE);
   natter_session_index_entry_set_latest_turn_device (entry, id, name);
   row_changed (self, session_id);
   return TRUE;
@@ -599,9 +598,7 @@ natter_session_index_remove (NatterSessionIndex *self,
 
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (FALSE));
-  touch (self, session_id);
+  written_through (self, session_id, FALSE);
 
   entry = g_hash_table_lookup (self->by_id, session_id);
   if (entry == NULL)
