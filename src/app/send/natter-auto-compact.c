@@ -101,7 +101,7 @@ compacted_cb (GObject      *source,
 static char *
 previous_turn_id (NatterTurnState *turn)
 {
-  return g_strdup (natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn)));
+  return g_strdup (natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn)));
 }
 
 /* The turn natter_sessions_get_turn_async() read, or %NULL where it
@@ -232,8 +232,7 @@ turn_cb (GObject      *source,
       g_task_return_pointer (task, NULL, NULL);
       return;
     }
-  model = json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (
-                                           natter_turn_state_get_definition (turn), "agent"), "resolved"), "model");
+  model = natter_turn_definition_get_model (natter_turn_state_get_definition (turn));
   data->provider = g_strdup (json_object_get_string_member (model, "provider"));
   data->model = g_strdup (json_object_get_string_member (model, "model"));
   data->n_chain = 1;

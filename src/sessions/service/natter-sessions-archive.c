@@ -131,7 +131,7 @@ export_thread (GTask        *task,
   /* A branch shows its parent's turns up to the fork point: the archive
    * holds them, so that it is whole on its own. */
   for (const char *turn_id = natter_session_state_get_forked_from_turn_id (state); turn_id != NULL;
-       turn_id = natter_turn_created_get_previous_turn_id (
+       turn_id = natter_turn_definition_get_previous_turn_id (
          json_node_get_object (g_ptr_array_index ((GPtrArray *) g_ptr_array_index (turn_events, 0), 0))))
     {
       if (n_inherited > 100000 || !read_turn (data, turn_id, turn_ids, turn_events, 0, cancellable, &error))

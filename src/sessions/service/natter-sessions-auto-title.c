@@ -30,6 +30,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-headless-runner.h"
+#include "natter-session-archive.h"
 #include "natter-session-default-title.h"
 #include "natter-session-schema.h"
 #include "natter-session-index-internal.h"
@@ -319,9 +320,8 @@ title_ask (TitleJob        *job,
            NatterTurnState *turn)
 {
   JsonObject *definition = natter_turn_state_get_definition (turn);
-  JsonObject *resolved = json_object_get_object_member (json_object_get_object_member (definition, "agent"),
-                                                        "resolved");
-  JsonObject *model = json_object_get_object_member (resolved, "model");
+  JsonObject *resolved = natter_turn_definition_get_resolved_agent (definition);
+  JsonObject *model = natter_turn_definition_get_model (definition);
   g_autoptr(NatterSendOptions) options = natter_send_options_new (json_object_get_string_member (resolved, "agentId"));
   g_autoptr(NatterHeadlessRunner) runner = natter_headless_runner_new (job->self->runtime);
   g_autoptr(JsonObject) input = json_object_new ();

@@ -192,7 +192,7 @@ walk_read_cb (GObject      *object,
   reached = walk->stop_at != NULL && g_str_equal (walk->stop_at, natter_turn_state_get_turn_id (turn));
   walk->reached = reached;
   g_clear_pointer (&walk->next, g_free);
-  walk->next = g_strdup (natter_turn_created_get_previous_turn_id (natter_turn_state_get_definition (turn)));
+  walk->next = g_strdup (natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn)));
   if (reached || (walk->stop_at == NULL && walk->turns->len >= walk->max_turns))
     {
       g_task_return_boolean (task, TRUE);
@@ -574,8 +574,8 @@ compact_walked_cb (GObject      *object,
   data->before = g_strdup (natter_turn_state_get_turn_id (g_ptr_array_index (turns, data->keep)));
 
   /* The summarizer is the conversation's own agent and model. */
-  resolved = json_object_get_object_member (json_object_get_object_member (
-                 natter_turn_state_get_definition (g_ptr_array_index (turns, 0)), "agent"), "resolved");
+  resolved = natter_turn_definition_get_resolved_agent (
+    natter_turn_state_get_definition (g_ptr_array_index (turns, 0)));
   model = json_object_get_object_member (resolved, "model");
   if (natter_turn_state_is_imported (g_ptr_array_index (turns, 0)))
     {
