@@ -348,22 +348,41 @@ natter_search_provider_describe (NatterSearchProvider    *self,
 
 /* The D-Bus side */
 
+/* The terms of a GetInitialResultSet or GetSubsearchResultSet call, and
+ * of the latter the results it narrows down (else %NULL): arrays to free
+ * with g_free(), of strings @invocation owns. */
+static void
+call_terms (GDBusMethodInvocation   *invocation,
+            const char            ***terms,
+            const char            ***previous)
+{
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+
+  *previous = NULL;
+  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "GetSubsearchResultSet"))
+    g_variant_get (parameters, "(^a&s^a&s)", previous, terms);
+  else
+    g_variant_get (parameters, "(^a&s)", terms);
+}
+
+/* The answer to a result-set call: @ids, the results' ids. */
+static GVariant *
+result_set_value (GPtrArray *ids)
+{
+  return g_variant_new ("(@as)", g_variant_new_strv ((const char * const *) ids->pdata, ids->len));
+}
+
 static GVariant *
 result_set (NatterSearchProvider *self,
             GDBusMethodInvocation *invocation)
 {
-  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
   g_autofree const char **terms = NULL;
   g_autofree const char **previous = NULL;
   g_autoptr(GPtrArray) ids = NULL;
 
-  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "GetSubsearchResultSet"))
-    g_variant_get (parameters, "(^a&s^a&s)", &previous, &terms);
-  else
-    g_variant_get (parameters, "(^a&s)", &terms);
-
+  call_terms (invocation, &terms, &previous);
   ids = natter_search_provider_search (self, terms, previous);
-  return g_variant_new ("(@as)", g_variant_new_strv ((const char * const *) ids->pdata, ids->len));
+  return result_set_value (ids);
 }
 
 /* Content search: the words of messages and answers, through the
@@ -385,7 +404,6 @@ content_searched_cb (GObject      *object,
 {
   ContentSearch *search = user_data;
   NatterSearchProvider *self = search->self;
-  GVariant *parameters = g_dbus_method_invocation_get_parameters (search->invocation);
   g_autofree const char **terms = NULL;
   g_autofree const char **previous = NULL;
   g_autoptr(GPtrArray) ids = NULL;
@@ -396,10 +414,7 @@ content_searched_cb (GObject      *object,
   hits = natter_search_index_search_finish (NATTER_SEARCH_INDEX (object), result, NULL, NULL, &error);
   if (hits == NULL)
     g_debug ("content search failed, answering with titles only: %s", error->message);
-  if (g_str_equal (g_dbus_method_invocation_get_method_name (search->invocation), "GetSubsearchResultSet"))
-    g_variant_get (parameters, "(^a&s^a&s)", &previous, &terms);
-  else
-    g_variant_get (parameters, "(^a&s)", &terms);
+  call_terms (search->invocation, &terms, &previous);
 
   ids = natter_search_provider_search (self, terms, previous);
   /* What this search found replaces what the last one did: a result
@@ -425,9 +440,7 @@ content_searched_cb (GObject      *object,
       g_ptr_array_add (ids, g_strdup (hit->session_id));
       g_hash_table_add (seen, g_ptr_array_index (ids, ids->len - 1));
     }
-  g_dbus_method_invocation_return_value (search->invocation,
-                                         g_variant_new ("(@as)", g_variant_new_strv ((const char * const *) ids->pdata,
-                                                                                     ids->len)));
+  g_dbus_method_invocation_return_value (search->invocation, result_set_value (ids));
   release (self);
   g_object_unref (self);
   g_free (search);
@@ -439,7 +452,6 @@ static void
 answer_result_set (NatterSearchProvider  *self,
                    GDBusMethodInvocation *invocation)
 {
-  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
   g_autofree const char **terms = NULL;
   g_autofree const char **previous = NULL;
   g_autofree char *text = NULL;
@@ -450,10 +462,7 @@ answer_result_set (NatterSearchProvider  *self,
       g_dbus_method_invocation_return_value (invocation, result_set (self, invocation));
       return;
     }
-  if (g_str_equal (g_dbus_method_invocation_get_method_name (invocation), "GetSubsearchResultSet"))
-    g_variant_get (parameters, "(^a&s^a&s)", &previous, &terms);
-  else
-    g_variant_get (parameters, "(^a&s)", &terms);
+  call_terms (invocation, &terms, &previous);
   text = g_strjoinv (" ", (char **) terms);
   search = g_new0 (ContentSearch, 1);
   search->self = g_object_ref (self);

@@ -48,24 +48,29 @@ natter_libsecret_store_get_schema (void)
   return &schema;
 }
 
+/* The key in @secret (taken), which libsecret keeps in non-pageable
+ * memory, as a plain string the caller frees with g_free(); %NULL for
+ * none or an empty one. */
+static char *
+key_of_secret (char *secret)
+{
+  char *key;
+
+  if (secret == NULL)
+    return NULL;
+  key = secret[0] != '\0' ? g_strdup (secret) : NULL;
+  secret_password_free (secret);
+  return key;
+}
+
 static char *
 natter_libsecret_store_lookup_sync (NatterSecretStore  *store,
                                     const char         *provider,
                                     GCancellable       *cancellable,
                                     GError            **error)
 {
-  char *secret;
-  char *key;
-
-  secret = secret_password_lookup_sync (natter_libsecret_store_get_schema (), cancellable, error,
-                                        "provider", provider, NULL);
-  if (secret == NULL)
-    return NULL;
-  /* libsecret's copy lives in non-pageable memory; ours is a plain
-   * string the caller frees with g_free(). */
-  key = secret[0] != '\0' ? g_strdup (secret) : NULL;
-  secret_password_free (secret);
-  return key;
+  return key_of_secret (secret_password_lookup_sync (natter_libsecret_store_get_schema (), cancellable, error,
+                                                     "provider", provider, NULL));
 }
 
 static void
@@ -83,12 +88,7 @@ lookup_done_cb (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
-  if (secret == NULL || secret[0] == '\0')
-    g_task_return_pointer (task, NULL, NULL);
-  else
-    g_task_return_pointer (task, g_strdup (secret), g_free);
-  if (secret != NULL)
-    secret_password_free (secret);
+  g_task_return_pointer (task, key_of_secret (secret), g_free);
 }
 
 static void
@@ -103,16 +103,6 @@ natter_libsecret_store_lookup_async (NatterSecretStore   *store,
   g_task_set_source_tag (task, natter_libsecret_store_lookup_async);
   secret_password_lookup (natter_libsecret_store_get_schema (), cancellable, lookup_done_cb, task,
                           "provider", provider, NULL);
-}
-
-static char *
-natter_libsecret_store_lookup_finish (NatterSecretStore  *store,
-                                      GAsyncResult       *result,
-                                      GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static void
@@ -144,16 +134,6 @@ natter_libsecret_store_store_async (NatterSecretStore   *store,
   g_task_set_source_tag (task, natter_libsecret_store_store_async);
   secret_password_store (natter_libsecret_store_get_schema (), SECRET_COLLECTION_DEFAULT, label, key,
                          cancellable, store_done_cb, task, "provider", provider, NULL);
-}
-
-static gboolean
-natter_libsecret_store_bool_finish (NatterSecretStore  *store,
-                                    GAsyncResult       *result,
-                                    GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 static void
@@ -191,11 +171,8 @@ secret_store_iface_init (NatterSecretStoreInterface *iface)
 {
   iface->lookup_sync = natter_libsecret_store_lookup_sync;
   iface->lookup_async = natter_libsecret_store_lookup_async;
-  iface->lookup_finish = natter_libsecret_store_lookup_finish;
   iface->store_async = natter_libsecret_store_store_async;
-  iface->store_finish = natter_libsecret_store_bool_finish;
   iface->clear_async = natter_libsecret_store_clear_async;
-  iface->clear_finish = natter_libsecret_store_bool_finish;
 }
 
 static void

@@ -66,16 +66,6 @@ natter_memory_secret_store_lookup_async (NatterSecretStore   *store,
     g_task_return_pointer (task, key, g_free);
 }
 
-static char *
-natter_memory_secret_store_lookup_finish (NatterSecretStore  *store,
-                                          GAsyncResult       *result,
-                                          GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 /* The task of a change to the keys, or %NULL when the store is not
  * available: then the task has returned that error already. */
 static GTask *
@@ -115,16 +105,6 @@ natter_memory_secret_store_store_async (NatterSecretStore   *store,
   g_task_return_boolean (task, TRUE);
 }
 
-static gboolean
-natter_memory_secret_store_bool_finish (NatterSecretStore  *store,
-                                        GAsyncResult       *result,
-                                        GError            **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, store), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
 static void
 natter_memory_secret_store_clear_async (NatterSecretStore   *store,
                                         const char          *provider,
@@ -147,11 +127,8 @@ secret_store_iface_init (NatterSecretStoreInterface *iface)
 {
   iface->lookup_sync = natter_memory_secret_store_lookup_sync;
   iface->lookup_async = natter_memory_secret_store_lookup_async;
-  iface->lookup_finish = natter_memory_secret_store_lookup_finish;
   iface->store_async = natter_memory_secret_store_store_async;
-  iface->store_finish = natter_memory_secret_store_bool_finish;
   iface->clear_async = natter_memory_secret_store_clear_async;
-  iface->clear_finish = natter_memory_secret_store_bool_finish;
 }
 
 static void

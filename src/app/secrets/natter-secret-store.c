@@ -83,8 +83,9 @@ natter_secret_store_lookup_finish (NatterSecretStore  *self,
                                    GError            **error)
 {
   g_return_val_if_fail (NATTER_IS_SECRET_STORE (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
-  return NATTER_SECRET_STORE_GET_IFACE (self)->lookup_finish (self, result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**
@@ -129,8 +130,9 @@ natter_secret_store_store_finish (NatterSecretStore  *self,
                                   GError            **error)
 {
   g_return_val_if_fail (NATTER_IS_SECRET_STORE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
-  return NATTER_SECRET_STORE_GET_IFACE (self)->store_finish (self, result, error);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /**
@@ -172,6 +174,7 @@ natter_secret_store_clear_finish (NatterSecretStore  *self,
                                   GError            **error)
 {
   g_return_val_if_fail (NATTER_IS_SECRET_STORE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
-  return NATTER_SECRET_STORE_GET_IFACE (self)->clear_finish (self, result, error);
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -17,16 +17,15 @@ G_DECLARE_INTERFACE (NatterSecretStore, natter_secret_store, NATTER, SECRET_STOR
  * NatterSecretStoreInterface:
  * @lookup_sync: the key of a provider, blocking
  * @lookup_async: starts looking the key of a provider up
- * @lookup_finish: finishes @lookup_async
  * @store_async: starts storing (or replacing) the key of a provider
- * @store_finish: finishes @store_async
  * @clear_async: starts removing the key of a provider
- * @clear_finish: finishes @clear_async
  *
  * Where API keys live (architecture.md: "API keys in the Secret Service
  * through libsecret"). Keys are addressed by the provider's id (or an
  * ad-hoc endpoint's URL). An implementation never writes a key to a log
- * or into an error message.
+ * or into an error message, and answers each asynchronous operation
+ * through a #GTask whose source object is the store (a pointer for a
+ * lookup, a boolean for a change), which the finish functions read.
  */
 struct _NatterSecretStoreInterface
 {
@@ -41,26 +40,17 @@ struct _NatterSecretStoreInterface
                               GCancellable         *cancellable,
                               GAsyncReadyCallback   callback,
                               gpointer              user_data);
-  char     *(*lookup_finish) (NatterSecretStore    *self,
-                              GAsyncResult         *result,
-                              GError              **error);
   void      (*store_async)   (NatterSecretStore    *self,
                               const char           *provider,
                               const char           *key,
                               GCancellable         *cancellable,
                               GAsyncReadyCallback   callback,
                               gpointer              user_data);
-  gboolean  (*store_finish)  (NatterSecretStore    *self,
-                              GAsyncResult         *result,
-                              GError              **error);
   void      (*clear_async)   (NatterSecretStore    *self,
                               const char           *provider,
                               GCancellable         *cancellable,
                               GAsyncReadyCallback   callback,
                               gpointer              user_data);
-  gboolean  (*clear_finish)  (NatterSecretStore    *self,
-                              GAsyncResult         *result,
-                              GError              **error);
 };
 
 char     *natter_secret_store_lookup_sync   (NatterSecretStore    *self,

@@ -19,6 +19,7 @@
 
 #include "natter-auto-compact.h"
 
+#include "natter-session-archive.h"
 #include "natter-turn-reducer.h"
 
 #define KEEP_TURNS 2
@@ -100,12 +101,18 @@ compacted_cb (GObject      *source,
 static char *
 previous_turn_id (NatterTurnState *turn)
 {
-  JsonNode *context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
+  return g_strdup (natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn)));
+}
 
-  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
-    return NULL;
-  return g_strdup (json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId",
-                                                               NULL));
+/* The turn natter_sessions_get_turn_async() read, or %NULL where it
+ * could not be read or folded. */
+static NatterTurnState *
+turn_read_finish (GObject      *source,
+                  GAsyncResult *result)
+{
+  g_autoptr(GPtrArray) events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
+
+  return events != NULL ? natter_turn_reduce (events, NULL) : NULL;
 }
 
 static void check_chain (GTask *task);
@@ -117,11 +124,8 @@ chain_turn_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AutoCompact *data = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(NatterTurnState) turn = turn_read_finish (source, result);
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
-  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
   g_clear_pointer (&data->previous, g_free);
   /* An unreadable history is the compaction's to report: it is tried. */
   if (turn == NULL)
@@ -214,14 +218,11 @@ turn_cb (GObject      *source,
 {
   g_autoptr(GTask) task = user_data;
   AutoCompact *data = g_task_get_task_data (task);
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(NatterTurnState) turn = turn_read_finish (source, result);
   g_autoptr(NatterOpenaiProvider) provider = NULL;
   JsonObject *model;
   guint window;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
-  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
   /* An unreadable or unsettled turn is the send's to report (or to
    * queue behind). */
   data->prompt_tokens = turn != NULL && natter_turn_state_get_terminal_event (turn) != NULL
@@ -231,8 +232,7 @@ turn_cb (GObject      *source,
       g_task_return_pointer (task, NULL, NULL);
       return;
     }
-  model = json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (
-                                           natter_turn_state_get_definition (turn), "agent"), "resolved"), "model");
+  model = natter_turn_definition_get_model (natter_turn_state_get_definition (turn));
   data->provider = g_strdup (json_object_get_string_member (model, "provider"));
   data->model = g_strdup (json_object_get_string_member (model, "model"));
   data->n_chain = 1;

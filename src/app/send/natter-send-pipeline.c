@@ -38,6 +38,7 @@
 #include "natter-model-choice.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
+#include "natter-session-archive.h"
 #include "natter-session-error.h"
 #include "natter-sessions-queue.h"
 #include "natter-store-error.h"
@@ -821,9 +822,7 @@ choose (GTask *task)
 static JsonObject *
 dup_turn_model (NatterTurnState *turn)
 {
-  JsonObject *agent = json_object_get_object_member (natter_turn_state_get_definition (turn), "agent");
-  JsonObject *resolved = agent != NULL ? json_object_get_object_member (agent, "resolved") : NULL;
-  JsonObject *model = resolved != NULL ? json_object_get_object_member (resolved, "model") : NULL;
+  JsonObject *model = natter_turn_definition_get_model (natter_turn_state_get_definition (turn));
 
   return model != NULL ? json_object_ref (model) : NULL;
 }

@@ -8,7 +8,10 @@
  * program's export, natter-chatgpt-import.c) into new files. A plan is
  * checked whole, with the same schemas and reducers that guard every
  * write, before anything is written, and its ids are replaced by fresh
- * ones so nothing already stored can be overwritten. Pure: no I/O.
+ * ones so nothing already stored can be overwritten. Beside them, the
+ * readers of a turn's definition (its resolved agent and model, the turn
+ * its context refers to) that the export, the import and the operations
+ * above them share. Pure: no I/O.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -128,16 +131,6 @@ is_earlier_turn (NatterImportPlan *plan,
   return plan->earlier_turns != NULL && g_hash_table_contains (plan->earlier_turns, turn_id);
 }
 
-static const char *
-previous_turn_of (JsonObject *created)
-{
-  JsonNode *context = json_object_get_member (created, "context");
-
-  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
-    return NULL;
-  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
-}
-
 static gboolean
 check_lossless (GPtrArray   *events,
                 const char  *what,
@@ -187,7 +180,7 @@ check_turns (NatterImportPlan  *plan,
                        _("%s: its events name turn %s"), what, natter_turn_state_get_turn_id (turn));
           return FALSE;
         }
-      previous = previous_turn_of (natter_turn_state_get_definition (turn));
+      previous = natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn));
       /* Turns are written in order, so a turn continues only one that
        * is written before it. */
       if (previous != NULL && !g_hash_table_contains (turns, previous) && !is_earlier_turn (plan, previous))
@@ -334,6 +327,73 @@ object_member (JsonObject *object,
   JsonNode *node = json_object_get_member (object, member);
 
   return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+/**
+ * natter_turn_definition_get_resolved_agent:
+ * @definition: (transfer none): a turn's `turn_created` event (its
+ *   definition, natter_turn_state_get_definition())
+ *
+ * The agent the turn runs with, as it was resolved (`agent.resolved`,
+ * docs/format.md §4.2): its `model`, `systemPrompt`, `tools` and
+ * `agentId`. Pure.
+ *
+ * Returns: (transfer none) (nullable): the object, owned by @definition;
+ *   %NULL where an event not checked yet (an archive's) lacks it
+ */
+JsonObject *
+natter_turn_definition_get_resolved_agent (JsonObject *definition)
+{
+  JsonObject *agent;
+
+  g_return_val_if_fail (definition != NULL, NULL);
+
+  agent = object_member (definition, "agent");
+  return agent != NULL ? object_member (agent, "resolved") : NULL;
+}
+
+/**
+ * natter_turn_definition_get_model:
+ * @definition: (transfer none): a turn's `turn_created` event (its
+ *   definition, natter_turn_state_get_definition())
+ *
+ * The model the turn runs with (`agent.resolved.model`, docs/format.md
+ * §4.2), `{provider, model}`. Pure.
+ *
+ * Returns: (transfer none) (nullable): the object, owned by @definition;
+ *   %NULL where an event not checked yet (an archive's) lacks it
+ */
+JsonObject *
+natter_turn_definition_get_model (JsonObject *definition)
+{
+  JsonObject *resolved = natter_turn_definition_get_resolved_agent (definition);
+
+  return resolved != NULL ? object_member (resolved, "model") : NULL;
+}
+
+/**
+ * natter_turn_definition_get_previous_turn_id:
+ * @definition: (transfer none): a turn's `turn_created` event (its
+ *   definition, natter_turn_state_get_definition())
+ *
+ * The earlier turn whose closed transcript the turn's context refers to
+ * (`context: {previousTurnId}`, docs/format.md §4.2): the next link of
+ * the reference chain. Pure.
+ *
+ * Returns: (transfer none) (nullable): its id, owned by @definition; %NULL
+ *   where the context is inline (the chain starts there)
+ */
+const char *
+natter_turn_definition_get_previous_turn_id (JsonObject *definition)
+{
+  JsonNode *context;
+
+  g_return_val_if_fail (definition != NULL, NULL);
+
+  context = json_object_get_member (definition, "context");
+  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
 }
 
 /**
@@ -650,7 +710,7 @@ inherited_chain (GHashTable  *turns,
           return NULL;
         }
       g_ptr_array_insert (chain, 0, g_strdup (turn_id));
-      turn_id = previous_turn_of (json_node_get_object (g_ptr_array_index (events, 0)));
+      turn_id = natter_turn_definition_get_previous_turn_id (json_node_get_object (g_ptr_array_index (events, 0)));
     }
   return g_steal_pointer (&chain);
 }
@@ -665,9 +725,9 @@ appended_for (const char *session_id,
               JsonObject *created)
 {
   JsonObject *agent = object_member (created, "agent");
-  JsonObject *resolved = agent != NULL ? object_member (agent, "resolved") : NULL;
+  JsonObject *resolved = natter_turn_definition_get_resolved_agent (created);
   JsonObject *requested = agent != NULL ? object_member (agent, "requested") : NULL;
-  JsonObject *model = resolved != NULL ? object_member (resolved, "model") : NULL;
+  JsonObject *model = natter_turn_definition_get_model (created);
   const char *agent_id = resolved != NULL ? json_object_get_string_member_with_default (resolved, "agentId", NULL) : NULL;
   g_autoptr(JsonObject) empty = json_object_new ();
 
@@ -868,9 +928,7 @@ mark_imported (JsonObject *created,
 static gboolean
 names_endpoint (JsonObject *created)
 {
-  JsonObject *agent = object_member (created, "agent");
-  JsonObject *resolved = agent != NULL ? object_member (agent, "resolved") : NULL;
-  JsonObject *model = resolved != NULL ? object_member (resolved, "model") : NULL;
+  JsonObject *model = natter_turn_definition_get_model (created);
   const char *provider = model != NULL ? json_object_get_string_member_with_default (model, "provider", NULL) : NULL;
 
   return provider != NULL && natter_provider_id_is_endpoint (provider);

@@ -346,6 +346,34 @@ remember_latest_turn (NatterSessionIndex      *self,
                          g_strdup (natter_session_index_entry_get_session_id (entry)));
 }
 
+/* Puts @entry (taken) at @position of the list and in its lookups, and
+ * tells the list's observers. */
+static void
+insert_entry (NatterSessionIndex      *self,
+              guint                    position,
+              NatterSessionIndexEntry *entry)
+{
+  g_ptr_array_insert (self->entries, position, entry);
+  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
+  remember_latest_turn (self, entry);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+}
+
+/* Takes @entry, at @position of the list, out of the list and its
+ * lookups, and tells the list's observers. */
+static void
+remove_entry (NatterSessionIndex      *self,
+              guint                    position,
+              NatterSessionIndexEntry *entry)
+{
+  forget_latest_turn (self, entry);
+  g_hash_table_remove (self->by_id, natter_session_index_entry_get_session_id (entry));
+  g_ptr_array_remove_index (self->entries, position);
+  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+}
+
 /* A write-through of @session_id happened now. */
 static void
 touch (NatterSessionIndex *self,
@@ -357,14 +385,15 @@ touch (NatterSessionIndex *self,
   g_hash_table_replace (self->written_at, g_strdup (session_id), at);
 }
 
-/* A write-through of one field of @session_id's entry is about to
- * change it. */
+/* A write-through is about to change @session_id's entry: @kept, or
+ * remove it. */
 static void
 written_through (NatterSessionIndex *self,
-                 const char         *session_id)
+                 const char         *session_id,
+                 gboolean            kept)
 {
   if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
+    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (kept));
   touch (self, session_id);
 }
 
@@ -380,6 +409,19 @@ row_changed (NatterSessionIndex *self,
   g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
 }
 
+/* What the writer knows of the latest turn beyond @entry's state: its
+ * status unless %NULL, its imported mark unless @imported is -1. */
+static void
+set_latest_turn_known (NatterSessionIndexEntry *entry,
+                       const char              *latest_turn_status,
+                       int                      imported)
+{
+  if (latest_turn_status != NULL)
+    natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
+  if (imported >= 0)
+    natter_session_index_entry_set_latest_turn_imported (entry, imported);
+}
+
 /* Write-through of @state; @imported: -1 to keep the mark of the latest
  * turn as apply_state() leaves it, else the mark itself. */
 static NatterSessionIndexEntry *
@@ -393,9 +435,7 @@ update (NatterSessionIndex *self,
   gboolean found;
   guint position;
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (TRUE));
-  touch (self, session_id);
+  written_through (self, session_id, TRUE);
 
   position = find_position (self, session_id, &found);
   if (found)
@@ -404,10 +444,7 @@ update (NatterSessionIndex *self,
       forget_latest_turn (self, entry);
       g_object_freeze_notify (G_OBJECT (entry));
       natter_session_index_entry_apply_state (entry, state);
-      if (latest_turn_status != NULL)
-        natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
-      if (imported >= 0)
-        natter_session_index_entry_set_latest_turn_imported (entry, imported);
+      set_latest_turn_known (entry, latest_turn_status, imported);
       g_object_thaw_notify (G_OBJECT (entry));
       remember_latest_turn (self, entry);
       g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
@@ -415,15 +452,8 @@ update (NatterSessionIndex *self,
     }
 
   entry = natter_session_index_entry_new_from_state (state);
-  if (latest_turn_status != NULL)
-    natter_session_index_entry_set_latest_turn_status (entry, latest_turn_status);
-  if (imported >= 0)
-    natter_session_index_entry_set_latest_turn_imported (entry, imported);
-  g_ptr_array_insert (self->entries, position, entry);
-  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
-  remember_latest_turn (self, entry);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  set_latest_turn_known (entry, latest_turn_status, imported);
+  insert_entry (self, position, entry);
   return entry;
 }
 
@@ -506,7 +536,7 @@ natter_session_index_set_latest_turn_status (NatterSessionIndex *self,
       natter_session_index_entry_get_latest_turn_status (entry) == g_intern_string (status))
     return FALSE;
 
-  written_through (self, session_id);
+  written_through (self, session_id, TRUE);
   natter_session_index_entry_set_latest_turn_status (entry, status);
   /* An ended turn runs nowhere (docs/format.md §4.5). */
   if (g_strcmp0 (status, "idle") != 0 && g_strcmp0 (status, "suspended") != 0)
@@ -543,7 +573,7 @@ natter_session_index_set_latest_turn_device (NatterSessionIndex *self,
       (g_strcmp0 (natter_session_index_entry_get_latest_turn_device_id (entry), id) == 0 &&
        g_strcmp0 (natter_session_index_entry_get_latest_turn_device_name (entry), name) == 0))
     return FALSE;
-  written_through (self, session_id);
+  written_through (self, session_id, TRUE);
   natter_session_index_entry_set_latest_turn_device (entry, id, name);
   row_changed (self, session_id);
   return TRUE;
@@ -568,20 +598,14 @@ natter_session_index_remove (NatterSessionIndex *self,
 
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), FALSE);
 
-  if (self->loading)
-    g_hash_table_insert (self->touched_while_loading, g_strdup (session_id), GINT_TO_POINTER (FALSE));
-  touch (self, session_id);
+  written_through (self, session_id, FALSE);
 
   entry = g_hash_table_lookup (self->by_id, session_id);
   if (entry == NULL)
     return FALSE;
   position = find_position (self, session_id, &found);
   g_assert (found);
-  forget_latest_turn (self, entry);
-  g_hash_table_remove (self->by_id, session_id);
-  g_ptr_array_remove_index (self->entries, position);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  remove_entry (self, position, entry);
   return TRUE;
 }
 
@@ -643,11 +667,7 @@ natter_session_index_put_folded (NatterSessionIndex      *self,
       if (entry == NULL)
         return FALSE;
       position = find_position (self, session_id, &found);
-      forget_latest_turn (self, entry);
-      g_hash_table_remove (self->by_id, session_id);
-      g_ptr_array_remove_index (self->entries, position);
-      g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 0);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+      remove_entry (self, position, entry);
       return TRUE;
     }
   if (entry != NULL && natter_session_index_entry_equal (entry, folded))
@@ -663,11 +683,7 @@ natter_session_index_put_folded (NatterSessionIndex      *self,
       return TRUE;
     }
   entry = g_object_ref (folded);
-  g_ptr_array_insert (self->entries, position, entry);
-  g_hash_table_insert (self->by_id, (gpointer) natter_session_index_entry_get_session_id (entry), entry);
-  remember_latest_turn (self, entry);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 0, 1);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
+  insert_entry (self, position, entry);
   return TRUE;
 }
 

@@ -62,6 +62,23 @@ natter_sessions_op_append_v2_finish (GTask         *task,
   return TRUE;
 }
 
+/* natter_sessions_op_append_v2_finish() for a callback that has nothing
+ * to add to a failed write: on error, @task returns it
+ * (natter_sessions_op_return_error()) and this returns %FALSE. */
+gboolean
+natter_sessions_op_appended (GTask        *task,
+                             GAsyncResult *result)
+{
+  GError *error = NULL;
+
+  if (!natter_sessions_op_append_v2_finish (task, result, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* append_events: the generic locked operation over the writer above */
 
 typedef struct
@@ -84,13 +101,9 @@ events_appended_cb (GObject      *object,
                     gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_publish (task);
   g_task_return_boolean (task, TRUE);
 }

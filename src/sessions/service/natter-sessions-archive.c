@@ -51,17 +51,6 @@ export_data_free (ExportData *data)
   g_free (data);
 }
 
-static const char *
-context_previous (GPtrArray *events)
-{
-  JsonObject *created = json_node_get_object (g_ptr_array_index (events, 0));
-  JsonNode *context = json_object_get_member (created, "context");
-
-  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
-    return NULL;
-  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
-}
-
 static gboolean
 read_turn (ExportData    *data,
            const char    *turn_id,
@@ -142,7 +131,8 @@ export_thread (GTask        *task,
   /* A branch shows its parent's turns up to the fork point: the archive
    * holds them, so that it is whole on its own. */
   for (const char *turn_id = natter_session_state_get_forked_from_turn_id (state); turn_id != NULL;
-       turn_id = context_previous (g_ptr_array_index (turn_events, 0)))
+       turn_id = natter_turn_definition_get_previous_turn_id (
+         json_node_get_object (g_ptr_array_index ((GPtrArray *) g_ptr_array_index (turn_events, 0), 0))))
     {
       if (n_inherited > 100000 || !read_turn (data, turn_id, turn_ids, turn_events, 0, cancellable, &error))
         {

@@ -30,6 +30,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-headless-runner.h"
+#include "natter-session-archive.h"
 #include "natter-session-default-title.h"
 #include "natter-session-schema.h"
 #include "natter-session-index-internal.h"
@@ -73,6 +74,17 @@ title_job_free (TitleJob *job)
   g_free (job->turn_id);
   g_object_unref (job->self);
   g_free (job);
+}
+
+/* Ends @job without a title. @error, when set, is the read that left no
+ * certainty, said at debug level: a failure is silent by design. */
+static void
+title_give_up (TitleJob     *job,
+               const GError *error)
+{
+  if (error != NULL)
+    g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
+  title_job_free (job);
 }
 
 /* The text of a message's content (a string or `{type: "text"}` parts),
@@ -308,9 +320,8 @@ title_ask (TitleJob        *job,
            NatterTurnState *turn)
 {
   JsonObject *definition = natter_turn_state_get_definition (turn);
-  JsonObject *resolved = json_object_get_object_member (json_object_get_object_member (definition, "agent"),
-                                                        "resolved");
-  JsonObject *model = json_object_get_object_member (resolved, "model");
+  JsonObject *resolved = natter_turn_definition_get_resolved_agent (definition);
+  JsonObject *model = natter_turn_definition_get_model (definition);
   g_autoptr(NatterSendOptions) options = natter_send_options_new (json_object_get_string_member (resolved, "agentId"));
   g_autoptr(NatterHeadlessRunner) runner = natter_headless_runner_new (job->self->runtime);
   g_autoptr(JsonObject) input = json_object_new ();
@@ -355,9 +366,7 @@ version_parent_turn_read_cb (GObject      *object,
   parent_turn = natter_sessions_read_turn_finish (object, result, &error);
   if (parent_turn == NULL || natter_derive_turn_status (parent_turn) == NATTER_TURN_STATUS_COMPLETED)
     {
-      if (parent_turn == NULL)
-        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
-      title_job_free (job);
+      title_give_up (job, error);
       return;
     }
   title_ask (job, turn);
@@ -381,9 +390,7 @@ version_parent_read_cb (GObject      *object,
       natter_session_state_get_forked_from_turn_id (parent) != NULL ||
       natter_session_state_get_n_turns (parent) == 0)
     {
-      if (parent == NULL)
-        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
-      title_job_free (job);
+      title_give_up (job, error);
       return;
     }
   natter_sessions_read_turn_async (job->self, natter_session_state_get_turn (parent, 0)->turn_id, NULL,
@@ -422,8 +429,7 @@ title_turn_read_cb (GObject      *object,
   turn = natter_sessions_read_turn_finish (object, result, &error);
   if (turn == NULL)
     {
-      g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
-      title_job_free (job);
+      title_give_up (job, error);
       return;
     }
   if (job->version)
@@ -452,9 +458,7 @@ title_earlier_read_cb (GObject      *object,
   turn = natter_sessions_read_turn_finish (object, result, &error);
   if (turn == NULL || natter_derive_turn_status (turn) == NATTER_TURN_STATUS_COMPLETED)
     {
-      if (turn == NULL)
-        g_debug ("No automatic title for session %s: %s", job->session_id, error->message);
-      title_job_free (job);
+      title_give_up (job, error);
       return;
     }
   if (job->version && job->earlier == 0)

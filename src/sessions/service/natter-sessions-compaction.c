@@ -18,6 +18,7 @@
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-request-composer.h"
+#include "natter-session-archive.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
@@ -178,7 +179,6 @@ walk_read_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   Walk *walk = g_task_get_task_data (task);
   NatterTurnState *turn;
-  JsonNode *context;
   GError *error = NULL;
   gboolean reached;
 
@@ -191,10 +191,8 @@ walk_read_cb (GObject      *object,
   g_ptr_array_add (walk->turns, turn);
   reached = walk->stop_at != NULL && g_str_equal (walk->stop_at, natter_turn_state_get_turn_id (turn));
   walk->reached = reached;
-  context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
   g_clear_pointer (&walk->next, g_free);
-  if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
-    walk->next = g_strdup (json_object_get_string_member (json_node_get_object (context), "previousTurnId"));
+  walk->next = g_strdup (natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn)));
   if (reached || (walk->stop_at == NULL && walk->turns->len >= walk->max_turns))
     {
       g_task_return_boolean (task, TRUE);
@@ -385,13 +383,9 @@ compact_appended_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   CompactData *data = compact_data_get (task);
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_publish (task);
   g_task_return_pointer (task, g_strdup (data->compaction_id), g_free);
 }
@@ -580,8 +574,8 @@ compact_walked_cb (GObject      *object,
   data->before = g_strdup (natter_turn_state_get_turn_id (g_ptr_array_index (turns, data->keep)));
 
   /* The summarizer is the conversation's own agent and model. */
-  resolved = json_object_get_object_member (json_object_get_object_member (
-                 natter_turn_state_get_definition (g_ptr_array_index (turns, 0)), "agent"), "resolved");
+  resolved = natter_turn_definition_get_resolved_agent (
+    natter_turn_state_get_definition (g_ptr_array_index (turns, 0)));
   model = json_object_get_object_member (resolved, "model");
   if (natter_turn_state_is_imported (g_ptr_array_index (turns, 0)))
     {

@@ -67,13 +67,9 @@ grant_appended_cb (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   GrantData *data = grant_data_get (task);
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_finish (task);
   index_changed (&data->base);
   g_task_return_pointer (task, g_steal_pointer (&data->grant_id), g_free);
@@ -216,13 +212,9 @@ revoke_appended_cb (GObject      *object,
                     gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_finish (task);
   index_changed (g_task_get_task_data (task));
   g_task_return_boolean (task, TRUE);

@@ -276,6 +276,8 @@ void                natter_sessions_op_append_v2_async (GTask                 *t
 gboolean            natter_sessions_op_append_v2_finish (GTask                *task,
                                                          GAsyncResult         *result,
                                                          GError              **error);
+gboolean            natter_sessions_op_appended         (GTask                *task,
+                                                         GAsyncResult         *result);
 void                natter_sessions_append_events_async (NatterSessions      *self,
                                                          const char          *session_id,
                                                          GPtrArray           *events,

@@ -73,13 +73,9 @@ queue_appended_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   QueueData *data = queue_data_get (task);
   NatterSessions *self = data->base.self;
-  GError *error = NULL;
 
-  if (!natter_sessions_op_append_v2_finish (task, result, &error))
-    {
-      natter_sessions_op_return_error (task, error);
-      return;
-    }
+  if (!natter_sessions_op_appended (task, result))
+    return;
   natter_sessions_op_publish (task);
   /* A queued message behind a completed turn (or a promotion a crash
    * lost) goes now; behind a running one, when it completes. */
