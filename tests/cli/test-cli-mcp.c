@@ -272,12 +272,15 @@ write_hung_config (Fixture    *f,
   write_config (f, text);
 }
 
-/* Three servers that never answer the handshake beside a good one, in a
- * fresh `send`: they start together, the command waits for them once,
- * for one handshake limit in all (a wait of 5 s per server, one after
- * another, would outlast the run's bound of two limits), the model is
- * offered the good server's tools only, and the output says once, on one
- * line, which servers were left out. */
+/* Three servers that never answer the handshake, in a fresh `send`: they
+ * start together, the command waits for them once, for one handshake
+ * limit in all (a wait of 5 s per server, one after another, would
+ * outlast the run's bound of two limits), the model is offered none of
+ * their tools, and the output says once, on one line, which servers were
+ * left out. A good server beside a hung one is test_hung_server()'s: one
+ * here too would have to finish its own handshake within the limit while
+ * four interpreters start at once, which a loaded machine (the sanitizer
+ * pass) does not always give it. */
 static void
 test_hung_servers_waited_together (Fixture       *f,
                                    gconstpointer  data)
@@ -294,9 +297,9 @@ test_hung_servers_waited_together (Fixture       *f,
   g_auto(NatterTestRun) sent = { 0 };
 
   for (guint i = 1; i <= 3; i++)
-    g_string_append_printf (text, "\"hung%u\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}, ",
-                            i, python, script_path);
-  g_string_append_printf (text, "\"fake\": {\"command\": \"%s\", \"args\": [\"%s\"]}}}", python, script_path);
+    g_string_append_printf (text, "%s\"hung%u\": {\"command\": \"%s\", \"args\": [\"%s\", \"--hang-handshake\"]}",
+                            i > 1 ? ", " : "", i, python, script_path);
+  g_string_append (text, "}}");
   write_config (f, text->str);
 
   natter_test_cli_run (f->dir, args, &sent, 2 * NATTER_MCP_HANDSHAKE_TIMEOUT_SECONDS * 1000);
@@ -304,7 +307,6 @@ test_hung_servers_waited_together (Fixture       *f,
   g_assert_true (g_str_has_suffix (sent.out, "\n\nHello\n"));
   g_assert_cmpstr (sent.err, ==, "natter: 3 tool servers did not finish starting within 5 s; their tools are not "
                                  "offered until they do: “hung1”, “hung2”, “hung3”\n");
-  g_assert_nonnull (strstr (server->bodies->pdata[0], "mcp__fake__echo"));
   g_assert_null (strstr (server->bodies->pdata[0], "mcp__hung"));
 }
 
