@@ -116,7 +116,8 @@ natter_name_dialog_init (NatterNameDialog *self)
  * @check_data: (nullable): given to @check
  * @check_data_free: (nullable): frees @check_data with the dialog
  *
- * Returns: (transfer floating): the dialog, not shown yet; its responses
+ * Returns: (transfer none): the dialog, not shown yet, kept by GTK as
+ *   every toplevel window is until it closes; its responses
  *   are "cancel" and "accept", which is enabled only while the name is
  *   neither blank nor refused by @check (natter_name_dialog_dup_name())
  */

@@ -108,7 +108,8 @@ natter_parameters_dialog_init (NatterParametersDialog *self)
  * @parent: the window it belongs to
  * @kept: (nullable): what the conversation keeps now, shown in the fields
  *
- * Returns: (transfer floating): the dialog, not shown yet; its responses
+ * Returns: (transfer none): the dialog, not shown yet, kept by GTK as
+ *   every toplevel window is until it closes; its responses
  *   are "cancel", "defaults" (keep none) and "save"
  *   (natter_parameters_dialog_dup_parameters())
  */

@@ -603,8 +603,9 @@ natter_folders_create_async (NatterFolders       *self,
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the new folder's id; else %NULL
- *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a blank name, or one
- *   another folder has) or the store's error
+ *   with %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a name
+ *   natter_folders_check_name() refuses: blank, with a control
+ *   character, or another folder's) or the store's error
  */
 char *
 natter_folders_create_finish (NatterFolders  *self,
@@ -766,8 +767,8 @@ natter_folders_rename_async (NatterFolders       *self,
  *
  * Returns: %TRUE once renamed; else %FALSE with
  *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_CORRUPT (its
- *   log cannot be read), %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a blank
- *   name or one another folder has) or the store's error
+ *   log cannot be read), %NATTER_SESSION_ERROR_INVALID_ARGUMENT (a name
+ *   natter_folders_check_name() refuses) or the store's error
  */
 gboolean
 natter_folders_rename_finish (NatterFolders  *self,
