@@ -113,6 +113,7 @@ test_archive_menus (void)
   ui_world_free (u);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* The chooser an action shows, with its title and its one filter, and
  * the name it suggests (@name, or NULL where it suggests none); it goes
  * again with Cancel. */
@@ -147,11 +148,21 @@ assert_chooser (NatterWindow *window,
   gtk_dialog_response (GTK_DIALOG (dialog), GTK_RESPONSE_CANCEL);
   ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER_DIALOG));
 }
+#endif
 
-/* Each way in and out asks for its file in a chooser of its own. */
+/* Each way in and out asks for its file in a chooser of its own.
+ *
+ * Not under AddressSanitizer: the chooser's places sidebar asks
+ * libcloudproviders for cloud folders, and libcloudproviders leaks two
+ * path strings doing so. The sanitizer's fast unwinder stops at GLib's
+ * first frame (natter-ui-test-lsan.c), so that leak cannot be named in
+ * tests/lsan.supp, and it would fail the run for a library's leak. */
 static void
 test_archive_choosers (void)
 {
+#if defined(__SANITIZE_ADDRESS__)
+  g_test_skip ("GTK's file chooser leaks through libcloudproviders, which LeakSanitizer cannot be told of here");
+#else
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Picnic / plans");
   NatterWindow *window = ui_window_new (app, u);
@@ -165,6 +176,7 @@ test_archive_choosers (void)
 
   ui_destroy_window (window);
   ui_world_free (u);
+#endif
 }
 
 static void
