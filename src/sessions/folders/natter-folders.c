@@ -455,6 +455,44 @@ change_task_new (NatterFolders       *self,
   return task;
 }
 
+/* natter_folders_check_name(), but for a name the folder had, which an
+ * undo brings back as it was: one an older version let through with a
+ * control character is kept (@may_hold_controls), never a second
+ * folder's. */
+static gboolean
+check_name (NatterFolders  *self,
+            const char     *name,
+            const char     *folder_id,
+            gboolean        may_hold_controls,
+            GError        **error)
+{
+  NatterFolder *other;
+
+  if (name == NULL || natter_text_is_blank (name))
+    {
+      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                           _("A folder needs a name"));
+      return FALSE;
+    }
+  if (!may_hold_controls && natter_text_has_control (name))
+    {
+      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                           _("A folder name cannot hold line breaks, tabs or other control characters"));
+      return FALSE;
+    }
+  other = natter_folders_find_by_name (self, name);
+  if (other != NULL && g_strcmp0 (natter_folder_get_id (other), folder_id) != 0)
+    {
+      g_autofree char *shown = natter_visible_text (natter_folder_get_name (other), NATTER_VISIBLE_KEEP_NONE);
+
+      /* Translators: %s is a folder's name */
+      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                   _("There is a folder “%s” already"), shown);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * natter_folders_check_name:
  * @self: the folder list
@@ -478,54 +516,9 @@ natter_folders_check_name (NatterFolders  *self,
                            const char     *folder_id,
                            GError        **error)
 {
-  NatterFolder *other;
-
   g_return_val_if_fail (NATTER_IS_FOLDERS (self), FALSE);
 
-  if (name == NULL || natter_text_is_blank (name))
-    {
-      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                           _("A folder needs a name"));
-      return FALSE;
-    }
-  if (natter_text_has_control (name))
-    {
-      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                           _("A folder name cannot hold line breaks, tabs or other control characters"));
-      return FALSE;
-    }
-  other = natter_folders_find_by_name (self, name);
-  if (other != NULL && g_strcmp0 (natter_folder_get_id (other), folder_id) != 0)
-    {
-      g_autofree char *shown = natter_visible_text (natter_folder_get_name (other), NATTER_VISIBLE_KEEP_NONE);
-
-      /* Translators: %s is a folder's name */
-      g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-                   _("There is a folder “%s” already"), shown);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* What a restored folder may not be called: an undo brings back the name
- * the folder had, even one an older version let through with a control
- * character, but never a second folder of the same name. */
-static gboolean
-check_restored_name (NatterFolders  *self,
-                     const char     *name,
-                     GError        **error)
-{
-  g_autofree char *shown = NULL;
-
-  if (!natter_text_has_control (name))
-    return natter_folders_check_name (self, name, NULL, error);
-  if (natter_folders_find_by_name (self, name) == NULL)
-    return TRUE;
-  shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
-  /* Translators: %s is a folder's name */
-  g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
-               _("There is a folder “%s” already"), shown);
-  return FALSE;
+  return check_name (self, name, folder_id, FALSE, error);
 }
 
 static void
@@ -557,8 +550,7 @@ create_with_id (NatterFolders *self,
   gboolean restoring = g_task_get_source_tag (task) == natter_folders_restore_async;
   GError *error = NULL;
 
-  if (restoring ? !check_restored_name (self, change->name, &error)
-                : !natter_folders_check_name (self, change->name, NULL, &error))
+  if (!check_name (self, change->name, NULL, restoring, &error))
     {
       g_task_return_error (task, error);
       g_object_unref (task);
