@@ -206,9 +206,79 @@ bm25_scores (const char *path,
   return g_steal_pointer (&scores);
 }
 
-/* The hits come best first in bm25()'s order, SQLite's standard ranking,
- * for one word, a prefix and several words: all of them when the limit
- * allows, else the best (ties at the cut may go either way). */
+/* The hits of @query come best first in bm25()'s order, SQLite's
+ * standard ranking over the index file as it is now: all of them when
+ * the limit allows, else the best (ties at the cut may go either way). */
+static void
+assert_ranked_as_bm25 (Fixture    *f,
+                       const char *query)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autoptr(GHashTable) scores = bm25_scores (path, query);
+  guint n_matches = g_hash_table_size (scores);
+  guint limits[] = { 50, 5 };
+
+  g_assert_cmpuint (n_matches, >, 5);
+  g_assert_cmpuint (n_matches, <, 50);
+  for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+    {
+      g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, query, limits[l], NULL, NULL, NULL);
+      g_autoptr(GHashTable) returned = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+      double worst = -G_MAXDOUBLE;
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_assert_nonnull (hits);
+      g_assert_cmpuint (hits->len, ==, MIN (limits[l], n_matches));
+      for (guint i = 0; i < hits->len; i++)
+        {
+          NatterSearchHit *hit = g_ptr_array_index (hits, i);
+          char *line = hit_line (hit->session_id, hit->turn_id);
+          double *score = g_hash_table_lookup (scores, line);
+
+          g_ptr_array_add (lines, line);
+          g_assert_nonnull (score);
+          g_assert_false (g_hash_table_contains (returned, line));
+          g_hash_table_add (returned, line);
+          /* Best (lowest) first. */
+          if (*score < worst - 1e-9 * fabs (worst))
+            g_error ("\"%s\": hit %u scores %g after one of %g", query, i, *score, worst);
+          worst = MAX (worst, *score);
+        }
+      /* Nothing left out ranks better than what was returned. */
+      g_hash_table_iter_init (&iter, scores);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        if (!g_hash_table_contains (returned, key) && *(double *) value < worst - 1e-9 * fabs (worst))
+          g_error ("\"%s\": %s scores %g, better than a hit's %g", query, (char *) key,
+                   *(double *) value, worst);
+    }
+}
+
+/* Sessions of random words, @n_turns exchanges each. */
+static void
+add_random_sessions (Fixture *f,
+                     GRand   *rand,
+                     guint    n_sessions,
+                     guint    n_turns)
+{
+  for (guint s = 0; s < n_sessions; s++)
+    {
+      g_autofree char *sid = natter_test_sessions_create (&f->t);
+
+      for (guint t = 0; t < n_turns; t++)
+        {
+          g_autofree char *question = random_words (rand, g_rand_int_range (rand, 2, 10));
+          g_autofree char *answer = random_words (rand, g_rand_int_range (rand, 3, 40));
+          g_autofree char *tid = exchange (f, sid, question, answer);
+        }
+    }
+}
+
+/* The hits come best first in bm25()'s order, for one word, a prefix and
+ * several words. A query of several words counts how many rows hold
+ * each word, or finds the counts an earlier query kept (each query is
+ * asked twice): the order is the same. */
 static void
 test_ranked_as_bm25 (Fixture       *f,
                      gconstpointer  data)
@@ -216,64 +286,41 @@ test_ranked_as_bm25 (Fixture       *f,
   static const char * const queries[] = { "amber", "cedar", "obsid", "ba", "amber cedar", "delta ember fjord",
                                           "ga harbour" };
   g_autoptr(GRand) rand = g_rand_new_with_seed (31);
-  g_autofree char *path = g_file_get_path (f->cache);
 
-  for (guint s = 0; s < 3; s++)
-    {
-      g_autofree char *sid = natter_test_sessions_create (&f->t);
-
-      for (guint t = 0; t < 8; t++)
-        {
-          g_autofree char *question = random_words (rand, g_rand_int_range (rand, 2, 10));
-          g_autofree char *answer = random_words (rand, g_rand_int_range (rand, 3, 40));
-          g_autofree char *tid = exchange (f, sid, question, answer);
-        }
-    }
+  add_random_sessions (f, rand, 3, 8);
   start_search (f);
   wait_indexed (f);
 
   for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    assert_ranked_as_bm25 (f, queries[q]);
+}
+
+/* The counts of rows a query of several words keeps are those of the
+ * table it was asked on: once turns are added that make one of its
+ * words far more common, the same query ranks by the new counts, as
+ * bm25() over the changed table does. */
+static void
+test_ranked_as_bm25_after_changes (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autofree char *sid = NULL;
+
+  add_random_sessions (f, rand, 3, 8);
+  start_search (f);
+  wait_indexed (f);
+  assert_ranked_as_bm25 (f, "kelp nectar");
+  assert_ranked_as_bm25 (f, "lagoon kelp");
+
+  /* "nectar" in a few more turns: rare no longer. */
+  sid = natter_test_sessions_create (&f->t);
+  for (guint t = 0; t < 6; t++)
     {
-      g_autoptr(GHashTable) scores = bm25_scores (path, queries[q]);
-      guint n_matches = g_hash_table_size (scores);
-      guint limits[] = { 50, 5 };
-
-      g_assert_cmpuint (n_matches, >, 5);
-      g_assert_cmpuint (n_matches, <, 50);
-      for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
-        {
-          g_autoptr(GPtrArray) hits = natter_search_index_search_sync (f->search, queries[q], limits[l], NULL, NULL, NULL);
-          g_autoptr(GHashTable) returned = g_hash_table_new (g_str_hash, g_str_equal);
-          g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-          double worst = -G_MAXDOUBLE;
-          GHashTableIter iter;
-          gpointer key, value;
-
-          g_assert_nonnull (hits);
-          g_assert_cmpuint (hits->len, ==, MIN (limits[l], n_matches));
-          for (guint i = 0; i < hits->len; i++)
-            {
-              NatterSearchHit *hit = g_ptr_array_index (hits, i);
-              char *line = hit_line (hit->session_id, hit->turn_id);
-              double *score = g_hash_table_lookup (scores, line);
-
-              g_ptr_array_add (lines, line);
-              g_assert_nonnull (score);
-              g_assert_false (g_hash_table_contains (returned, line));
-              g_hash_table_add (returned, line);
-              /* Best (lowest) first. */
-              if (*score < worst - 1e-9 * fabs (worst))
-                g_error ("\"%s\": hit %u scores %g after one of %g", queries[q], i, *score, worst);
-              worst = MAX (worst, *score);
-            }
-          /* Nothing left out ranks better than what was returned. */
-          g_hash_table_iter_init (&iter, scores);
-          while (g_hash_table_iter_next (&iter, &key, &value))
-            if (!g_hash_table_contains (returned, key) && *(double *) value < worst - 1e-9 * fabs (worst))
-              g_error ("\"%s\": %s scores %g, better than a hit's %g", queries[q], (char *) key,
-                       *(double *) value, worst);
-        }
+      g_autofree char *tid = exchange (f, sid, "nectar again", "nectar and amber");
     }
+  wait_indexed (f);
+  assert_ranked_as_bm25 (f, "kelp nectar");
+  assert_ranked_as_bm25 (f, "lagoon kelp");
 }
 
 /* More matching turns than a search ranks: the newest are ranked, and
@@ -351,6 +398,7 @@ main (int   argc,
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
   ADD ("/search-index/old-layout-rebuilt", test_old_layout_rebuilt);
   ADD ("/search-index/ranked-as-bm25", test_ranked_as_bm25);
+  ADD ("/search-index/ranked-as-bm25-after-changes", test_ranked_as_bm25_after_changes);
   ADD ("/search-index/cache-path-not-a-file", test_cache_path_not_a_file);
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
   ADD ("/search-index/progress", test_progress);
