@@ -11,8 +11,15 @@
  * shown as a visible stand-in, except newlines and tabs where the caller
  * keeps them. C0 and DEL become their Unicode control pictures (ESC is
  * "␛", BEL "␇", a newline "␤"), C1 ones, which have no picture, the
- * escape "\u009B". What is shown follows the rule; what is copied
- * or exported (a code block's Copy, `--json`) keeps the exact text.
+ * escape "\u009B". In one line (a title, a name, a snippet, a column
+ * of a listing) the bidirectional embeddings, overrides and isolates
+ * are shown as such escapes too ("\u202E"): each reorders everything
+ * after it to the end of its paragraph, so a title "photo" RLO "gnp.exe"
+ * would read "photoexe.png" and one column could turn the rest of its
+ * line around. A message body keeps them, as right-to-left writing may
+ * need them there; the marks (LRM, RLM, ALM) reorder nothing and always
+ * stay. What is shown follows the rule; what is copied or exported (a
+ * code block's Copy, `--json`) keeps the exact text.
  */
 
 #define G_LOG_DOMAIN "natter-store"
@@ -25,6 +32,13 @@ static gboolean
 is_control (gunichar c)
 {
   return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+}
+
+/* LRE, RLE, PDF, LRO, RLO; LRI, RLI, FSI, PDI. */
+static gboolean
+is_bidi_control (gunichar c)
+{
+  return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
 /**
@@ -56,8 +70,10 @@ natter_text_has_control (const char *text)
  * @keep: the control characters that stay as they are
  *
  * @text with every control character outside @keep replaced by its
- * visible stand-in (see the file comment). Text without control
- * characters comes back unchanged.
+ * visible stand-in, and, unless @keep has
+ * %NATTER_VISIBLE_KEEP_NEWLINE (one line), every bidirectional
+ * embedding, override and isolate too (see the file comment). Text
+ * without them comes back unchanged.
  *
  * Returns: (transfer full): the visible text ("" for %NULL)
  */
@@ -76,9 +92,11 @@ natter_visible_text (const char        *text,
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (!is_control (c) ||
-          (c == '\n' && (keep & NATTER_VISIBLE_KEEP_NEWLINE)) ||
-          (c == '\t' && (keep & NATTER_VISIBLE_KEEP_TAB)))
+      if (is_bidi_control (c) && !(keep & NATTER_VISIBLE_KEEP_NEWLINE))
+        g_string_append_printf (out, "\\u%04X", c);
+      else if (!is_control (c) ||
+               (c == '\n' && (keep & NATTER_VISIBLE_KEEP_NEWLINE)) ||
+               (c == '\t' && (keep & NATTER_VISIBLE_KEEP_TAB)))
         g_string_append_len (out, p, g_utf8_next_char (p) - p);
       else if (c == '\n')
         g_string_append_unichar (out, 0x2424);   /* SYMBOL FOR NEWLINE */

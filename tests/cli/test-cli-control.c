@@ -139,6 +139,48 @@ test_stored_title_one_line (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\ntitle multi␤line␉title␛[31mX\n"));
 }
 
+/* A right-to-left override in a title would turn the rest of its line
+ * around ("photo" RLO "gnp.exe" reads "photoexe.png"), and in the
+ * listing the columns after it: a title, the listing's and the header of
+ * `show`, shows it as an escape. The message keeps it, as right-to-left
+ * writing may need it; `--json` is exact. */
+static void
+test_title_bidi_visible (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_auto(GStrv) columns = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "open photo\u202Egnp.exe");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "photo\u202Egnp.exe \u2067x\u2069 \u200Fmark");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  columns = g_strsplit (r.out, "\t", -1);
+  g_assert_cmpuint (g_strv_length (columns), ==, 4);
+  g_assert_cmpstr (columns[3], ==, "photo\\u202Egnp.exe \\u2067x\\u2069 \u200Fmark\n");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\ntitle photo\\u202Egnp.exe \\u2067x\\u2069 \u200Fmark\n"));
+  g_assert_nonnull (strstr (r.out, "user: open photo\u202Egnp.exe\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "photo\u202Egnp.exe \u2067x\u2069 \u200Fmark"));
+}
+
 /* The model's title loses its control characters before it is stored. */
 static const Step TITLE_CONTROL = {
   CHUNK ("Red\\u001b[31m\\tAlert\\u0007") FINISH ("stop") DONE, FALSE
@@ -210,6 +252,7 @@ cli_add_control_tests (void)
   ADD ("/cli/control/answer-shown", test_answer_control_shown);
   ADD ("/cli/control/title-refused", test_title_control_refused);
   ADD ("/cli/control/stored-title-one-line", test_stored_title_one_line);
+  ADD ("/cli/control/title-bidi-visible", test_title_bidi_visible);
   ADD ("/cli/control/auto-title-cleaned", test_auto_title_cleaned);
   ADD ("/cli/control/blank-send-refused", test_blank_send_refused);
   ADD ("/cli/control/empty-answer-fails", test_empty_answer_fails);

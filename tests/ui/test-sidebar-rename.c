@@ -162,14 +162,15 @@ test_sidebar_rename_then_send_keeps_title (void)
 /* A title an older file holds with control characters in it (read as it
  * is, docs/format.md "title_changed") shows them as visible stand-ins in
  * the sidebar and in the header, as every front end does: never as tofu
- * boxes, never as a line break. */
+ * boxes, never as a line break; and a right-to-left override as its
+ * escape, never turning the rest of the title around. */
 void
 test_sidebar_old_title_controls_visible (void)
 {
   static const char line[] =
     "{\"type\":\"title_changed\",\"sessionId\":\"%s\",\"ts\":\"2026-11-18T12:00:00.000Z\","
-    "\"title\":\"Old \\u001b[31mred\\u0007 \\u0001title\\nnext \xc2\x9b end\"}\n";
-  const char *shown = "Old \xe2\x90\x9b[31mred\xe2\x90\x87 \xe2\x90\x81title\xe2\x90\xa4next \\u009B end";
+    "\"title\":\"Old \\u001b[31mred\\u0007 \\u0001title\\nnext \xc2\x9b end \xe2\x80\xae" "gnp.exe\"}\n";
+  const char *shown = "Old \xe2\x90\x9b[31mred\xe2\x90\x87 \xe2\x90\x81title\xe2\x90\xa4next \\u009B end \\u202Egnp.exe";
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Plain");
   g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
@@ -190,7 +191,7 @@ test_sidebar_old_title_controls_visible (void)
   /* The file's title is shown with its stand-ins, and read as it is. */
   wait_row (window, session_id, shown);
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index, session_id)), ==,
-                   "Old \x1b[31mred\x07 \x01title\nnext \xc2\x9b end");
+                   "Old \x1b[31mred\x07 \x01title\nnext \xc2\x9b end \xe2\x80\xaegnp.exe");
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   {
