@@ -277,8 +277,10 @@ add_random_sessions (Fixture *f,
 
 /* The hits come best first in bm25()'s order, for one word, a prefix and
  * several words. A query of several words counts how many rows hold
- * each word, or finds the counts an earlier query kept (each query is
- * asked twice): the order is the same. */
+ * each word, or finds the counts an earlier query kept: each query is
+ * asked twice, and "amber cedar" comes after "amber" and "cedar" alone,
+ * which walked all their rows and so counted them: the order is the
+ * same. */
 static void
 test_ranked_as_bm25 (Fixture       *f,
                      gconstpointer  data)

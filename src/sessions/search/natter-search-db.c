@@ -849,8 +849,14 @@ query_snapshot (NatterSearchDb  *db,
       set_error (db, rc, "searching", error);
       return NULL;
     }
+  /* A query of one phrase counts nothing (it is ranked without), but
+   * one that the cap did not stop walked every row that holds it: its
+   * count comes free, so that a word typed after it is the only one
+   * left to count. */
+  if (phrases->len == 1 && counts[0] < 0 && rows->len <= cap)
+    counts[0] = rows->len;
   /* What natter_match() counted, for the next query on this snapshot's
-   * table (a query of one phrase counts nothing: it is ranked without). */
+   * table. */
   for (guint i = 0; i < phrases->len; i++)
     if (counts[i] >= 0 && !g_hash_table_contains (db->phrase_counts, g_ptr_array_index (phrases, i)))
       g_hash_table_insert (db->phrase_counts, g_strdup (g_ptr_array_index (phrases, i)),
