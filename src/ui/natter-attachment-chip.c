@@ -217,14 +217,21 @@ build_part (GtkBuilder *builder,
   return GTK_WIDGET (gtk_builder_get_object (builder, id));
 }
 
+/* Says, in place of @view's image, which file cannot be shown and why:
+ * the decoder's own words ("Error reading png") alone name neither. */
 static void
 show_problem (GtkWidget    *view,
               const GError *error)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *label = build_part (builder, "problem_label");
+  JsonObject *part = g_object_get_data (G_OBJECT (view), "natter-part");
+  g_autofree char *text = NULL;
 
-  gtk_label_set_text (GTK_LABEL (label), error->message);
+  /* Translators: %s is an attached image's file name, then the reason */
+  text = g_strdup_printf (_("“%s” cannot be shown: %s"),
+                          json_object_get_string_member_with_default (part, "name", ""), error->message);
+  gtk_label_set_text (GTK_LABEL (label), text);
   gtk_box_append (GTK_BOX (view), label);
 }
 

@@ -382,8 +382,10 @@ keep_top (NatterSidebar *self)
 
 /* A click on the row of the conversation already open selects nothing
  * new: while a search found words in it, it goes to those words all the
- * same, as Enter on the row does. The row's conversation is read when
- * the button goes down, before the list's own click selects anything. */
+ * same, as Enter on the row does; and where the list is a page of its
+ * own (a narrow window, folded), it goes back to the conversation, which
+ * the page's Back button left. The row's conversation is read when the
+ * button goes down, before the list's own click selects anything. */
 static const char *
 clicked_session (GtkGestureClick *gesture)
 {
@@ -414,9 +416,11 @@ row_released_cb (GtkGestureClick *gesture,
                  NatterSidebar   *self)
 {
   const char *session_id = clicked_session (gesture);
+  GtkWidget *leaflet = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_LEAFLET);
 
   if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
-      natter_sidebar_get_hit_turn (self, session_id) != NULL)
+      (natter_sidebar_get_hit_turn (self, session_id) != NULL ||
+       (leaflet != NULL && adw_leaflet_get_folded (ADW_LEAFLET (leaflet)))))
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 

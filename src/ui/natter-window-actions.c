@@ -205,6 +205,36 @@ delete_session_cb (GObject      *source,
     _natter_window_show_error (request->window, NULL, _("The conversation was not deleted"), error, NULL);
 }
 
+/* A message came to the conversation while its toast was up (`natter
+ * send` from a script, a queued message, another device): deleting it
+ * now would take away an answer nobody saw go. It is listed again, and
+ * a toast says why. */
+static gboolean
+keep_if_grown (NatterWindow *self,
+               AdwToast     *toast,
+               const char   *session_id)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
+  guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
+  const char *title;
+  g_autofree char *text = NULL;
+  g_autofree char *escaped = NULL;
+  AdwToast *kept;
+
+  if (entry == NULL || natter_session_index_entry_get_turn_count (entry) == n_turns)
+    return FALSE;
+  natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
+  title = natter_session_index_entry_get_title (entry);
+  if (title == NULL || title[0] == '\0')
+    title = _("New chat");
+  /* Translators: %s is a conversation title */
+  text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
+  escaped = g_markup_escape_text (text, -1);
+  kept = adw_toast_new (escaped);
+  natter_toast_guard_add (self->toast_overlay, kept);
+  return TRUE;
+}
+
 /* The toast went away without Undo: now the file goes. */
 void
 _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
@@ -216,6 +246,11 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   if (g_hash_table_lookup (self->sidebar.pending_deletes, session_id) != toast)
     return;
   g_hash_table_remove (self->sidebar.pending_deletes, session_id);
+  if (keep_if_grown (self, toast, session_id))
+    {
+      _natter_window_update_keyboard_actions (self);
+      return;
+    }
   g_hash_table_remove (self->conversation.drafts, session_id);
   g_hash_table_remove (self->conversation.timelines, session_id);
   _natter_window_update_keyboard_actions (self);
@@ -278,6 +313,8 @@ delete_activated (GtkWidget  *widget,
   adw_toast_set_action_target_value (toast, g_variant_new_string (session_id));
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
+  g_object_set_data (G_OBJECT (toast), "turn-count",
+                     GUINT_TO_POINTER (natter_session_index_entry_get_turn_count (self->conversation.entry)));
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
   g_hash_table_insert (self->sidebar.pending_deletes, g_strdup (session_id), g_object_ref (toast));
 

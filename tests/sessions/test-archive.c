@@ -206,6 +206,60 @@ test_import_keeps_parameters (Fixture       *f,
                                                      parameters));
 }
 
+/* A version of a message is sent with the parameters its original
+ * keeps (docs/format.md §3.5): exported on its own (the window exports
+ * the version it shows, e.g. after Try Again), it takes them along. */
+static void
+test_import_keeps_version_parameters (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *sid = make_conversation (f);
+  g_autofree char *first_turn = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *archive = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *types = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(GPtrArray) events = natter_jsonl_repo_read_sync (f->w->session_repo, sid, NULL, NULL);
+    g_autoptr(NatterSessionState) state = natter_session_reduce (events, NULL);
+
+    first_turn = g_strdup (natter_session_state_get_turn (state, 0)->turn_id);
+  }
+  /* A version made with the conversation's title, as Try Again makes one. */
+  natter_sessions_fork_async (f->sessions, sid, first_turn, "Weather talk", NULL, natter_test_result_cb, &result);
+  version = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.25;
+  natter_generation_parameters_set_system_instruction (parameters, "Be brief.");
+  natter_sessions_set_parameters_async (f->sessions, version, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, version),
+                                                     parameters));
+
+  archive = export (f, version, "json");
+  id = import_one (f, archive);
+  types = session_types (f, id);
+  g_assert_nonnull (strstr (types, "schema_upgraded:2 schema_upgraded:3 parameters_changed"));
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
+                                                     parameters));
+
+  /* The original's own archive is as before: its log holds them. */
+  again = export (f, sid, "json");
+  g_clear_pointer (&id, g_free);
+  id = import_one (f, again);
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
+                                                     parameters));
+}
+
 static void
 test_round_trip_branch (Fixture       *f,
                         gconstpointer  data)
@@ -455,6 +509,7 @@ main (int   argc,
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);
+  ADD ("/archive/import-keeps-version-parameters", test_import_keeps_version_parameters);
   ADD ("/archive/round-trip-branch", test_round_trip_branch);
   ADD ("/archive/import-lowest-version", test_import_lowest_version);
   ADD ("/archive/damaged", test_damaged_archive);

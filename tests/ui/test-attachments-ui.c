@@ -439,6 +439,48 @@ test_try_again_keeps_attachments (Fixture       *f,
                      json_object_get_string_member (json_array_get_object_element (parts, i), "sha256"));
 }
 
+static gboolean
+view_loaded (gpointer view)
+{
+  return natter_attachment_view_get_loaded (view);
+}
+
+/* An image whose bytes do not decode (its type was read from its first
+ * bytes) says, in its place, which file it is and why it is not shown,
+ * not only the decoder's words. */
+static void
+test_undecodable_image_named (Fixture       *f,
+                              gconstpointer  data)
+{
+  static const char truncated[] = "\x89PNG\r\n\x1a\n";
+  g_autoptr(GBytes) bytes = g_bytes_new_static (truncated, sizeof truncated - 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sha256 = natter_blob_store_put_sync (f->blobs, bytes, &error);
+  g_autoptr(JsonObject) part = json_object_new ();
+  g_autoptr(GPtrArray) labels = NULL;
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view;
+  const char *text;
+
+  g_assert_no_error (error);
+  json_object_set_string_member (part, "type", "blob");
+  json_object_set_string_member (part, "sha256", sha256);
+  json_object_set_string_member (part, "name", "holiday.png");
+  json_object_set_string_member (part, "mediaType", "image/png");
+  json_object_set_int_member (part, "size", sizeof truncated - 1);
+  view = natter_attachment_view_new (part, f->blobs);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (view_loaded, view);
+
+  labels = ui_find_all (view, GTK_TYPE_LABEL);
+  g_assert_cmpuint (labels->len, ==, 1);
+  text = gtk_label_get_text (labels->pdata[0]);
+  g_assert_true (g_str_has_prefix (text, "“holiday.png” cannot be shown: "));
+  g_assert_cmpuint (strlen (text), >, strlen ("“holiday.png” cannot be shown: "));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Where the test's desktop writes what it was asked to open, and the
  * folder it lives in. */
 static char *opened_marker;
@@ -684,6 +726,7 @@ main (int   argc,
   ADD ("/attachments/history-chip-opens", test_history_chip_opens);
   ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
+  ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
 #undef ADD
 
   status = g_test_run ();

@@ -105,6 +105,39 @@ test_sidebar_delete_has_undo (void)
   ui_world_free (u);
 }
 
+/* A message that comes to the conversation while its toast is up
+ * (`natter send --session` through the running window, a queued
+ * message) keeps it: when the toast goes, the conversation is listed
+ * again with its answer, and a toast says why, not deleted. */
+void
+test_sidebar_delete_keeps_grown (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *keep = ui_create_session (u, "Keep");
+  g_autofree char *session_id = ui_create_session (u, "Almost gone");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  GListModel *model = natter_window_get_sidebar_model (window);
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Still here.\"}", NULL);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Almost gone");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
+
+  turn_id = ui_send (u, session_id, "Are you still there?");
+  ui_wait_turn (u, turn_id);
+  natter_window_dismiss_pending_deletes (window);
+  ui_settle ();
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
+  wait_row (window, session_id, "Almost gone");
+  g_assert_true (file_exists (u, session_id));
+  g_assert_nonnull (natter_session_index_lookup (u->index, session_id));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 void
 test_sidebar_pending_delete_survives_close (void)
 {

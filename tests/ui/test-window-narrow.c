@@ -203,3 +203,90 @@ test_window_narrow_buttons (void)
   check_narrow ("menu:minimize,maximize,close", "llama3.2:3b", "narrow-360-buttons.png");
   check_narrow ("appmenu:close", "llama3.2:3b", "narrow-360-model.png");
 }
+
+/* A click on the row's own left-button gesture, as GTK delivers it: the
+ * button down, then up. */
+static void
+click_row (GtkWidget *row)
+{
+  GListModel *controllers = gtk_widget_observe_controllers (row);
+  gboolean clicked = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_GESTURE_CLICK (controller) ||
+          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) != GDK_BUTTON_PRIMARY)
+        continue;
+      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
+      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
+      clicked = TRUE;
+    }
+  g_object_unref (controllers);
+  g_assert_true (clicked);
+  ui_settle ();
+}
+
+static gboolean
+shows_conversation (gpointer data)
+{
+  NatterWindow *window = data;
+
+  ui_settle ();
+  return leaflet_settled (window) && adw_leaflet_get_visible_child (window->leaflet) == window->content;
+}
+
+static gboolean
+shows_list (gpointer data)
+{
+  NatterWindow *window = data;
+
+  ui_settle ();
+  return leaflet_settled (window) && adw_leaflet_get_visible_child (window->leaflet) != window->content;
+}
+
+/* On a narrow window the list is a page of its own: Back from the open
+ * conversation, then a click on its row (selected still, so the click
+ * selects nothing new) goes back to it, as a click on any other row
+ * goes to that one. */
+void
+test_window_narrow_back_to_open (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Weekend plans");
+  NatterWindow *window = ui_window_new (app, u);
+  WidthWait wait = { GTK_WIDGET (window), 360 };
+  g_autoptr(GPtrArray) rows = NULL;
+  GtkWidget *row = NULL;
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_settle ();
+  /* Narrow enough to fold, on the conversation, then on down to 360 px. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 500, 640);
+  adw_leaflet_navigate (window->leaflet, ADW_NAVIGATION_DIRECTION_FORWARD);
+  ui_wait_until (leaflet_settled, window);
+  adw_leaflet_set_visible_child (window->leaflet, window->content);
+  ui_wait_until (shows_conversation, window);
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 640);
+  ui_wait_until_full (window_width_is, describe_width, &wait);
+
+  adw_leaflet_navigate (window->leaflet, ADW_NAVIGATION_DIRECTION_BACK);
+  ui_wait_until (shows_list, window);
+  rows = ui_find_all (window, NATTER_TYPE_SESSION_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (g_ptr_array_index (rows, i));
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), session_id) == 0)
+        row = g_ptr_array_index (rows, i);
+    }
+  g_assert_nonnull (row);
+  click_row (row);
+  ui_wait_until (shows_conversation, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

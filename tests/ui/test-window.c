@@ -274,6 +274,7 @@ main (int   argc,
   g_test_add_func ("/window/size-is-restored", test_window_size_is_restored);
   g_test_add_func ("/window/narrow", test_window_narrow);
   g_test_add_func ("/window/narrow-buttons", test_window_narrow_buttons);
+  g_test_add_func ("/window/narrow-back-to-open", test_window_narrow_back_to_open);
   g_test_add_func ("/window/markup-in-titles", test_window_markup_in_titles);
   g_test_add_func ("/window/errors", test_window_errors);
   g_test_add_func ("/window/missing-default-provider", test_window_missing_default_provider);

@@ -29,6 +29,7 @@ extern NatterApplication *app;
 /* test-window-narrow.c */
 void test_window_narrow (void);
 void test_window_narrow_buttons (void);
+void test_window_narrow_back_to_open (void);
 /* test-window-errors.c */
 void test_window_errors (void);
 void test_window_missing_default_provider (void);

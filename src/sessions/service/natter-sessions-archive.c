@@ -25,7 +25,12 @@
 #include "natter-session-archive.h"
 #include "natter-session-markdown.h"
 #include "natter-session-index-internal.h"
+#include "natter-session-grants-queue.h"
+#include "natter-session-parameters-event.h"
+#include "natter-session-parameters-state.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 
 /* Export */
 
@@ -37,6 +42,8 @@ typedef struct
   char            *session_id;
   char            *format;
   char            *ts;
+  /* A version's: the parameters its original keeps for the conversation */
+  NatterGenerationParameters *kept;
 } ExportData;
 
 static void
@@ -48,6 +55,7 @@ export_data_free (ExportData *data)
   g_free (data->session_id);
   g_free (data->format);
   g_free (data->ts);
+  g_clear_pointer (&data->kept, natter_generation_parameters_free);
   g_free (data);
 }
 
@@ -127,6 +135,19 @@ export_thread (GTask        *task,
     {
       g_task_return_error (task, natter_sessions_session_error (error, data->session_id));
       return;
+    }
+  /* A version is sent with what its original keeps, which its own log
+   * does not hold: the archive says it, as the version's own, at the
+   * export's time (docs/format.md §7.1). */
+  if (data->kept != NULL && !natter_generation_parameters_equal (natter_session_state_get_parameters (state),
+                                                                  data->kept))
+    {
+      g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+
+      g_ptr_array_add (added, natter_session_event_new_parameters_changed (data->session_id, data->ts, data->kept));
+      natter_session_events_raise (added, natter_session_state_get_schema_version (state), NULL);
+      for (guint i = 0; i < added->len; i++)
+        g_ptr_array_add (session_events, json_node_ref (g_ptr_array_index (added, i)));
     }
   /* A branch shows its parent's turns up to the fork point: the archive
    * holds them, so that it is whole on its own. */
@@ -225,6 +246,9 @@ natter_sessions_export_async (NatterSessions      *self,
   data->session_id = g_strdup (session_id);
   data->format = g_strdup (format);
   data->ts = natter_clock_format_ts (self->clock);
+  if (g_strcmp0 (natter_sessions_get_conversation_id (self, session_id), session_id) != 0 &&
+      natter_sessions_get_kept_parameters (self, session_id) != NULL)
+    data->kept = natter_generation_parameters_copy (natter_sessions_get_kept_parameters (self, session_id));
   g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
   g_task_run_in_thread (task, export_thread);
 }
