@@ -20,6 +20,7 @@
 #include "natter-parameters-dialog.h"
 #include "natter-permission-card.h"
 #include "natter-permissions-list.h"
+#include "natter-plain-text.h"
 #include "natter-provider-error.h"
 #include "natter-runtime-error.h"
 #include "natter-session-default-title.h"
@@ -205,6 +206,20 @@ delete_session_cb (GObject      *source,
     _natter_window_show_error (request->window, NULL, _("The conversation was not deleted"), error, NULL);
 }
 
+/* A conversation's title in a toast's sentence, as the sidebar shows it:
+ * an older file's control characters and a title's bidirectional
+ * overrides as their stand-ins (natter-plain-text.c), so that neither
+ * breaks or turns around the sentence it is in. */
+static char *
+toast_title (NatterSessionIndexEntry *entry)
+{
+  const char *title = natter_session_index_entry_get_title (entry);
+
+  if (title == NULL || title[0] == '\0')
+    return g_strdup (_("New chat"));
+  return natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+}
+
 /* A message came to the conversation while its toast was up (`natter
  * send` from a script, a queued message, another device): deleting it
  * now would take away an answer nobody saw go. It is listed again, and
@@ -216,7 +231,7 @@ keep_if_grown (NatterWindow *self,
 {
   NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
   guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
-  const char *title;
+  g_autofree char *title = NULL;
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
   AdwToast *kept;
@@ -224,9 +239,7 @@ keep_if_grown (NatterWindow *self,
   if (entry == NULL || natter_session_index_entry_get_turn_count (entry) == n_turns)
     return FALSE;
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
-  title = natter_session_index_entry_get_title (entry);
-  if (title == NULL || title[0] == '\0')
-    title = _("New chat");
+  title = toast_title (entry);
   /* Translators: %s is a conversation title */
   text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
   escaped = g_markup_escape_text (text, -1);
@@ -290,7 +303,7 @@ delete_activated (GtkWidget  *widget,
   g_autofree char *session_id = NULL;
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
-  const char *title;
+  g_autofree char *title = NULL;
   AdwToast *toast;
   guint position;
 
@@ -299,9 +312,7 @@ delete_activated (GtkWidget  *widget,
 
   session_id = g_strdup (self->conversation.session_id);
   position = natter_sidebar_find_position (self->session_sidebar, session_id);
-  title = natter_session_index_entry_get_title (self->conversation.entry);
-  if (title == NULL || title[0] == '\0')
-    title = _("New chat");
+  title = toast_title (self->conversation.entry);
   /* Translators: %s is a conversation title */
   text = g_strdup_printf (_("“%s” deleted"), title);
   /* A toast's title is Pango markup, and a title is the user's text. */

@@ -163,7 +163,8 @@ test_sidebar_rename_then_send_keeps_title (void)
  * is, docs/format.md "title_changed") shows them as visible stand-ins in
  * the sidebar and in the header, as every front end does: never as tofu
  * boxes, never as a line break; and a right-to-left override as its
- * escape, never turning the rest of the title around. */
+ * escape, never turning the rest of the title around; the same in the
+ * toast of its deletion. */
 void
 test_sidebar_old_title_controls_visible (void)
 {
@@ -202,6 +203,15 @@ test_sidebar_old_title_controls_visible (void)
       if (g_strcmp0 (adw_window_title_get_title (g_ptr_array_index (titles, i)), shown) == 0)
         found = TRUE;
     g_assert_true (found);
+  }
+
+  /* The delete toast names it as the sidebar does, in its sentence. */
+  {
+    g_autofree char *deleted = g_strdup_printf ("“%s” deleted", shown);
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+    ui_wait_label (natter_window_get_toast_overlay (window), deleted);
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
   }
 
   ui_destroy_window (window);
