@@ -226,6 +226,31 @@ ui_press_enter (GtkWidget *entry)
                                                gtk_shortcut_get_arguments (enter)));
 }
 
+/* A left click on @widget's own click gesture, as GTK delivers one: the
+ * button down, then up (GTK 4.8 cannot synthesize the pointer event);
+ * the right button's gesture, a menu's, is left alone. */
+void
+ui_click (GtkWidget *widget)
+{
+  GListModel *controllers = gtk_widget_observe_controllers (widget);
+  gboolean clicked = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_GESTURE_CLICK (controller) ||
+          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) != GDK_BUTTON_PRIMARY)
+        continue;
+      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
+      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
+      clicked = TRUE;
+    }
+  g_object_unref (controllers);
+  g_assert_true (clicked);
+  ui_settle ();
+}
+
 /* No button of @dialog is being pressed from the keyboard: GTK shows a
  * button activated by Enter pressed for a moment before it is clicked
  * (and the dialog closes). */

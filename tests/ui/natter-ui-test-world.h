@@ -167,6 +167,7 @@ gboolean           ui_menu_has_action     (GMenuModel         *model,
 GtkShortcut       *ui_find_shortcut       (GtkWidget          *widget,
                                            guint               keyval);
 void               ui_press_enter         (GtkWidget          *entry);
+void               ui_click               (GtkWidget          *widget);
 gboolean           ui_no_button_activating (gpointer           dialog);
 
 /* The main window and its dialogs (natter-ui-test-window.c) */

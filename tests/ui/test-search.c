@@ -351,31 +351,6 @@ snippet_label_of (NatterSessionRow *row,
   g_error ("No label shows %s", markup);
 }
 
-/* What a click on @row does, as GTK delivers it to the row's own click
- * gesture: the button down, then up. */
-static void
-click_row (NatterSessionRow *row)
-{
-  GListModel *controllers = gtk_widget_observe_controllers (GTK_WIDGET (row));
-  gboolean clicked = FALSE;
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
-
-      /* The left button's: the right one's opens the row's menu. */
-      if (!GTK_IS_GESTURE_CLICK (controller) ||
-          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) != GDK_BUTTON_PRIMARY)
-        continue;
-      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
-      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
-      clicked = TRUE;
-    }
-  g_object_unref (controllers);
-  g_assert_true (clicked);
-  ui_settle ();
-}
-
 /* The conversation open already, found again by a search: a click on
  * its row (selected already) goes to the words found; a search result
  * picked in the Shell opens its conversation at its words too. The row
@@ -425,7 +400,7 @@ test_search_in_open_conversation (void)
   g_assert_cmpstr (natter_window_get_session_id (window), ==, trip);
   turn_wait = (TurnWait) { window, target };
   g_assert_false (turn_in_view (&turn_wait));
-  click_row (row);
+  ui_click (GTK_WIDGET (row));
   ui_wait_until_full (turn_in_view, describe_view, &turn_wait);
 
   /* A Shell result: another conversation open, the result opens at its

@@ -204,30 +204,6 @@ test_window_narrow_buttons (void)
   check_narrow ("appmenu:close", "llama3.2:3b", "narrow-360-model.png");
 }
 
-/* A click on the row's own left-button gesture, as GTK delivers it: the
- * button down, then up. */
-static void
-click_row (GtkWidget *row)
-{
-  GListModel *controllers = gtk_widget_observe_controllers (row);
-  gboolean clicked = FALSE;
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_GESTURE_CLICK (controller) ||
-          gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (controller)) != GDK_BUTTON_PRIMARY)
-        continue;
-      g_signal_emit_by_name (controller, "pressed", 1, 10.0, 10.0);
-      g_signal_emit_by_name (controller, "released", 1, 10.0, 10.0);
-      clicked = TRUE;
-    }
-  g_object_unref (controllers);
-  g_assert_true (clicked);
-  ui_settle ();
-}
-
 static gboolean
 shows_conversation (gpointer data)
 {
@@ -283,7 +259,7 @@ test_window_narrow_back_to_open (void)
         row = g_ptr_array_index (rows, i);
     }
   g_assert_nonnull (row);
-  click_row (row);
+  ui_click (GTK_WIDGET (row));
   ui_wait_until (shows_conversation, window);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
 
