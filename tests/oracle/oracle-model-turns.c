@@ -88,7 +88,8 @@ derive_title (OSession *s,
 /* A version of the first message still has the conversation's default
  * title (docs/format.md §3.2): it was created with the title its message
  * derives, never renamed, and its parent derived its own title and has
- * not completed its first answer. */
+ * not completed its first answer; an imported parent too, whose log
+ * reads as the exported one did. */
 static gboolean
 version_title_default (OSession *s)
 {
@@ -96,7 +97,7 @@ version_title_default (OSession *s)
   OTurn *first;
 
   if (!s->version_default || s->title_kind != OTITLE_SET || p == NULL || s->fork_turn != NULL ||
-      p->created_titled || p->created_title_unknown || p->fork_turn != NULL || p->recovered || p->imported ||
+      p->created_titled || p->created_title_unknown || p->fork_turn != NULL || p->recovered ||
       p->own->len == 0)
     return FALSE;
   first = g_ptr_array_index (p->own, 0);
@@ -857,6 +858,10 @@ oracle_import (Oracle   *o,
   c->title = g_strdup (s->title);
   c->title_kind = s->title_kind;
   c->title_asked = s->title_asked;
+  /* Its session_created is the archive's, title and all (docs/format.md
+   * §7.1): created with a title or without, as the exported one was. */
+  c->created_titled = s->created_titled;
+  c->created_title_unknown = s->created_title_unknown;
   /* A branch made without a title has turns and no title once imported
    * (it is shown without one: which reading stands in for it is not
    * determined); its next message names it. */
