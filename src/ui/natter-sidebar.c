@@ -78,6 +78,7 @@ struct _NatterSidebar
   guint                 list_key_id;      /* a key press in the list is being handled */
   GError               *search_error;     /* why the last search could not look at the words */
   gboolean              search_capped;    /* the last search found more turns than it ranks */
+  gboolean              paged;            /* the list is a page of its own (NatterSidebar:paged) */
   GtkWidget            *row_menu;         /* a row's context menu, or NULL */
 
   /* Template children */
@@ -94,6 +95,7 @@ G_DEFINE_FINAL_TYPE (NatterSidebar, natter_sidebar, GTK_TYPE_BOX)
 enum {
   PROP_0,
   PROP_SEARCH_MODE,
+  PROP_PAGED,
   N_PROPS
 };
 
@@ -383,8 +385,8 @@ keep_top (NatterSidebar *self)
 /* A click on the row of the conversation already open selects nothing
  * new: while a search found words in it, it goes to those words all the
  * same, as Enter on the row does; and where the list is a page of its
- * own (a narrow window, folded), it goes back to the conversation, which
- * the page's Back button left. The row's conversation is read when the
+ * own (NatterSidebar:paged), it goes back to the conversation, which the
+ * page's Back button left. The row's conversation is read when the
  * button goes down, before the list's own click selects anything. */
 static const char *
 clicked_session (GtkGestureClick *gesture)
@@ -416,11 +418,9 @@ row_released_cb (GtkGestureClick *gesture,
                  NatterSidebar   *self)
 {
   const char *session_id = clicked_session (gesture);
-  GtkWidget *leaflet = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_LEAFLET);
 
   if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
-      (natter_sidebar_get_hit_turn (self, session_id) != NULL ||
-       (leaflet != NULL && adw_leaflet_get_folded (ADW_LEAFLET (leaflet)))))
+      (natter_sidebar_get_hit_turn (self, session_id) != NULL || self->paged))
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 
@@ -1035,6 +1035,9 @@ natter_sidebar_get_property (GObject    *object,
     case PROP_SEARCH_MODE:
       g_value_set_boolean (value, natter_sidebar_get_search_mode (self));
       break;
+    case PROP_PAGED:
+      g_value_set_boolean (value, self->paged);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1052,6 +1055,13 @@ natter_sidebar_set_property (GObject      *object,
     {
     case PROP_SEARCH_MODE:
       natter_sidebar_set_search_mode (self, g_value_get_boolean (value));
+      break;
+    case PROP_PAGED:
+      if (self->paged != g_value_get_boolean (value))
+        {
+          self->paged = g_value_get_boolean (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1076,6 +1086,18 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
    */
   properties[PROP_SEARCH_MODE] =
     g_param_spec_boolean ("search-mode", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * NatterSidebar:paged:
+   *
+   * Whether the list is a page of its own, the conversation another (a
+   * narrow window): a click on the open conversation's row then goes
+   * back to it. The sidebar's owner says so; the sidebar does not look
+   * at the widgets around it.
+   */
+  properties[PROP_PAGED] =
+    g_param_spec_boolean ("paged", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
