@@ -28,6 +28,7 @@ PROVIDERS = {
     "gio-2.0": "runtime",
     "gio-unix-2.0": "runtime",
     "gmodule-no-export-2.0": "runtime",
+    "gdk-pixbuf-2.0": "runtime",
     "json-glib-1.0": "runtime",
     "libsoup-3.0": "runtime",
     "gtk4": "runtime",

@@ -335,9 +335,9 @@ test_unsupported_writes_nothing (Fixture       *f,
 }
 
 /* The type is what the bytes are: the name only refines text. A file
- * named like an image or a PDF that is not one, and a PDF that cannot be
- * opened, are refused when attached, in words that say why; nothing is
- * written. */
+ * named like an image or a PDF that is not one, a PDF that cannot be
+ * opened and an image cut short are refused when attached, in words that
+ * say why; nothing is written. */
 static void
 test_type_from_content (Fixture       *f,
                         gconstpointer  data)
@@ -346,6 +346,7 @@ test_type_from_content (Fixture       *f,
   g_autofree char *text_png = write_file (f, "fake.png", "not an image at all\n", -1);
   g_autofree char *noise_png = write_file (f, "noise.png", noise, sizeof noise);
   g_autofree char *broken_pdf = write_file (f, "broken.pdf", "%PDF-1.4\n1 0 obj\n<< /Type /Catalog", -1);
+  g_autofree char *cut_png = write_file (f, "cut.png", PNG, 40);
   g_autofree char *png_as_txt = write_file (f, "dot.txt", PNG, sizeof PNG);
   g_autofree char *script = write_file (f, "tool.py", "print ('hi')\n", -1);
   g_autofree char *real_pdf = write_pdf (f, "real.pdf", "Plums");
@@ -355,6 +356,7 @@ test_type_from_content (Fixture       *f,
     { text_png, "fake.png", "holds text" },
     { noise_png, "noise.png", "it is not one" },
     { broken_pdf, "broken.pdf", "damaged PDF" },
+    { cut_png, "cut.png", "damaged image" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)

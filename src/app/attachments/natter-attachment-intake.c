@@ -8,8 +8,9 @@
  * be sent) before the first blob is written, so a refused message leaves
  * nothing on disk. The type is what the bytes are, never what the name
  * says: a file named like an image that holds something else is refused,
- * as is a PDF that cannot be opened, when it is attached rather than at
- * every later request. Only then are the blobs stored (natter-blob-store.c),
+ * as are a PDF that cannot be opened and an image that does not decode,
+ * when it is attached rather than at every later request. Only then are
+ * the blobs stored (natter-blob-store.c),
  * and only after that may the turn that references them be created: a
  * crash in between leaves an orphan blob, which is benign
  * (docs/sessions.md §7).
@@ -19,6 +20,7 @@
 
 #include "config.h"
 
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <glib/gi18n-lib.h>
 
 #include "natter-attachment-content.h"
@@ -346,6 +348,48 @@ media_type_from_content (const char    *name,
   return NULL;
 }
 
+static void
+image_size_prepared_cb (GdkPixbufLoader *loader,
+                        int              width,
+                        int              height,
+                        gpointer         user_data)
+{
+  /* Only whether it decodes matters: no full-size pixels are kept. */
+  gdk_pixbuf_loader_set_size (loader, 1, 1);
+}
+
+/* Whether an image decodes (gdk-pixbuf, which the window shows it with):
+ * a damaged one (cut short, its data corrupt) is refused when attached,
+ * rather than sent to every later request of the conversation, each
+ * failing on the server's words. A format this system has no decoder
+ * for (WebP without its loader) is the model's to read. */
+static gboolean
+check_image (const char  *name,
+             const char  *media_type,
+             GBytes      *bytes,
+             GError     **error)
+{
+  g_autoptr(GdkPixbufLoader) loader = gdk_pixbuf_loader_new_with_mime_type (media_type, NULL);
+  g_autoptr(GError) local_error = NULL;
+  gsize length;
+  const guchar *data = g_bytes_get_data (bytes, &length);
+  gboolean written;
+
+  if (loader == NULL)
+    return TRUE;
+  g_signal_connect (loader, "size-prepared", G_CALLBACK (image_size_prepared_cb), NULL);
+  written = gdk_pixbuf_loader_write (loader, data, length, &local_error);
+  /* Closed either way: a loader must be, and its error is the one kept
+   * when the write went well. */
+  if (!gdk_pixbuf_loader_close (loader, written ? &local_error : NULL) || !written)
+    {
+      g_set_error (error, NATTER_ATTACHMENT_ERROR, NATTER_ATTACHMENT_ERROR_UNSUPPORTED,
+                   _("“%s” is a damaged image that cannot be read (%s)"), name, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* What would fail the first request that reads the attachment, found now. */
 static gboolean
 check_readable (const char  *name,
@@ -355,6 +399,8 @@ check_readable (const char  *name,
 {
   g_autoptr(GError) local_error = NULL;
 
+  if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
+    return check_image (name, media_type, bytes, error);
   if (natter_attachment_kind_for_media_type (media_type) != NATTER_ATTACHMENT_KIND_PDF ||
       natter_attachment_pdf_check (bytes, &local_error))
     return TRUE;
