@@ -199,6 +199,17 @@ message_sent_cb (GObject      *object,
                                          natter_cli_tr (run, "Could not compact the conversation before sending, "
                                                         "so it is sent whole: %s\n"),
                                          sent->compaction_error->message);
+  if (sent->move_error != NULL)
+    g_application_command_line_printerr (run->cmdline,
+                                         natter_cli_tr (run, "The messages waiting behind the earlier answer stay "
+                                                        "with it: %s\n"),
+                                         sent->move_error->message);
+  else if (sent->n_moved > 0)
+    g_application_command_line_printerr (run->cmdline,
+                                         natter_cli_ntr (run, "%u queued message now waits behind this answer\n",
+                                                         "%u queued messages now wait behind this answer\n",
+                                                         sent->n_moved),
+                                         sent->n_moved);
   g_free (run->session_id);
   run->session_id = g_strdup (sent->session_id);
   if (sent->queue_id != NULL)

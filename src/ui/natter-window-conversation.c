@@ -150,6 +150,9 @@ sent_cb (GObject      *source,
   if (sent->compaction_error != NULL)
     _natter_window_show_error_toast (self, g_strdup_printf (_("The conversation could not be compacted before "
                                                               "sending: %s"), sent->compaction_error->message));
+  if (sent->move_error != NULL)
+    _natter_window_show_error_toast (self, g_strdup_printf (_("The messages waiting behind the earlier answer "
+                                                              "stay with it: %s"), sent->move_error->message));
   /* A new version goes on with the model and agent of the conversation
    * it was made from, and is shown where it differs. So does the new
    * version a message typed in another device's copy made

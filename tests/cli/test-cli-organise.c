@@ -367,6 +367,52 @@ test_queue (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
 }
 
+/* A message queued behind an answer that was stopped goes along with
+ * the answer's new try: `retry` says so, reports the new answer and then
+ * the queued message's, sent in the new version; the version left
+ * behind keeps nothing queued. */
+static void
+test_queue_retry_takes_it (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *version_id = NULL;
+  g_auto(GStrv) reports = NULL;
+
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "first", "queued");
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "stop", turn_id);
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", turn_id);
+  g_assert_cmpstr (r.err, ==, "1 queued message now waits behind this answer\n");
+  g_assert_cmpint (r.status, ==, 0);
+  reports = g_strsplit (r.out, "\n\nsession ", -1);
+  g_assert_cmpuint (g_strv_length (reports), ==, 2);
+  parse_ids (r.out, &version_id, NULL);
+  g_assert_cmpstr (version_id, !=, session_id);
+  g_assert_true (g_str_has_prefix (reports[1], version_id));
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "read my notes"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 2), "first queued"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpstr (r.out, ==, "");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", version_id);
+  g_assert_cmpstr (r.out, ==, "");
+}
+
 /* A plain send finds the queue first in line: it is refused, and the
  * oldest queued message, sent instead, runs to its answer before the
  * command exits (never left interrupted for `resume`). */
@@ -827,6 +873,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/pins-folders", test_pins_folders);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
+  ADD ("/cli/queue/retry-takes-it", test_queue_retry_takes_it);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);

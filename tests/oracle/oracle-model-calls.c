@@ -657,6 +657,8 @@ oracle_answer_request (Oracle     *o,
           t = make_turn (o, s, o->deferred_input, 0);
           t->in_child = o->deferred_in_child;
           o->deferred_input = NULL;
+          move_queue (o, o->deferred_queue_from, s);
+          o->deferred_queue_from = NULL;
         }
       return r;
     }

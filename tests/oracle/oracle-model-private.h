@@ -23,6 +23,9 @@ extern const char *const WORDS[20];
 void call_free (OCall *c);
 void tool_call_free (OToolCall *c);
 void queued_free (OQueued *q);
+void move_queue (Oracle   *o,
+                 OSession *from,
+                 OSession *to);
 void grant_free (OGrant *g);
 OMsg *new_msg (Oracle   *o,
                OMsgKind  kind,

@@ -432,6 +432,8 @@ oracle_begin_compaction (Oracle   *o,
 {
   o->compacting = s;
   o->compact_keep = keep;
+  o->deferred_input = NULL;
+  o->deferred_queue_from = NULL;
 }
 
 /* docs/sessions.md §3: a new version of @of's message, in a new
@@ -440,6 +442,24 @@ oracle_begin_compaction (Oracle   *o,
  * versions start a conversation of the same family. Compact and
  * Continue summarizes the earlier turns first, keeping the turn before
  * the message. */
+/* A new try (or an edit) of the message whose answer a queue waited
+ * behind: the queue waits behind the new try instead, in order, under
+ * new ids (docs/sessions.md §4). */
+void
+move_queue (Oracle   *o,
+            OSession *from,
+            OSession *to)
+{
+  while (from != NULL && from->queue->len > 0)
+    {
+      OQueued *q = g_ptr_array_steal_index (from->queue, 0);
+
+      oracle_log (o, "  model: queued message %s of S%u waits in S%u", q->id != NULL ? q->id : "?", from->n, to->n);
+      g_clear_pointer (&q->id, g_free);
+      g_ptr_array_add (to->queue, q);
+    }
+}
+
 OSendResult
 oracle_new_version (Oracle   *o,
                     OSession *shown_in,
@@ -530,6 +550,7 @@ oracle_new_version (Oracle   *o,
       o->compact_keep = 1;
       o->deferred_input = input;
       o->deferred_in_child = in_child;
+      o->deferred_queue_from = of == own_latest ? shown_in : NULL;
       r.outcome = OSEND_TURN;
       return r;
     }
@@ -543,6 +564,8 @@ oracle_new_version (Oracle   *o,
   r.outcome = OSEND_TURN;
   r.turn = make_turn (o, b, input, 0);
   r.turn->in_child = in_child;
+  if (of == own_latest)
+    move_queue (o, shown_in, b);
   return r;
 }
 

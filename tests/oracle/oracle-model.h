@@ -264,6 +264,7 @@ struct _Oracle
   guint       compact_keep;
   OMsg       *deferred_input;   /* Compact and Continue: sent once the summary is made */
   gboolean    deferred_in_child;
+  OSession   *deferred_queue_from; /* whose queue goes on to the deferred turn's session */
   guint       n_title_requests;
   guint       n_summary_requests;
   guint       n_model_calls;

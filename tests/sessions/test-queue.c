@@ -563,6 +563,101 @@ test_only_if_busy_leaves_a_settled_session_alone (Fixture       *f,
   g_assert_cmpuint (events->len, ==, 1);
 }
 
+static gint
+move_queue (Fixture    *f,
+            const char *from,
+            const char *replaced,
+            const char *to)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  gint moved;
+
+  natter_sessions_move_queue_async (f->sessions, from, replaced, to, natter_test_result_cb, &result);
+  moved = natter_sessions_move_queue_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return moved;
+}
+
+static char *
+fork_at (Fixture    *f,
+         const char *sid,
+         const char *turn_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *fork;
+
+  natter_sessions_fork_async (f->sessions, sid, turn_id, "Version", NULL, natter_test_result_cb, &result);
+  fork = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return fork;
+}
+
+/* Messages queued behind an answer that was stopped (or failed) wait
+ * behind its new try: moved in the order queued, each once, with new
+ * ids, sent there as that answer completes; the version left behind
+ * keeps its stopped turn and no queue. A new try of an earlier message
+ * moves nothing. */
+static void
+test_moves_to_the_new_try (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *zero = NULL;
+  g_autofree char *failed = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *retried = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_STEP_HOLD,
+                               NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  zero = send_text (f, sid, "zero");
+  wait_settled (f, sid, 1, "completed");
+  failed = send_text (f, sid, "first");
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
+  a = queue (f, sid, "A", TRUE);
+  b = queue (f, sid, "B", TRUE);
+  natter_sessions_stop_turn_async (f->sessions, failed, NULL, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_stop_turn_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  wait_settled (f, sid, 2, "cancelled");
+  g_assert_cmpuint (n_queued (f, sid), ==, 2);
+
+  /* A new version of the first message is no new try of the failed one. */
+  version = fork_at (f, sid, zero);
+  g_assert_cmpint (move_queue (f, sid, zero, version), ==, 0);
+  g_assert_cmpuint (n_queued (f, sid), ==, 2);
+  g_assert_cmpuint (n_queued (f, version), ==, 0);
+
+  retried = send_text (f, version, "first");
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
+  g_assert_cmpint (move_queue (f, sid, failed, version), ==, 2);
+  g_assert_cmpuint (n_queued (f, sid), ==, 0);
+  state = natter_test_sessions_get (f, version);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_queued (state, 0)->message, "content"),
+                   ==, "A");
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_queued (state, 1)->message, "content"),
+                   ==, "B");
+  g_assert_cmpstr (natter_session_state_get_queued (state, 0)->queue_id, !=, a);
+
+  /* Moved again, nothing is left to move. */
+  g_assert_cmpint (move_queue (f, sid, failed, version), ==, 0);
+
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, version, 3, "completed");
+  assert_turn (f, version, 0, "first", "");
+  assert_turn (f, version, 1, "A", natter_session_state_get_queued (state, 0)->queue_id);
+  assert_turn (f, version, 2, "B", natter_session_state_get_queued (state, 1)->queue_id);
+  g_assert_cmpuint (n_queued (f, version), ==, 0);
+  wait_settled (f, sid, 2, "cancelled");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -582,6 +677,7 @@ main (int   argc,
   ADD ("edit-and-remove", test_edit_and_remove);
   ADD ("concurrent-queue-and-send-serialize-under-the-session-lock", test_concurrent_queue_and_send_serialize);
   ADD ("only-if-busy-leaves-a-settled-session-alone", test_only_if_busy_leaves_a_settled_session_alone);
+  ADD ("moves-to-the-new-try", test_moves_to_the_new_try);
 #undef ADD
 
   return g_test_run ();

@@ -261,6 +261,74 @@ stop_with_queue (const char *response,
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+} Shown;
+
+static gboolean
+shows_another (gpointer data)
+{
+  Shown *s = data;
+
+  return s->window->conversation.session_id != NULL &&
+         g_strcmp0 (s->window->conversation.session_id, s->session_id) != 0;
+}
+
+/* Try Again on a stopped answer with a message waiting behind it: the
+ * message waits behind the new try, in the version the window opens,
+ * and is sent there once that answer completes; the version left behind
+ * holds it no longer. */
+static void
+test_try_again_takes_the_queue (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Again");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *version = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+  TurnsWait stopped = { u, session_id, 1, "cancelled" };
+  TurnsWait answered = { u, NULL, 2, "completed" };
+  Shown left = { NULL, session_id };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_STEP_HOLD,
+                            NATTER_FAKE_TEXT_STEP, NULL);
+  window = ui_window_new (app, u);
+  left.window = window;
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Long answer");
+  ui_wait_model_held (u);
+  ui_wait_until (composer_running, window);
+  type_and_enter (window, "Afterwards");
+  wait_queue (window, 1, "Afterwards");
+  g_signal_emit_by_name (natter_window_get_composer (window), "stop");
+  answer_dialog ("Stop the Answer?", "keep", NULL);
+  ui_wait_until (turns_settled, &stopped);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.try-again", "s", turn_id));
+  ui_wait_model_held (u);
+  ui_wait_until (shows_another, &left);
+  version = g_strdup (window->conversation.session_id);
+  wait_queue (window, 1, "Afterwards");
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 0);
+
+  natter_fake_model_release (u->w->fakes->model);
+  answered.session_id = version;
+  ui_wait_until (turns_settled, &answered);
+  wait_queue (window, 0, NULL);
+  g_clear_pointer (&state, natter_session_state_unref);
+  state = ui_get_session (u, version);
+  assert_turn_input (u, state, 0, "Long answer");
+  assert_turn_input (u, state, 1, "Afterwards");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static void
 test_stop_asks_keep_queue (void)
 {
@@ -696,6 +764,7 @@ main (int   argc,
   g_test_add_func ("/queue/typing-and-queueing-while-streaming", test_typing_and_queueing_while_streaming);
   g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
   g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
+  g_test_add_func ("/queue/try-again-takes-the-queue", test_try_again_takes_the_queue);
   g_test_add_func ("/queue/stop-question-clear", test_stop_question_clear);
   g_test_add_func ("/queue/stop-question-keep", test_stop_question_keep);
   g_test_add_func ("/queue/stop-question-cancel", test_stop_question_cancel);

@@ -90,6 +90,8 @@ natter_send_result_copy (const NatterSendResult *result)
   copy->created = result->created;
   copy->compaction_id = g_strdup (result->compaction_id);
   copy->compaction_error = result->compaction_error != NULL ? g_error_copy (result->compaction_error) : NULL;
+  copy->n_moved = result->n_moved;
+  copy->move_error = result->move_error != NULL ? g_error_copy (result->move_error) : NULL;
   return copy;
 }
 
@@ -107,6 +109,7 @@ natter_send_result_free (NatterSendResult *result)
   g_free (result->queue_id);
   g_free (result->compaction_id);
   g_clear_error (&result->compaction_error);
+  g_clear_error (&result->move_error);
   g_free (result);
 }
 
@@ -485,6 +488,20 @@ static void send_or_queue (GTask *task);
 static void compact_then_send (GTask *task);
 
 static void
+queue_moved_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  SendState *state = state_of (task);
+  gint moved;
+
+  moved = natter_sessions_move_queue_finish (NATTER_SESSIONS (object), result, &state->result->move_error);
+  state->result->n_moved = MAX (moved, 0);
+  succeed (task);
+}
+
+static void
 sent_cb (GObject      *object,
          GAsyncResult *result,
          gpointer      user_data)
@@ -497,6 +514,17 @@ sent_cb (GObject      *object,
   if (state->result->turn_id == NULL)
     {
       fail (task, error);
+      return;
+    }
+  /* Messages typed behind an answer that failed or was stopped waited
+   * for the person; trying that message again (or editing it) is their
+   * answer, and the messages wait behind the new try instead of staying
+   * behind the old one, unseen in the version left behind. */
+  if (state->version_owner != NULL && state->origin != NULL)
+    {
+      natter_sessions_move_queue_async (NATTER_SESSIONS (object), state->origin,
+                                        natter_message_request_get_version_of (state->request),
+                                        state->result->session_id, queue_moved_cb, task);
       return;
     }
   succeed (task);

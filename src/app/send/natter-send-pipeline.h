@@ -30,6 +30,12 @@ G_BEGIN_DECLS
  * @compaction_error: (nullable): why the automatic compaction before the
  *   message failed; the message was sent all the same, with the whole
  *   conversation. A notice, said once per conversation.
+ * @n_moved: how many queued messages went on to wait in a new version
+ *   (docs/sessions.md §4): those that waited behind the answer it tries
+ *   again
+ * @move_error: (nullable): why queued messages could not all go on to
+ *   the new version; they wait where they were (a notice: the message was
+ *   sent)
  *
  * What became of a message (natter_send_pipeline_send_finish()).
  */
@@ -41,6 +47,8 @@ typedef struct
   gboolean  created;
   char     *compaction_id;
   GError   *compaction_error;
+  guint     n_moved;
+  GError   *move_error;
 } NatterSendResult;
 
 GType             natter_send_result_get_type (void) G_GNUC_CONST;

@@ -309,7 +309,8 @@ JsonNode           *natter_sessions_compaction_copy           (NatterSessions   
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
 /* natter-sessions-turns.c */
-void                natter_sessions_take_oldest_queued  (NatterSessionState  *state,
+void                natter_sessions_take_queued         (NatterSessionState  *state,
+                                                         guint                index,
                                                          char               **out_queue_id,
                                                          JsonObject         **inout_input,
                                                          NatterSendOptions  **inout_options);

@@ -419,3 +419,235 @@ natter_sessions_remove_queued_message_finish (NatterSessions  *self,
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+/* move_queue (docs/sessions.md §4) */
+
+typedef struct
+{
+  char              *queue_id;  /* in the session it leaves */
+  JsonObject        *input;
+  NatterSendOptions *options;
+  char              *copy_id;   /* in the session it goes to, once queued there */
+} MovedMessage;
+
+static void
+moved_message_free (MovedMessage *message)
+{
+  g_free (message->queue_id);
+  g_clear_pointer (&message->input, json_object_unref);
+  g_clear_pointer (&message->options, natter_send_options_free);
+  g_free (message->copy_id);
+  g_free (message);
+}
+
+typedef struct
+{
+  char      *from;
+  char      *replaced_turn_id;
+  char      *to;
+  GPtrArray *messages;  /* MovedMessage */
+  guint      next;
+  guint      moved;
+} MoveData;
+
+static void
+move_data_free (MoveData *data)
+{
+  g_free (data->from);
+  g_free (data->replaced_turn_id);
+  g_free (data->to);
+  g_clear_pointer (&data->messages, g_ptr_array_unref);
+  g_free (data);
+}
+
+static void move_next (GTask *task);
+
+static MovedMessage *
+move_current (GTask *task)
+{
+  MoveData *data = g_task_get_task_data (task);
+
+  return g_ptr_array_index (data->messages, data->next);
+}
+
+static void
+copy_removed_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  MoveData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  /* Gone from where it was (sent or removed meanwhile), it goes nowhere
+   * else. A copy already sent there cannot be taken back; it is said. */
+  if (!natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (object), result, &error))
+    g_debug ("A queued message left %s while it moved to %s: %s", data->from, data->to, error->message);
+  data->next++;
+  move_next (g_steal_pointer (&task));
+}
+
+static void
+original_removed_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  MoveData *data = g_task_get_task_data (task);
+  MovedMessage *message = move_current (task);
+  GError *error = NULL;
+
+  if (natter_sessions_remove_queued_message_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      data->moved++;
+      data->next++;
+      move_next (g_steal_pointer (&task));
+      return;
+    }
+  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+    {
+      g_error_free (error);
+      natter_sessions_remove_queued_message_async (NATTER_SESSIONS (object), data->to, message->copy_id, NULL,
+                                                   copy_removed_cb, g_steal_pointer (&task));
+      return;
+    }
+  /* The message now waits in both: never in neither. */
+  g_task_return_error (task, error);
+}
+
+static void
+copy_queued_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  MoveData *data = g_task_get_task_data (task);
+  MovedMessage *message = move_current (task);
+  GError *error = NULL;
+
+  message->copy_id = natter_sessions_queue_message_finish (NATTER_SESSIONS (object), result, &error);
+  if (message->copy_id == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  natter_sessions_remove_queued_message_async (NATTER_SESSIONS (object), data->from, message->queue_id, NULL,
+                                               original_removed_cb, g_steal_pointer (&task));
+}
+
+/* One message at a time, oldest first, so that they wait in the new
+ * session in the order they were queued. Each is queued there before it
+ * leaves: a crash between the two writes leaves it in both queues, each
+ * shown, rather than in neither. */
+static void
+move_next (GTask *task)
+{
+  MoveData *data = g_task_get_task_data (task);
+  MovedMessage *message;
+
+  if (data->next == data->messages->len)
+    {
+      g_task_return_int (task, data->moved);
+      g_object_unref (task);
+      return;
+    }
+  message = move_current (task);
+  natter_sessions_queue_message_async (g_task_get_source_object (task), data->to, message->input, message->options,
+                                       FALSE, NULL, copy_queued_cb, task);
+}
+
+static void
+move_from_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  GTask *task = user_data;
+  MoveData *data = g_task_get_task_data (task);
+  g_autoptr(NatterSessionState) state = NULL;
+  GError *error = NULL;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (state == NULL)
+    {
+      g_task_return_error (task, error);
+      g_object_unref (task);
+      return;
+    }
+  /* Only the answer the queue waited behind hands it on. */
+  data->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) moved_message_free);
+  if (g_strcmp0 (natter_session_state_get_latest_turn_id (state), data->replaced_turn_id) == 0)
+    for (guint i = 0; i < natter_session_state_get_n_queued (state); i++)
+      {
+        MovedMessage *message = g_new0 (MovedMessage, 1);
+
+        natter_sessions_take_queued (state, i, &message->queue_id, &message->input, &message->options);
+        g_ptr_array_add (data->messages, message);
+      }
+  move_next (task);
+}
+
+/**
+ * natter_sessions_move_queue_async:
+ * @self: the service
+ * @from: the session whose latest turn a new version replaced
+ * @replaced_turn_id: that turn: the message's turn the new version sends
+ *   again or edited
+ * @to: the new version
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Hands the queue of @from on to @to (docs/sessions.md §4): the messages
+ * typed behind an answer that failed or was stopped wait behind its new
+ * try instead. Only when @replaced_turn_id is still @from's latest turn;
+ * else nothing is written. Each pending message, oldest first, is queued
+ * in @to with its options (`message_queued`), then removed from @from
+ * (`queued_message_removed`), each under its session's lock; one that
+ * left @from meanwhile is taken out of @to again. Not cancellable: once
+ * begun, the move ends.
+ */
+void
+natter_sessions_move_queue_async (NatterSessions      *self,
+                                  const char          *from,
+                                  const char          *replaced_turn_id,
+                                  const char          *to,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  GTask *task;
+  MoveData *data;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (from != NULL && replaced_turn_id != NULL && to != NULL);
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_move_queue_async);
+  data = g_new0 (MoveData, 1);
+  data->from = g_strdup (from);
+  data->replaced_turn_id = g_strdup (replaced_turn_id);
+  data->to = g_strdup (to);
+  g_task_set_task_data (task, data, (GDestroyNotify) move_data_free);
+  natter_sessions_get_session_async (self, from, NULL, move_from_read_cb, task);
+}
+
+/**
+ * natter_sessions_move_queue_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: how many messages now wait in the new version (0 when
+ *   nothing was queued or the turn was no longer the latest); or -1 with
+ *   the error of the read (%NATTER_SESSION_ERROR_NOT_FOUND,
+ *   %NATTER_SESSION_ERROR_CORRUPT) or of the write that failed, the
+ *   messages before it moved and the one it was about waiting in both
+ */
+gint
+natter_sessions_move_queue_finish (NatterSessions  *self,
+                                   GAsyncResult    *result,
+                                   GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), -1);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_move_queue_async, -1);
+
+  return (gint) g_task_propagate_int (G_TASK (result), error);
+}

@@ -42,6 +42,15 @@ void      natter_sessions_remove_queued_message_async   (NatterSessions         
 gboolean  natter_sessions_remove_queued_message_finish  (NatterSessions          *self,
                                                          GAsyncResult            *result,
                                                          GError                 **error);
+void      natter_sessions_move_queue_async              (NatterSessions          *self,
+                                                         const char              *from,
+                                                         const char              *replaced_turn_id,
+                                                         const char              *to,
+                                                         GAsyncReadyCallback      callback,
+                                                         gpointer                 user_data);
+gint      natter_sessions_move_queue_finish             (NatterSessions          *self,
+                                                         GAsyncResult            *result,
+                                                         GError                 **error);
 
 void      natter_sessions_hold_queue                    (NatterSessions          *self,
                                                          const char              *session_id);

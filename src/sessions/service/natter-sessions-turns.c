@@ -398,7 +398,7 @@ send_latest_read (GTask           *task,
       {
         data->after_promotion = not_settled (data->base.session_id, latest,
                                              "followed by queued messages, the oldest of which is sent now");
-        natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+        natter_sessions_take_queued (data->base.state, 0, &data->promoted, &data->input, &data->options);
       }
   }
   send_create_turn (task);
@@ -519,26 +519,28 @@ options_from_json (JsonObject *object)
   return options;
 }
 
-/* The oldest pending message of @state, as what a send takes: its id, a
- * copy of its message and its options (replacing what the pointers held). */
+/* The pending message @index of @state (0: the oldest), as what a send
+ * takes: its id, a copy of its message and its options (replacing what
+ * the pointers held). */
 void
-natter_sessions_take_oldest_queued (NatterSessionState  *state,
-                                    char               **out_queue_id,
-                                    JsonObject         **inout_input,
-                                    NatterSendOptions  **inout_options)
+natter_sessions_take_queued (NatterSessionState  *state,
+                             guint                index,
+                             char               **out_queue_id,
+                             JsonObject         **inout_input,
+                             NatterSendOptions  **inout_options)
 {
-  const NatterSessionQueuedMessage *oldest = natter_session_state_get_queued (state, 0);
+  const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, index);
   g_autoptr(JsonNode) message = json_node_new (JSON_NODE_OBJECT);
   g_autoptr(JsonNode) copy = NULL;
 
-  json_node_set_object (message, oldest->message);
+  json_node_set_object (message, queued->message);
   copy = json_node_copy (message);
   g_free (*out_queue_id);
-  *out_queue_id = g_strdup (oldest->queue_id);
+  *out_queue_id = g_strdup (queued->queue_id);
   g_clear_pointer (inout_input, json_object_unref);
   *inout_input = json_object_ref (json_node_get_object (copy));
   g_clear_pointer (inout_options, natter_send_options_free);
-  *inout_options = options_from_json (oldest->options);
+  *inout_options = options_from_json (queued->options);
 }
 
 static void
@@ -659,7 +661,7 @@ promote_latest_read (GTask           *task,
       promote_nothing (task);
       return;
     }
-  natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+  natter_sessions_take_queued (data->base.state, 0, &data->promoted, &data->input, &data->options);
   send_create_turn (task);
 }
 
@@ -678,7 +680,7 @@ promote_session_read (GTask *task)
     }
   if (latest == NULL)
     {
-      natter_sessions_take_oldest_queued (data->base.state, &data->promoted, &data->input, &data->options);
+      natter_sessions_take_queued (data->base.state, 0, &data->promoted, &data->input, &data->options);
       send_create_turn (task);
       return;
     }
