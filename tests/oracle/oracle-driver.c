@@ -256,11 +256,19 @@ waits_for_natter (OracleDriver *d,
   return waits_for_person (d, t) && natter_can_continue (t);
 }
 
+/* A turn given alone is tried again in the one conversation that holds
+ * it among those not listed damaged (docs/sessions.md §3): of a damaged
+ * conversation that was recovered, that is the copy when the copy names
+ * the turn rather than copying it, which the model leaves open
+ * (oracle_recover()). Such a turn is not given alone. */
 static gboolean
 retried_by_natter (OracleDriver *d,
                    OTurn        *t)
 {
-  return oracle_turn_terminal (t) && !t->damaged && natter_can_continue (t);
+  OTurn *owner_latest = oracle_latest_own (t->owner);
+
+  return oracle_turn_terminal (t) && !t->damaged && natter_can_continue (t) &&
+         !(t->owner->no_versions && owner_latest != NULL && owner_latest->damaged);
 }
 
 static gboolean
