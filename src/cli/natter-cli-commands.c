@@ -491,9 +491,9 @@ natter_cli_command_title (Run *run)
                        natter_cli_tr (run, "A title cannot hold line breaks, tabs or other control characters"));
       return;
     }
-  run->boolean_finish = natter_sessions_set_title_finish;
-  natter_sessions_set_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
-                                   g_task_get_cancellable (run->task), boolean_done_cb, run);
+  run->boolean_finish = natter_sessions_set_conversation_title_finish;
+  natter_sessions_set_conversation_title_async (natter_services_get_sessions (run->services), run->args[0], run->text,
+                                                g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
 void

@@ -69,7 +69,7 @@ set_title_cb (GObject      *source,
   g_autoptr(NatterWindow) self = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!natter_sessions_set_title_finish (NATTER_SESSIONS (source), result, &error) &&
+  if (!natter_sessions_set_conversation_title_finish (NATTER_SESSIONS (source), result, &error) &&
       !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _natter_window_show_error (self, NULL, _("The conversation was not renamed"), error, NULL);
 }
@@ -93,8 +93,8 @@ rename_response_cb (NatterNameDialog *dialog,
 
   if (g_strcmp0 (response, "accept") != 0 || title == NULL)
     return;
-  natter_sessions_set_title_async (self->sessions, session_id, title, self->cancellable,
-                                   set_title_cb, g_object_ref (self));
+  natter_sessions_set_conversation_title_async (self->sessions, session_id, title, self->cancellable,
+                                                set_title_cb, g_object_ref (self));
 }
 
 /* Checked as it is typed with the session layer's own rule, so that a

@@ -386,6 +386,60 @@ test_families_edit_of_an_edit (Fixture       *f,
   g_assert_cmpuint (natter_session_families_get_n_versions (families, inner), ==, 4);
 }
 
+/* A rename names the conversation the lists show: every version takes
+ * it, the one renamed first, whichever is the most recently active; a
+ * branch made on purpose keeps its own title. */
+static void
+test_families_renamed_together (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *original = natter_test_sessions_create_titled (f, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *apart = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  g_auto(GStrv) members = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
+  edit = version_at (f, original, NULL);
+  again = version_at (f, edit, NULL);
+  apart = fork_at (f, original, first);
+  set_title (f, apart, "Dinner");
+  natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
+  g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));
+
+  families = natter_session_families_new (G_LIST_MODEL (f->index));
+  members = natter_session_families_dup_members (families, original);
+  g_assert_cmpuint (g_strv_length (members), ==, 3);
+  g_assert_cmpstr (members[0], ==, original);
+  g_assert_true (g_strv_contains ((const char *const *) members, edit));
+  g_assert_true (g_strv_contains ((const char *const *) members, again));
+
+  /* Renamed on a version that is not the one the lists show. */
+  natter_sessions_set_conversation_title_async (f->sessions, original, "Supper", NULL, natter_test_result_cb,
+                                                &result);
+  g_assert_true (natter_sessions_set_conversation_title_finish (f->sessions,
+                                                                natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  for (guint i = 0; members[i] != NULL; i++)
+    {
+      g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, members[i]);
+
+      g_assert_cmpstr (natter_session_state_get_title (state), ==, "Supper");
+      g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->index, members[i])),
+                       ==, "Supper");
+    }
+  {
+    g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, apart);
+
+    g_assert_cmpstr (natter_session_state_get_title (state), ==, "Dinner");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -401,6 +455,7 @@ main (int   argc,
   ADD ("/versions/families/fork-with-parents-title", test_families_fork_with_parents_title);
   ADD ("/versions/families/renamed-version", test_families_renamed_version);
   ADD ("/versions/families/edit-of-an-edit", test_families_edit_of_an_edit);
+  ADD ("/versions/families/renamed-together", test_families_renamed_together);
 #undef ADD
 
   return g_test_run ();

@@ -189,3 +189,98 @@ test_sidebar_lists_conversation_once (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+static AdwMessageDialog *
+rename_dialog (GtkWindow *parent)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_window_get_transient_for (toplevel) == parent &&
+          gtk_widget_get_mapped (GTK_WIDGET (toplevel)))
+        return ADW_MESSAGE_DIALOG (toplevel);
+    }
+  return NULL;
+}
+
+static gboolean
+rename_dialog_shown (gpointer window)
+{
+  return rename_dialog (window) != NULL;
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  UiWorld      *u;
+  const char   *head;
+  const char   *other;
+  const char   *title;
+} RenameWait;
+
+/* The row (of the version most recently active) and both versions say
+ * the title. */
+static gboolean
+renamed_everywhere (gpointer data)
+{
+  RenameWait *w = data;
+  NatterSessionRow *row = ui_find_session_row (w->window, w->head);
+
+  return row != NULL && g_strcmp0 (natter_session_row_get_title (row), w->title) == 0 &&
+         g_strcmp0 (natter_session_index_entry_get_title (natter_session_index_lookup (w->u->index, w->head)),
+                    w->title) == 0 &&
+         g_strcmp0 (natter_session_index_entry_get_title (natter_session_index_lookup (w->u->index, w->other)),
+                    w->title) == 0;
+}
+
+/* Rename on a version that is not the one the list shows: the list's
+ * row, the header and every version take the new title (the row shows
+ * the most recently active version, whichever was renamed). */
+void
+test_rename_names_every_version (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  NatterWindow *window;
+  AdwMessageDialog *dialog;
+  RenameWait wait = { NULL, u, NULL, original, "Supper" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  /* A version of the first message, made as Edit makes it. */
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
+    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+    g_assert_no_error (error);
+  }
+  edited = ui_send (u, edit, "What to cook tonight?");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  wait.window = window;
+  wait.head = edit;
+  g_assert_true (natter_window_open_session (window, original));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", NULL));
+  ui_wait_until (rename_dialog_shown, window);
+  dialog = rename_dialog (GTK_WINDOW (window));
+  gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Supper");
+  adw_message_dialog_response (dialog, "accept");
+  ui_wait_until (renamed_everywhere, &wait);
+  ui_settle ();
+  g_assert_cmpstr (adw_window_title_get_title (window->window_title), ==, "Supper");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

@@ -70,6 +70,7 @@ void test_try_again_not_a_branch (void);
 void test_grown_row_stays_whole (void);
 /* test-versions-sidebar.c */
 void test_sidebar_lists_conversation_once (void);
+void test_rename_names_every_version (void);
 /* test-versions-model.c */
 void test_edit_keeps_model (void);
 void test_try_again_keeps_model (void);

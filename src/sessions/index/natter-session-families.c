@@ -322,6 +322,43 @@ natter_session_families_get_head (NatterSessionFamilies *self,
 }
 
 /**
+ * natter_session_families_dup_members:
+ * @self: families
+ * @session_id: a session of the index
+ *
+ * The sessions of @session_id's family that can be written to: the
+ * original and its versions, @session_id first, without another device's
+ * copies (docs/format.md §9.1: a copy is never written). What the lists
+ * show as one conversation is renamed as one (docs/sessions.md §13).
+ *
+ * Returns: (transfer full): the ids; empty for a session the index did
+ *   not have
+ */
+GStrv
+natter_session_families_dup_members (NatterSessionFamilies *self,
+                                     const char            *session_id)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  Family *family = lookup (self, session_id);
+  GHashTableIter iter;
+  gpointer key;
+  gpointer value;
+
+  if (family == NULL)
+    {
+      if (lone_member (self, session_id) != NULL)
+        g_strv_builder_add (builder, session_id);
+      return g_strv_builder_end (builder);
+    }
+  g_strv_builder_add (builder, session_id);
+  g_hash_table_iter_init (&iter, self->families);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (value == family && g_strcmp0 (key, session_id) != 0 && !natter_sync_conflict_is_candidate (key))
+      g_strv_builder_add (builder, key);
+  return g_strv_builder_end (builder);
+}
+
+/**
  * natter_session_families_get_original:
  * @self: families
  * @session_id: a session of the index

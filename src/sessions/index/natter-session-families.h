@@ -19,6 +19,8 @@ const char            *natter_session_families_get_head       (NatterSessionFami
                                                                const char            *session_id);
 const char            *natter_session_families_get_original   (NatterSessionFamilies *self,
                                                                const char            *session_id);
+GStrv                  natter_session_families_dup_members    (NatterSessionFamilies *self,
+                                                               const char            *session_id);
 guint                  natter_session_families_get_n_versions (NatterSessionFamilies *self,
                                                                const char            *session_id);
 gboolean               natter_session_families_is_head        (NatterSessionFamilies *self,

@@ -12,6 +12,7 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-runtime-error.h"
+#include "natter-session-families.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
@@ -680,6 +681,136 @@ natter_sessions_set_title_finish (NatterSessions  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_set_title_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* set_conversation_title */
+
+typedef struct
+{
+  GStrv   members;
+  guint   next;
+  char   *title;
+  GError *first_error;
+} ConversationTitle;
+
+static void
+conversation_title_free (ConversationTitle *data)
+{
+  g_strfreev (data->members);
+  g_free (data->title);
+  g_clear_error (&data->first_error);
+  g_free (data);
+}
+
+static void conversation_title_next (GTask *task);
+
+static void
+member_titled_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  GTask *task = user_data;
+  ConversationTitle *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  /* A version that cannot take it now (its answer written on another
+   * device, its file damaged) keeps the others from nothing. */
+  if (!natter_sessions_set_title_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      if (data->first_error == NULL)
+        data->first_error = error;
+      else
+        g_error_free (error);
+    }
+  data->next++;
+  conversation_title_next (task);
+}
+
+static void
+conversation_title_next (GTask *task)
+{
+  ConversationTitle *data = g_task_get_task_data (task);
+
+  if (data->members[data->next] == NULL)
+    {
+      if (data->first_error != NULL)
+        g_task_return_error (task, g_steal_pointer (&data->first_error));
+      else
+        g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+      return;
+    }
+  natter_sessions_set_title_async (g_task_get_source_object (task), data->members[data->next], data->title,
+                                   g_task_get_cancellable (task), member_titled_cb, task);
+}
+
+/**
+ * natter_sessions_set_conversation_title_async:
+ * @self: the service
+ * @session_id: a session: the version shown
+ * @title: the new title, as natter_sessions_set_title_async() takes it
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Renames a conversation as the lists show it (docs/sessions.md §13):
+ * @session_id and every other version of its family
+ * (natter_session_families_dup_members()), one after another, each a
+ * natter_sessions_set_title_async() under its own lock, @session_id
+ * first. A version that refuses the title does not stop the others.
+ */
+void
+natter_sessions_set_conversation_title_async (NatterSessions      *self,
+                                              const char          *session_id,
+                                              const char          *title,
+                                              GCancellable        *cancellable,
+                                              GAsyncReadyCallback  callback,
+                                              gpointer             user_data)
+{
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  ConversationTitle *data;
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL && title != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_set_conversation_title_async);
+  families = natter_session_families_new (G_LIST_MODEL (natter_sessions_list_sessions (self)));
+  data = g_new0 (ConversationTitle, 1);
+  data->members = natter_session_families_dup_members (families, session_id);
+  /* A session the index does not list yet is still renamed, or refused
+   * by the service in its own words. */
+  if (data->members[0] == NULL)
+    {
+      g_strfreev (data->members);
+      data->members = g_strdupv ((char *[]) { (char *) session_id, NULL });
+    }
+  data->title = g_strdup (title);
+  g_task_set_task_data (task, data, (GDestroyNotify) conversation_title_free);
+  conversation_title_next (task);
+}
+
+/**
+ * natter_sessions_set_conversation_title_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when every version took the title; else %FALSE with
+ *   the first error of natter_sessions_set_title_finish() (the versions
+ *   that took it keep it)
+ */
+gboolean
+natter_sessions_set_conversation_title_finish (NatterSessions  *self,
+                                               GAsyncResult    *result,
+                                               GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_set_conversation_title_async,
+                        FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }

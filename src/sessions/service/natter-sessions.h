@@ -230,6 +230,15 @@ void                natter_sessions_set_title_async              (NatterSessions
 gboolean            natter_sessions_set_title_finish             (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_set_conversation_title_async  (NatterSessions      *self,
+                                                                   const char          *session_id,
+                                                                   const char          *title,
+                                                                   GCancellable        *cancellable,
+                                                                   GAsyncReadyCallback  callback,
+                                                                   gpointer             user_data);
+gboolean            natter_sessions_set_conversation_title_finish (NatterSessions      *self,
+                                                                   GAsyncResult        *result,
+                                                                   GError             **error);
 
 void                natter_sessions_delete_session_async         (NatterSessions      *self,
                                                                   const char          *session_id,
