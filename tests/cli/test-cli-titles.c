@@ -128,7 +128,8 @@ test_auto_title_after_resume (Fixture       *f,
  * answered still has the title its first message derived, so it is
  * named (one title request), and `sessions` lists the conversation
  * under the model's title. A conversation renamed before its `retry`
- * keeps the user's title. */
+ * keeps the user's title, and one renamed on an older version is listed
+ * under it. */
 static void
 test_auto_title_after_retries (Fixture       *f,
                                gconstpointer  data)
@@ -178,6 +179,15 @@ test_auto_title_after_retries (Fixture       *f,
   g_clear_pointer (&title, g_free);
   title = listed_title (f, renamed_version);
   g_assert_cmpstr (title, ==, "Mine");
+
+  /* Renamed on its first, failed version, the conversation is listed
+   * under the new title: every version took it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Both");
+  g_assert_cmpint (r.status, ==, 0);
+  g_clear_pointer (&title, g_free);
+  title = listed_title (f, version2);
+  g_assert_cmpstr (title, ==, "Both");
 }
 
 /* `send --no-auto-title` keeps the first line as the conversation's
