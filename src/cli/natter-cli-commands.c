@@ -614,15 +614,12 @@ show_turn_read_cb (GObject      *object,
                    gpointer      user_data)
 {
   Run *run = user_data;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(JsonArray) parts = NULL;
   JsonObject *summary;
   GError *error = NULL;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (object), result, &error);
   if (state == NULL && g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
     {
       /* Not damage: the turn is on its way from another device

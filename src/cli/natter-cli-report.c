@@ -195,13 +195,10 @@ report_read_cb (GObject      *object,
                 gpointer      user_data)
 {
   Run *run = user_data;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   GError *error = NULL;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (events != NULL)
-    state = natter_turn_reduce (events, &error);
+  state = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (object), result, &error);
   if (state == NULL)
     {
       natter_cli_fail_error (run, error);

@@ -14,6 +14,7 @@
 
 #include "natter-session-default-title.h"
 #include "natter-session-error.h"
+#include "natter-json.h"
 #include "natter-plain-text.h"
 
 /**
@@ -86,37 +87,18 @@ natter_session_title_clean (const char *text)
  *
  * The text of a message, as the default title (docs/sessions.md §9.1
  * step 6) and the automatic title's request (docs/sessions.md §13) read
- * it: a string as it is, each text part followed by a newline; bytes
- * that are not UTF-8 made U+FFFD (g_utf8_make_valid()).
+ * it: a string as it is, each text part followed by a newline
+ * (natter_json_content_text()); bytes that are not UTF-8 made U+FFFD
+ * (g_utf8_make_valid()).
  *
  * Returns: (transfer full): the text; empty when @content has none
  */
 char *
 natter_session_message_text (JsonNode *content)
 {
-  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *text = natter_json_content_text (content, "\n");
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    g_string_append (text, json_node_get_string (content));
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-          JsonObject *object;
-
-          if (!JSON_NODE_HOLDS_OBJECT (part))
-            continue;
-          object = json_node_get_object (part);
-          if (g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL), "text") == 0)
-            g_string_append_printf (text, "%s\n",
-                                    json_object_get_string_member_with_default (object, "text", ""));
-        }
-    }
-  return g_utf8_make_valid (text->str, text->len);
+  return g_utf8_make_valid (text, -1);
 }
 
 /**

@@ -723,6 +723,56 @@ natter_json_loose_string (JsonObject *object,
 }
 
 /**
+ * natter_json_content_text:
+ * @content: (nullable): a message's `content` (docs/format.md §4.1): a
+ *   string, or an array of parts of which the `{type: "text", text}` ones
+ *   count
+ * @part_end: what follows each text part's text ("" to join them as
+ *   they are); not added after a string content
+ *
+ * The text of a message, the one reading of its `content` for every
+ * place that wants what a message says: a string as it is; of an array,
+ * the `text` of each part whose `type` is "text", in order, each followed
+ * by @part_end. Loose, as natter_json_loose_string(): a part that is not
+ * an object, or whose `type` or `text` is not a string, adds nothing, and
+ * a content that is neither a string nor an array has no text. The bytes
+ * are the message's own (not made valid UTF-8).
+ *
+ * Returns: (transfer full): the text; empty when @content has none
+ */
+char *
+natter_json_content_text (JsonNode   *content,
+                          const char *part_end)
+{
+  GString *text;
+
+  g_return_val_if_fail (part_end != NULL, NULL);
+
+  text = g_string_new (NULL);
+
+  if (content != NULL && is_value_of (content, G_TYPE_STRING))
+    g_string_append (text, json_node_get_string (content));
+  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
+    {
+      JsonArray *parts = json_node_get_array (content);
+
+      for (guint i = 0; i < json_array_get_length (parts); i++)
+        {
+          JsonNode *part = json_array_get_element (parts, i);
+          JsonObject *object = JSON_NODE_HOLDS_OBJECT (part) ? json_node_get_object (part) : NULL;
+          const char *part_text = natter_json_loose_string (object, "text");
+
+          if (g_strcmp0 (natter_json_loose_string (object, "type"), "text") == 0 && part_text != NULL)
+            {
+              g_string_append (text, part_text);
+              g_string_append (text, part_end);
+            }
+        }
+    }
+  return g_string_free (text, FALSE);
+}
+
+/**
  * natter_json_loose_object:
  * @object: (nullable): a JSON object from another program, or an
  *   optional part of a stored event

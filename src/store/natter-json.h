@@ -83,6 +83,8 @@ const char *natter_json_loose_string       (JsonObject   *object,
                                             const char   *member);
 JsonObject *natter_json_loose_object       (JsonObject   *object,
                                             const char   *member);
+char       *natter_json_content_text       (JsonNode     *content,
+                                            const char   *part_end);
 gboolean    natter_json_require_int        (JsonObject   *object,
                                             const char   *member,
                                             gint64       *out_value,

@@ -379,9 +379,6 @@ char *
 natter_turn_state_dup_final_text (NatterTurnState *state)
 {
   JsonObject *output;
-  JsonNode *content;
-  GString *text;
-  JsonArray *parts;
 
   g_return_val_if_fail (state != NULL, NULL);
 
@@ -390,20 +387,7 @@ natter_turn_state_dup_final_text (NatterTurnState *state)
     return NULL;
 
   output = json_object_get_object_member (state->terminal, "output");
-  content = json_object_get_member (output, "content");
-  if (JSON_NODE_HOLDS_VALUE (content))
-    return g_strdup (json_node_get_string (content));
-
-  text = g_string_new (NULL);
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonObject *part = json_array_get_object_element (parts, i);
-
-      if (g_str_equal (json_object_get_string_member (part, "type"), "text"))
-        g_string_append (text, json_object_get_string_member (part, "text"));
-    }
-  return g_string_free (text, FALSE);
+  return natter_json_content_text (json_object_get_member (output, "content"), "");
 }
 
 /* Accessors: model calls */

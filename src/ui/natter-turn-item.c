@@ -618,11 +618,10 @@ get_turn_cb (GObject      *source,
 {
   g_autoptr(NatterTurnItem) self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GArray) pending = NULL;
   NatterTurnState *state;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, &error);
+  state = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (source), result, &error);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
 
@@ -631,7 +630,6 @@ get_turn_cb (GObject      *source,
   g_array_set_clear_func (self->pending, (GDestroyNotify) pending_event_clear);
   set_loading (self, FALSE);
 
-  state = events != NULL ? natter_turn_reduce (events, &error) : NULL;
   if (state != NULL && self->state != NULL && self->error == NULL && pending->len == 0 &&
       natter_turn_state_get_n_events (state) == natter_turn_state_get_n_events (self->state))
     {

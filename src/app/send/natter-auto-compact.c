@@ -110,9 +110,7 @@ static NatterTurnState *
 turn_read_finish (GObject      *source,
                   GAsyncResult *result)
 {
-  g_autoptr(GPtrArray) events = natter_sessions_get_turn_finish (NATTER_SESSIONS (source), result, NULL);
-
-  return events != NULL ? natter_turn_reduce (events, NULL) : NULL;
+  return natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (source), result, NULL);
 }
 
 static void check_chain (GTask *task);

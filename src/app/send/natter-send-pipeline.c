@@ -862,11 +862,9 @@ fork_point_read_cb (GObject      *object,
 {
   GTask *task = user_data;
   SendState *state = state_of (task);
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) turn = NULL;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, NULL);
-  turn = events != NULL ? natter_turn_reduce (events, NULL) : NULL;
+  turn = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (object), result, NULL);
   /* Unreadable, the history is the send's to refuse, with its reason.
    * An imported fork point's model is a label unless the person has it
    * (natter_send_pipeline_get_continued_model()). */
@@ -1106,14 +1104,11 @@ version_turn_read_cb (GObject      *object,
   GTask *task = user_data;
   NatterSendPipeline *self = pipeline_of (task);
   SendState *state = state_of (task);
-  g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) turn = NULL;
   JsonObject *definition;
   GError *error = NULL;
 
-  events = natter_sessions_get_turn_finish (NATTER_SESSIONS (object), result, &error);
-  if (events != NULL)
-    turn = natter_turn_reduce (events, &error);
+  turn = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (object), result, &error);
   if (turn == NULL)
     {
       fail (task, error);

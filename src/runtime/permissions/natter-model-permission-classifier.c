@@ -74,47 +74,13 @@ natter_model_permission_classifier_build_request (JsonArray *calls)
   return request;
 }
 
-/* A string member of model-written JSON, or %NULL for anything else:
- * the answer is untrusted and may put any type anywhere. */
-static const char *
-string_member (JsonObject *object,
-               const char *name)
-{
-  JsonNode *node = json_object_get_member (object, name);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-/* The answer's text: a string content, or its text parts joined. */
+/* The answer's text: a string content, or its text parts joined. The
+ * answer is untrusted and may put any type anywhere: it is read loosely
+ * (natter_json_content_text(), natter_json_loose_string()). */
 static char *
 message_text (JsonObject *message)
 {
-  JsonNode *content = message != NULL ? json_object_get_member (message, "content") : NULL;
-  GString *text = g_string_new (NULL);
-
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    {
-      g_string_append (text, json_node_get_string (content));
-    }
-  else if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *part = json_array_get_element (parts, i);
-
-          if (JSON_NODE_HOLDS_OBJECT (part) &&
-              g_strcmp0 (string_member (json_node_get_object (part), "type"), "text") == 0 &&
-              string_member (json_node_get_object (part), "text") != NULL)
-            g_string_append (text, string_member (json_node_get_object (part), "text"));
-        }
-    }
-  return g_string_free (text, FALSE);
+  return natter_json_content_text (message != NULL ? json_object_get_member (message, "content") : NULL, "");
 }
 
 /**
@@ -175,8 +141,8 @@ natter_model_permission_classifier_parse_answer (JsonObject  *message,
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
       entry = json_node_get_object (node);
-      id = string_member (entry, "toolCallId");
-      verdict = string_member (entry, "decision");
+      id = natter_json_loose_string (entry, "toolCallId");
+      verdict = natter_json_loose_string (entry, "decision");
       if (id == NULL || verdict == NULL || !g_hash_table_remove (asked, id) ||
           (!g_str_equal (verdict, "allow") && !g_str_equal (verdict, "deny") &&
            !g_str_equal (verdict, "defer")))
@@ -185,8 +151,8 @@ natter_model_permission_classifier_parse_answer (JsonObject  *message,
       json_object_set_string_member (decision, "toolCallId", id);
       json_object_set_string_member (decision, "decision", verdict);
       json_object_set_string_member (decision, "reason",
-                                     string_member (entry, "reason") != NULL
-                                     ? string_member (entry, "reason") : "");
+                                     natter_json_loose_string (entry, "reason") != NULL
+                                     ? natter_json_loose_string (entry, "reason") : "");
       json_array_add_object_element (answer, decision);
     }
   return answer;

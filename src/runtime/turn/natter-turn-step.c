@@ -14,6 +14,7 @@
 #include "natter-turn-schema.h"
 #include "natter-turn-step.h"
 #include "natter-plain-text.h"
+#include "natter-json.h"
 
 static JsonObject *
 turn_config (NatterTurnState *state)
@@ -156,28 +157,9 @@ natter_turn_step_for_tool_call (NatterTurnState    *state,
 static gboolean
 has_text (JsonObject *message)
 {
-  JsonNode *content = json_object_get_member (message, "content");
-  JsonArray *parts;
+  g_autofree char *text = natter_json_content_text (json_object_get_member (message, "content"), "");
 
-  if (content != NULL && JSON_NODE_HOLDS_VALUE (content) &&
-      json_node_get_value_type (content) == G_TYPE_STRING)
-    return !natter_text_is_blank (json_node_get_string (content));
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
-    return FALSE;
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonNode *part = json_array_get_element (parts, i);
-      JsonObject *object;
-
-      if (!JSON_NODE_HOLDS_OBJECT (part))
-        continue;
-      object = json_node_get_object (part);
-      if (g_strcmp0 (json_object_get_string_member_with_default (object, "type", NULL), "text") == 0 &&
-          !natter_text_is_blank (json_object_get_string_member_with_default (object, "text", NULL)))
-        return TRUE;
-    }
-  return FALSE;
+  return !natter_text_is_blank (text);
 }
 
 /**

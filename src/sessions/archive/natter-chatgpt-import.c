@@ -355,15 +355,6 @@ append_placeholder (GString    *text,
   (*n_images)++;
 }
 
-static gboolean
-is_blank (const char *text)
-{
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    if (!g_unichar_isspace (g_utf8_get_char (p)))
-      return FALSE;
-  return TRUE;
-}
-
 /* What a message says: its text parts, one per paragraph, with a
  * placeholder where it had an image or another file, and the words of a
  * spoken message. Other contents (code for a tool, a tool's output,
@@ -397,7 +388,7 @@ message_text (JsonObject *message,
                      g_strcmp0 (part_type, "image_asset_pointer") == 0)
               append_placeholder (text, object, n_images);
           }
-        if (words != NULL && !is_blank (words))
+        if (words != NULL && !natter_text_is_blank (words))
           g_string_append_printf (text, "%s%s", text->len > 0 ? "\n\n" : "", words);
       }
   return g_string_free (text, FALSE);
@@ -524,7 +515,7 @@ exchanges_of (GPtrArray  *path,
     {
       Exchange *exchange = g_ptr_array_index (exchanges, i);
 
-      if (is_blank (exchange->text) && exchange->answer == NULL)
+      if (natter_text_is_blank (exchange->text) && exchange->answer == NULL)
         g_ptr_array_remove_index (exchanges, i);
     }
   return exchanges;

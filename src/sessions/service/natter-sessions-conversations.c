@@ -546,6 +546,30 @@ natter_sessions_get_turn_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/**
+ * natter_sessions_get_turn_reduced_finish:
+ * @self: the service
+ * @result: the #GAsyncResult of natter_sessions_get_turn_async()
+ * @error: return location for a #GError
+ *
+ * natter_sessions_get_turn_finish() and natter_turn_reduce() in one, for
+ * a caller of getTurn (docs/sessions.md §9) that wants the turn's state
+ * rather than its events.
+ *
+ * Returns: (transfer full) (nullable): the reduced turn; or %NULL with
+ *   the runtime's errors or those of natter_turn_reduce() (both
+ *   %NATTER_STORE_ERROR)
+ */
+NatterTurnState *
+natter_sessions_get_turn_reduced_finish (NatterSessions  *self,
+                                         GAsyncResult    *result,
+                                         GError         **error)
+{
+  g_autoptr(GPtrArray) events = natter_sessions_get_turn_finish (self, result, error);
+
+  return events != NULL ? natter_turn_reduce (events, error) : NULL;
+}
+
 /* set_title */
 
 typedef struct

@@ -148,6 +148,9 @@ void                natter_sessions_get_turn_async               (NatterSessions
 GPtrArray          *natter_sessions_get_turn_finish              (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+NatterTurnState    *natter_sessions_get_turn_reduced_finish      (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 
 void                natter_sessions_send_message_async           (NatterSessions      *self,
                                                                   const char          *session_id,
