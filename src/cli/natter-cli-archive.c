@@ -47,7 +47,7 @@ exported_cb (GObject      *object,
   text = natter_sessions_export_finish (NATTER_SESSIONS (object), result, &error);
   if (text == NULL)
     {
-      natter_cli_fail_error (run, error);
+      natter_cli_fail_turn_error (run, error, run->args[0]);
       return;
     }
   if (run->output == NULL)

@@ -634,7 +634,7 @@ show_turn_read_cb (GObject      *object,
     }
   if (state == NULL)
     {
-      natter_cli_fail_error (run, error);
+      natter_cli_fail_turn_error (run, error, natter_session_state_get_session_id (run->session));
       return;
     }
   summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state,

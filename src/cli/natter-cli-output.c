@@ -15,6 +15,7 @@
 #include "natter-json.h"
 #include "natter-session-error.h"
 #include "natter-plain-text.h"
+#include "natter-store-error.h"
 
 /* Output, always through the command line object: it may belong to
  * another process. Human-readable text passes the one rule of README.md
@@ -138,6 +139,21 @@ natter_cli_fail_error (Run    *run,
   g_error_free (error);
 }
 
+/* The reason @error gives, and the way out of a damaged conversation:
+ * a copy of its readable part. */
+static void
+fail_with_recover_hint (Run        *run,
+                        GError     *error,
+                        const char *session_id)
+{
+  /* Translators: the first %s is why, the second a session id */
+  natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                   natter_cli_tr (run, "%s\nCopy the part before the damage into a new session with: "
+                                  "natter recover %s"),
+                   error->message, session_id);
+  g_error_free (error);
+}
+
 /* A message that was not sent: the reason, and where there is one, the
  * way on. */
 void
@@ -146,12 +162,25 @@ natter_cli_fail_send_error (Run    *run,
 {
   if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) && run->session_id != NULL)
     {
-      /* Translators: the first %s is why, the second a session id */
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
-                       natter_cli_tr (run, "%s\nCopy the part before the damage into a new session with: "
-                                      "natter recover %s"),
-                       error->message, run->session_id);
-      g_error_free (error);
+      fail_with_recover_hint (run, error, run->session_id);
+      return;
+    }
+  natter_cli_fail_error (run, error);
+}
+
+/* A turn of @session_id that could not be read for `show` or `export`:
+ * a damaged or missing log (not the file system's refusal, nor a file
+ * still on its way from another device) gets the way out that a refused
+ * message gets. */
+void
+natter_cli_fail_turn_error (Run        *run,
+                            GError     *error,
+                            const char *session_id)
+{
+  if (error->domain == NATTER_STORE_ERROR && error->code != NATTER_STORE_ERROR_IO &&
+      error->code != NATTER_STORE_ERROR_NOT_ARRIVED)
+    {
+      fail_with_recover_hint (run, error, session_id);
       return;
     }
   natter_cli_fail_error (run, error);

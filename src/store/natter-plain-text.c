@@ -16,7 +16,11 @@
  * are shown as such escapes too ("\u202E"): each reorders everything
  * after it to the end of its paragraph, so a title "photo" RLO "gnp.exe"
  * would read "photoexe.png" and one column could turn the rest of its
- * line around. A message body keeps them, as right-to-left writing may
+ * line around. So are the Unicode line and paragraph separators
+ * (U+2028, U+2029): they break a label's line as a newline does (a
+ * folder named "Work" U+2028 "Home" showed as "Wo…"), and the second
+ * ends a bidirectional paragraph. A title or a folder name given with
+ * one is refused as one with a newline. A message body keeps them, as right-to-left writing may
  * need them there; the marks (LRM, RLM, ALM) reorder nothing and always
  * stay. What is shown follows the rule; what is copied or exported (a
  * code block's Copy, `--json`) keeps the exact text.
@@ -41,12 +45,21 @@ is_bidi_control (gunichar c)
   return (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
+/* LINE SEPARATOR, PARAGRAPH SEPARATOR: line breaks that are not control
+ * characters. */
+static gboolean
+is_line_separator (gunichar c)
+{
+  return c == 0x2028 || c == 0x2029;
+}
+
 /**
  * natter_text_has_control:
  * @text: (nullable): UTF-8 text (invalid bytes count as no control)
  *
  * Whether @text holds a C0 control character (newline and tab
- * included), DEL or a C1 control character.
+ * included), DEL, a C1 control character or a Unicode line or paragraph
+ * separator (U+2028, U+2029): whether it is not one line of plain text.
  *
  * Returns: %TRUE when it does
  */
@@ -59,7 +72,7 @@ natter_text_has_control (const char *text)
     return FALSE;
   valid = g_utf8_make_valid (text, -1);
   for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    if (is_control (g_utf8_get_char (p)))
+    if (is_control (g_utf8_get_char (p)) || is_line_separator (g_utf8_get_char (p)))
       return TRUE;
   return FALSE;
 }
@@ -72,7 +85,8 @@ natter_text_has_control (const char *text)
  * @text with every control character outside @keep replaced by its
  * visible stand-in, and, unless @keep has
  * %NATTER_VISIBLE_KEEP_NEWLINE (one line), every bidirectional
- * embedding, override and isolate too (see the file comment). Text
+ * embedding, override and isolate and every line or paragraph
+ * separator too (see the file comment). Text
  * without them comes back unchanged.
  *
  * Returns: (transfer full): the visible text ("" for %NULL)
@@ -92,7 +106,7 @@ natter_visible_text (const char        *text,
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (is_bidi_control (c) && !(keep & NATTER_VISIBLE_KEEP_NEWLINE))
+      if ((is_bidi_control (c) || is_line_separator (c)) && !(keep & NATTER_VISIBLE_KEEP_NEWLINE))
         g_string_append_printf (out, "\\u%04X", c);
       else if (!is_control (c) ||
                (c == '\n' && (keep & NATTER_VISIBLE_KEEP_NEWLINE)) ||

@@ -77,6 +77,16 @@ test_title_control_refused (Fixture       *f,
   RUN (f, &r, "title", session_id, "multi\nline\ttitle\x1b[31mX");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpstr (r.err, ==, "natter: A title cannot hold line breaks, tabs or other control characters\n");
+
+  /* A line or paragraph separator (U+2028, U+2029) breaks the line as a
+   * newline does. */
+  for (guint i = 0; i < 2; i++)
+    {
+      natter_test_run_clear (&r);
+      RUN (f, &r, "title", session_id, i == 0 ? "two\xe2\x80\xa8lines" : "two\xe2\x80\xa9paragraphs");
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_cmpstr (r.err, ==, "natter: A title cannot hold line breaks, tabs or other control characters\n");
+    }
   title = listed_title (f, session_id);
   g_assert_cmpstr (title, ==, "hello");
 }
@@ -115,7 +125,7 @@ test_stored_title_one_line (Fixture       *f,
   last = natter_test_json (lines[n - 2]);
   event = natter_session_event_new_title_changed (session_id,
                                                   json_object_get_string_member (json_node_get_object (last), "ts"),
-                                                  "multi\nline\ttitle\x1b[31mX");
+                                                  "multi\nline\ttitle\x1b[31mX\xe2\x80\xa8Y");
   line = natter_json_to_text (event, FALSE, NULL);
   appended = g_strconcat (contents, line, "\n", NULL);
   relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", session_id,
@@ -131,12 +141,12 @@ test_stored_title_one_line (Fixture       *f,
   columns = g_strsplit (r.out, "\t", -1);
   g_assert_cmpuint (g_strv_length (columns), ==, 4);
   listed = columns[3];
-  g_assert_cmpstr (listed, ==, "multi␤line␉title␛[31mX\n");
+  g_assert_cmpstr (listed, ==, "multi␤line␉title␛[31mX\\u2028Y\n");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "\ntitle multi␤line␉title␛[31mX\n"));
+  g_assert_nonnull (strstr (r.out, "\ntitle multi␤line␉title␛[31mX\\u2028Y\n"));
 }
 
 /* A right-to-left override in a title would turn the rest of its line

@@ -262,6 +262,13 @@ test_pins_folders (Fixture       *f,
   g_assert_cmpint (r.status, !=, 0);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_nonnull (strstr (r.err, "A folder name cannot hold line breaks, tabs or other control characters"));
+  /* A Unicode line separator breaks the line as a newline does: the
+   * sidebar showed "Home" U+2028 "Work" as "Ho…". */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Home\xe2\x80\xa8Work");
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "A folder name cannot hold line breaks, tabs or other control characters"));
   g_clear_pointer (&folders, g_ptr_array_unref);
   folders = natter_test_list_files (f->dir, "storage/folders");
   g_assert_cmpuint (folders->len, ==, 1);

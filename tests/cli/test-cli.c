@@ -545,6 +545,20 @@ test_send_damaged_history (Fixture       *f,
   g_assert_true (g_str_has_suffix (r.err, hint));
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
 
+  /* Reading it fails as plainly, with the same way out. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, path));
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", session_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, path));
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);

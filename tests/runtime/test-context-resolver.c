@@ -7,6 +7,8 @@
  * line, then materialized.
  */
 
+#include <string.h>
+
 #include "natter-id.h"
 #include "natter-runtime-error.h"
 #include "natter-turn-context-resolver.h"
@@ -218,29 +220,38 @@ test_cache_hit (Fixture       *f,
   g_assert_cmpuint (natter_turn_context_resolver_get_n_reads (f->resolver), ==, 3);
 }
 
+/* A turn is continued only once it has ended, so a link of the chain
+ * that has not ended is a file that lost its last lines: its transcript
+ * would be the history without its answer. The chain is refused, naming
+ * the file, rather than sent shortened — as the first link or deeper. */
 static void
-test_non_terminal_not_cached (Fixture       *f,
-                              gconstpointer  data)
+test_non_terminal_refused (Fixture       *f,
+                           gconstpointer  data)
 {
   g_autofree char *t1 = natter_id_generator_next (f->ids);
   g_autofree char *t2 = natter_id_generator_next (f->ids);
-  g_autofree char *first = NULL;
-  g_autofree char *again = NULL;
+  g_autofree char *t3 = natter_id_generator_next (f->ids);
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
   g_autoptr(GError) error = NULL;
 
-  /* t2 is still open (a model call without a result): it may still
-   * change, so it is read every time; its terminal base is cached. */
   write_turn (f, t1, NULL, "q1", "a1", TRUE);
   write_turn (f, t2, t1, "q2", NULL, FALSE);
-  first = materialize (f, t2, &error);
+  write_turn (f, t3, t2, "q3", "a3", TRUE);
+  file = natter_jsonl_repo_get_file (f->repo, t2, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (first, ==, "user:q1 assistant:a1 user:q2");
-  g_assert_cmpuint (natter_turn_context_resolver_get_n_reads (f->resolver), ==, 2);
+  path = g_file_get_path (file);
 
-  again = materialize (f, t2, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (again, ==, first);
-  g_assert_cmpuint (natter_turn_context_resolver_get_n_reads (f->resolver), ==, 3);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *transcript = materialize (f, i == 0 ? t3 : t2, &error);
+
+      g_assert_null (transcript);
+      g_assert_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT);
+      g_assert_nonnull (strstr (error->message, t2));
+      g_assert_nonnull (strstr (error->message, path));
+      g_clear_error (&error);
+    }
 }
 
 static void
@@ -314,7 +325,7 @@ main (int   argc,
 
   ADD ("three-turn-chain", test_three_turn_chain);
   ADD ("cache-hit", test_cache_hit);
-  ADD ("non-terminal-not-cached", test_non_terminal_not_cached);
+  ADD ("non-terminal-refused", test_non_terminal_refused);
   ADD ("cycle", test_cycle);
   ADD ("missing", test_missing);
   ADD ("corrupt", test_corrupt);

@@ -55,6 +55,26 @@ test_export_markdown_math (Fixture       *f,
                                       "$$\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}$$\n"));
 }
 
+/* A message that opens a code block and never closes it (an answer cut
+ * off mid-code, a fence typed and forgotten) has it closed at its end:
+ * the headings after it stay headings. A closed block, and a fence line
+ * inside a longer fence, are left as they are. */
+static void
+test_export_markdown_open_fence (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "Fences");
+  g_autofree char *turn = NULL;
+  g_autofree char *markdown = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":"
+                               "\"~~~~\\n```\\nstill code\\n~~~~\\nThen:\\n```python\\nprint(1)\"}", NULL);
+  turn = natter_test_sessions_send_and_wait (f, sid, "Look:\n```\nunclosed");
+  markdown = export (f, sid, "markdown");
+  g_assert_nonnull (strstr (markdown, "## You\n\nLook:\n```\nunclosed\n```\n\n## Answer\n\n"));
+  g_assert_nonnull (strstr (markdown, "## Answer\n\n~~~~\n```\nstill code\n~~~~\nThen:\n```python\nprint(1)\n```\n"));
+}
+
 static void
 test_export_json (Fixture       *f,
                   gconstpointer  data)
@@ -506,6 +526,7 @@ main (int   argc,
 
   ADD ("/archive/export-markdown", test_export_markdown);
   ADD ("/archive/export-markdown-math", test_export_markdown_math);
+  ADD ("/archive/export-markdown-open-fence", test_export_markdown_open_fence);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);

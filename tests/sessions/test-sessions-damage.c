@@ -32,18 +32,52 @@ send_three (Fixture    *f,
   natter_test_sessions_wait_status (&f->t, sid, "completed");
 }
 
+/* How an earlier turn's file is damaged. */
+enum
+{
+  DAMAGE_TORN,      /* a torn last line */
+  DAMAGE_MISSING,   /* the file is gone */
+  DAMAGE_END_LOST,  /* whole lines, but the last ones are lost: it reads as a turn that never ended */
+};
+
+/* The first @n lines of @turn_id's file, and nothing after them. */
+static void
+keep_first_lines (Fixture    *f,
+                  const char *turn_id,
+                  guint       n)
+{
+  g_autofree char *path = turn_path (f, turn_id);
+  g_autofree char *contents = NULL;
+  char *end;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  end = contents;
+  for (guint i = 0; i < n; i++)
+    {
+      end = strchr (end, '\n');
+      g_assert_nonnull (end);
+      end++;
+    }
+  *end = '\0';
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
 /* An earlier turn's file damaged (or gone) after a restart: the history
  * the next message continues cannot be read whole. The message is
  * refused — no turn is made, the session file is not touched — naming
  * the file (and line), and so is every later one: a turn with a
- * silently shortened history is never made. The way out is a copy of
+ * silently shortened history is never made. That holds for a file that
+ * lost its last lines at a line's end too: each line reads, but the turn
+ * never ended, and later turns go on after it — its answer would be
+ * missing from what the model receives. The way out is a copy of
  * the readable part, which ends before the damaged turn. The damaged
  * file stays as it is. */
 static void
 test_unreadable_earlier_turn (Fixture       *f,
                               gconstpointer  data)
 {
-  gboolean missing = GPOINTER_TO_INT (data);
+  int damage = GPOINTER_TO_INT (data);
+  gboolean missing = damage == DAMAGE_MISSING;
   g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
@@ -68,7 +102,10 @@ test_unreadable_earlier_turn (Fixture       *f,
     g_assert_cmpint (g_unlink (path), ==, 0);
   else
     {
-      corrupt_file (f->t.w->turn_repo, one);
+      if (damage == DAMAGE_TORN)
+        corrupt_file (f->t.w->turn_repo, one);
+      else
+        keep_first_lines (f, one, 2);
       g_assert_true (g_file_get_contents (path, &damaged, NULL, NULL));
     }
   restart (f);
@@ -84,7 +121,7 @@ test_unreadable_earlier_turn (Fixture       *f,
       g_assert_null (refused);
       g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
       g_assert_nonnull (strstr (error->message, path));
-      if (!missing)
+      if (damage == DAMAGE_TORN)
         {
           g_autofree char *with_line = g_strdup_printf ("%s:5:", path);
 
@@ -543,9 +580,11 @@ sessions_add_damage_tests (void)
 {
   ADD ("index/dangling-latest-turn-is-damage", test_dangling_latest_turn, NULL);
   ADD ("index/directory-as-session-is-damaged", test_directory_as_session, NULL);
-  ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (FALSE));
+  ADD ("send/damaged-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (DAMAGE_TORN));
+  ADD ("send/earlier-turn-that-lost-its-end-refused", test_unreadable_earlier_turn,
+       GINT_TO_POINTER (DAMAGE_END_LOST));
   ADD ("fork/at-a-damaged-turn-is-a-damaged-history", test_fork_at_unreadable_turn, NULL);
-  ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (TRUE));
+  ADD ("send/missing-earlier-turn-refused", test_unreadable_earlier_turn, GINT_TO_POINTER (DAMAGE_MISSING));
   ADD ("send/damaged-earlier-turn-while-open-refused", test_unreadable_earlier_turn_while_open,
        GINT_TO_POINTER (FALSE));
   ADD ("send/missing-earlier-turn-while-open-refused", test_unreadable_earlier_turn_while_open,

@@ -15,8 +15,12 @@
  * cache and reads only turns it has not seen, so the next message of a
  * long session reads one file; assembling the transcript is one linear
  * copy. Caching segments rather than whole transcripts keeps the cache
- * linear in the session's length. Non-terminal turns may still change and
- * are read every time. A terminal turn's file can still be changed by
+ * linear in the session's length. Every turn of a chain has ended: a turn
+ * is only ever continued once it has (a message waits for the answer
+ * before it, a branch or a version for the turn it goes on from), so one
+ * that has not is a file that lost its last lines (or an older copy of
+ * it), and its transcript would be the history without its answer: the
+ * chain is refused, as for any damaged link. A terminal turn's file can still be changed by
  * someone else (a synchroniser, a damaged disk, a person's editor): its
  * segment is then forgotten (natter_context_resolver_forget()) and the
  * file read again, so a history that can no longer be read is refused
@@ -70,7 +74,6 @@ typedef struct
 {
   char       *next_id;    /* the turn to look up next, NULL when done */
   GPtrArray  *segments;   /* Segment, from the requested turn down; not owned */
-  GPtrArray  *uncached;   /* Segment of non-terminal turns, owned */
   GHashTable *seen;       /* turn ids on the chain */
 } Materialize;
 
@@ -79,7 +82,6 @@ materialize_free (Materialize *m)
 {
   g_free (m->next_id);
   g_clear_pointer (&m->segments, g_ptr_array_unref);
-  g_clear_pointer (&m->uncached, g_ptr_array_unref);
   g_clear_pointer (&m->seen, g_hash_table_unref);
   g_free (m);
 }
@@ -137,6 +139,18 @@ read_cb (GObject      *object,
       return;
     }
 
+  if (natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      g_autoptr(GFile) file = natter_jsonl_repo_get_file (NATTER_JSONL_REPO (object), turn_id, NULL);
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : g_strdup (turn_id);
+
+      g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
+                               "Earlier turn %s cannot be read: %s: the file ends before the turn does "
+                               "(its last lines are lost), yet the conversation goes on after it",
+                               turn_id, path);
+      return;
+    }
+
   segment = g_new0 (Segment, 1);
   segment->own = natter_build_closed_transcript (state, NULL, &error);
   if (segment->own == NULL)
@@ -152,11 +166,7 @@ read_cb (GObject      *object,
     segment->previous = g_strdup (json_object_get_string_member (json_node_get_object (context),
                                                                  "previousTurnId"));
 
-  if (natter_turn_state_get_terminal_event (state) == NULL)
-    {
-      g_ptr_array_add (m->uncached, segment);
-    }
-  else if (g_hash_table_contains (self->cache, turn_id))
+  if (g_hash_table_contains (self->cache, turn_id))
     {
       /* A concurrent materialization cached it meanwhile; segments in
        * the cache are never replaced, since walks in flight point at
@@ -218,7 +228,6 @@ natter_turn_context_resolver_materialize_async (NatterContextResolver *resolver,
   g_task_set_source_tag (task, natter_turn_context_resolver_materialize_async);
   m->next_id = g_strdup (previous_turn_id);
   m->segments = g_ptr_array_new ();
-  m->uncached = g_ptr_array_new_with_free_func ((GDestroyNotify) segment_free);
   m->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_task_set_task_data (task, m, (GDestroyNotify) materialize_free);
   step (task);

@@ -40,6 +40,79 @@ append_fenced (GString    *out,
                           g_str_has_suffix (text, "\n") ? "" : "\n", fence);
 }
 
+/* Whether @line (up to its newline) is a code fence in CommonMark's
+ * sense: at most three spaces, then three or more backticks or tildes.
+ * Sets @fence_char and @fence_length, and @bare when nothing but white
+ * space follows (only such a line closes a block). */
+static gboolean
+is_fence (const char *line,
+          char       *fence_char,
+          guint      *fence_length,
+          gboolean   *bare)
+{
+  const char *p = line;
+  guint n = 0;
+
+  while (*p == ' ' && p - line < 3)
+    p++;
+  if (*p != '`' && *p != '~')
+    return FALSE;
+  *fence_char = *p;
+  while (*p == *fence_char)
+    {
+      p++;
+      n++;
+    }
+  if (n < 3)
+    return FALSE;
+  *fence_length = n;
+  *bare = TRUE;
+  for (; *p != '\0' && *p != '\n'; p++)
+    if (*p != ' ' && *p != '\t' && *p != '\r')
+      *bare = FALSE;
+  return TRUE;
+}
+
+/* @text as one message of the export: a code block it opens and never
+ * closes (a message cut off, a fence typed and forgotten) is closed at
+ * its end, or every heading after it, the next "## You" and "## Answer"
+ * included, would read as code. */
+static void
+append_text (GString    *out,
+             const char *text)
+{
+  char open_char = 0;
+  guint open_length = 0;
+
+  g_string_append (out, text);
+  for (const char *line = text; line != NULL && *line != '\0';)
+    {
+      const char *next = strchr (line, '\n');
+      char fence_char;
+      guint fence_length;
+      gboolean bare;
+
+      if (is_fence (line, &fence_char, &fence_length, &bare))
+        {
+          if (open_char == 0)
+            {
+              open_char = fence_char;
+              open_length = fence_length;
+            }
+          else if (fence_char == open_char && fence_length >= open_length && bare)
+            open_char = 0;
+        }
+      line = next != NULL ? next + 1 : NULL;
+    }
+  if (open_char != 0)
+    {
+      g_autofree char *fence = g_strnfill (open_length, open_char);
+
+      g_string_append_printf (out, "%s%s", g_str_has_suffix (text, "\n") ? "" : "\n", fence);
+    }
+  g_string_append (out, "\n\n");
+}
+
 static char *
 json_text (JsonNode *node)
 {
@@ -63,7 +136,7 @@ append_message (GString    *out,
     return;
   if (JSON_NODE_HOLDS_VALUE (content))
     {
-      g_string_append_printf (out, "%s\n\n", json_node_get_string (content));
+      append_text (out, json_node_get_string (content));
       return;
     }
   if (!JSON_NODE_HOLDS_ARRAY (content))
@@ -75,7 +148,7 @@ append_message (GString    *out,
       const char *type = json_object_get_string_member_with_default (part, "type", "");
 
       if (g_str_equal (type, "text"))
-        g_string_append_printf (out, "%s\n\n", json_object_get_string_member_with_default (part, "text", ""));
+        append_text (out, json_object_get_string_member_with_default (part, "text", ""));
       else if (g_str_equal (type, "attachment"))
         g_string_append_printf (out, _("*Attachment: %s*\n\n"),
                                 json_object_get_string_member_with_default (part, "filename", ""));
@@ -202,7 +275,8 @@ archive_title (JsonArray *session)
  * the text of every response, each tool call as a collapsed `<details>`
  * block with its arguments and result, a partial answer, and how a turn
  * that did not complete ended. Text is written as it was said: it is
- * Markdown already.
+ * Markdown already; only a code block a message leaves open is closed at
+ * its end, so that it cannot swallow the rest of the conversation.
  *
  * Returns: (transfer full): the Markdown text, ending in one newline
  */

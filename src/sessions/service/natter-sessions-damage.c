@@ -62,7 +62,9 @@ natter_session_damage_copy (const NatterSessionDamage *damage)
 /* The first problem of the log @id in @repo: %FALSE with @line and
  * @reason set (line 0: the file as a whole; @missing when it does not
  * exist), or %TRUE when it reads and folds whole. Folds the readable
- * prefix into @state when it is a session log (@state not %NULL). */
+ * prefix into @state when it is a session log (@state not %NULL), else
+ * into a turn state, returned in @out_turn (nullable) when it folds
+ * whole. */
 static gboolean
 check_log (NatterJsonlRepo     *repo,
            const char          *id,
@@ -70,6 +72,7 @@ check_log (NatterJsonlRepo     *repo,
            guint               *line,
            char               **reason,
            gboolean            *missing,
+           NatterTurnState    **out_turn,
            GCancellable        *cancellable)
 {
   g_autoptr(GPtrArray) events = NULL;
@@ -101,7 +104,11 @@ check_log (NatterJsonlRepo     *repo,
           return FALSE;
         }
     }
-  return *line == 0;
+  if (*line != 0)
+    return FALSE;
+  if (out_turn != NULL)
+    *out_turn = g_steal_pointer (&turn);
+  return TRUE;
 }
 
 /* The damage of a file beside the logs that holds the conflict mark but
@@ -158,6 +165,7 @@ inspect_sync (NatterJsonlRepo     *session_repo,
               GError             **error)
 {
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  g_autoptr(GHashTable) unended = NULL;  /* turn id → its index, of turns that have not ended */
   NatterSessionDamage *damage;
   gboolean missing;
 
@@ -165,7 +173,7 @@ inspect_sync (NatterJsonlRepo     *session_repo,
     return inspect_bad_name (session_repo, session_id, error);
   damage = g_new0 (NatterSessionDamage, 1);
   damage->file = natter_jsonl_repo_get_file (session_repo, session_id, NULL);
-  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, cancellable) &&
+  if (!check_log (session_repo, session_id, state, &damage->line, &damage->reason, &missing, NULL, cancellable) &&
       missing)
     {
       natter_session_damage_free (damage);
@@ -179,16 +187,45 @@ inspect_sync (NatterJsonlRepo     *session_repo,
 
   /* Every turn of the readable part, oldest first: a later turn's
    * history runs through every earlier one, so the copy ends before the
-   * first turn that cannot be read, never leaving a hole in a history. */
+   * first turn that cannot be read, never leaving a hole in a history.
+   * A turn that has not ended cannot be read as history either: one that
+   * a later turn continues lost its last lines (docs/runtime.md §11). */
+  unended = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < damage->n_turns; i++)
     {
       const char *turn_id = natter_session_state_get_turn (state, i)->turn_id;
+      g_autoptr(NatterTurnState) turn = NULL;
+      const char *previous = NULL;
+      gpointer unended_index;
       guint line = 0;
       char *reason = NULL;
 
       if (g_cancellable_is_cancelled (cancellable))
         break;
-      if (!check_log (turn_repo, turn_id, NULL, &line, &reason, &missing, cancellable))
+      if (check_log (turn_repo, turn_id, NULL, &line, &reason, &missing, &turn, cancellable))
+        {
+          JsonNode *context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
+
+          if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
+            previous = json_object_get_string_member_with_default (json_node_get_object (context),
+                                                                   "previousTurnId", NULL);
+          if (previous != NULL && g_hash_table_lookup_extended (unended, previous, NULL, &unended_index))
+            {
+              if (damage->reason == NULL)
+                {
+                  g_clear_object (&damage->file);
+                  damage->file = natter_jsonl_repo_get_file (turn_repo, previous, NULL);
+                  damage->line = 0;
+                  damage->reason = g_strdup ("the file ends before the turn does (its last lines are lost), "
+                                             "yet the conversation goes on after it");
+                }
+              damage->n_turns = GPOINTER_TO_UINT (unended_index);
+              break;
+            }
+          if (natter_turn_state_get_terminal_event (turn) == NULL)
+            g_hash_table_insert (unended, (gpointer) turn_id, GUINT_TO_POINTER (i));
+        }
+      else
         {
           /* A damaged session log names its own line first. */
           if (damage->reason == NULL)
