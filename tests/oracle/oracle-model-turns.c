@@ -499,8 +499,9 @@ oracle_new_version (Oracle   *o,
   b->version_of = shown_in;
   /* A recovered copy's first turns may be its own or referenced
    * (docs/sessions.md §2): a version of one of its first messages
-   * branches from the copy or from the damaged conversation. */
-  b->lineage_open = i == 0 && owner->recovered;
+   * branches from the copy or from the damaged conversation, and so does
+   * a version of the first message of such a version. */
+  b->lineage_open = i == 0 && (owner->recovered || owner->lineage_open);
   r.session = b;
   r.created = TRUE;
   oracle_log (o, "  model: S%u is a new version of T%u (shown in S%u)", b->n, of->n, shown_in->n);
