@@ -613,6 +613,7 @@ test_moves_to_the_new_try (Fixture       *f,
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
+  guint reads;
 
   natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_STEP_HOLD,
                                NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
@@ -646,8 +647,11 @@ test_moves_to_the_new_try (Fixture       *f,
                    ==, "B");
   g_assert_cmpstr (natter_session_state_get_queued (state, 0)->queue_id, !=, a);
 
-  /* Moved again, nothing is left to move. */
+  /* Moved again, nothing is left to move, and the service knows it
+   * without reading the file. */
+  reads = natter_sessions_get_n_session_reads (f->sessions);
   g_assert_cmpint (move_queue (f, sid, failed, version), ==, 0);
+  g_assert_cmpuint (natter_sessions_get_n_session_reads (f->sessions), ==, reads);
 
   natter_fake_model_release (f->w->fakes->model);
   wait_settled (f, version, 3, "completed");

@@ -602,8 +602,10 @@ move_from_read_cb (GObject      *object,
  * else nothing is written. Each pending message, oldest first, is queued
  * in @to with its options (`message_queued`), then removed from @from
  * (`queued_message_removed`), each under its session's lock; one that
- * left @from meanwhile is taken out of @to again. Not cancellable: once
- * begun, the move ends.
+ * left @from meanwhile is taken out of @to again. When the service knows
+ * @from's queue to be empty (natter_sessions_promote_queue_async() reads
+ * nothing then either), nothing is read. Not cancellable: once begun,
+ * the move ends.
  */
 void
 natter_sessions_move_queue_async (NatterSessions      *self,
@@ -626,6 +628,15 @@ natter_sessions_move_queue_async (NatterSessions      *self,
   data->replaced_turn_id = g_strdup (replaced_turn_id);
   data->to = g_strdup (to);
   g_task_set_task_data (task, data, (GDestroyNotify) move_data_free);
+  /* Most new tries follow an answer nothing was queued behind, and the
+   * service saw that when it last read or wrote the file under the lock
+   * (as a promotion does): nothing is read then. */
+  if (natter_sessions_knows_nothing_queued (self, from))
+    {
+      g_task_return_int (task, 0);
+      g_object_unref (task);
+      return;
+    }
   natter_sessions_get_session_async (self, from, NULL, move_from_read_cb, task);
 }
 
