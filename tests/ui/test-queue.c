@@ -223,19 +223,18 @@ test_typing_and_queueing_while_streaming (void)
 #define QUEUED_CAPTION "Queued: sent when the answer above is complete"
 #define WAITING_CAPTION "Waiting: sent after your next message is answered"
 
-static void
-stop_with_queue (const char *response,
-                 guint       n_left)
+/* In @window, open on @session_id: "Long answer" sent, "Afterwards"
+ * queued behind it while it streams, then Stop, answering its question
+ * with @response. Returns the stopped turn. */
+static char *
+stop_an_answer_with_a_queue (UiWorld      *u,
+                             NatterWindow *window,
+                             const char   *session_id,
+                             const char   *response)
 {
-  UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = ui_create_session (u, "Stop");
-  g_autofree char *turn_id = NULL;
-  g_autoptr(NatterSessionState) state = NULL;
-  NatterWindow *window;
   TurnsWait stopped = { u, session_id, 1, "cancelled" };
+  char *turn_id;
 
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
-  window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
   turn_id = ui_send (u, session_id, "Long answer");
@@ -249,6 +248,22 @@ stop_with_queue (const char *response,
   g_signal_emit_by_name (natter_window_get_composer (window), "stop");
   answer_dialog ("Stop the Answer?", response, NULL);
   ui_wait_until (turns_settled, &stopped);
+  return turn_id;
+}
+
+static void
+stop_with_queue (const char *response,
+                 guint       n_left)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Stop");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  turn_id = stop_an_answer_with_a_queue (u, window, session_id, response);
   /* A kept queue waits for the person after a stopped answer: its
    * bubbles say so, not that they go when the answer completes. */
   wait_queue (window, n_left, n_left > 0 ? WAITING_CAPTION : NULL);
@@ -289,7 +304,6 @@ test_try_again_takes_the_queue (void)
   g_autofree char *version = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   NatterWindow *window;
-  TurnsWait stopped = { u, session_id, 1, "cancelled" };
   TurnsWait answered = { u, NULL, 2, "completed" };
   Shown left = { NULL, session_id };
 
@@ -297,16 +311,7 @@ test_try_again_takes_the_queue (void)
                             NATTER_FAKE_TEXT_STEP, NULL);
   window = ui_window_new (app, u);
   left.window = window;
-  g_assert_true (natter_window_open_session (window, session_id));
-  ui_wait_until (ui_timeline_loaded, window);
-  turn_id = ui_send (u, session_id, "Long answer");
-  ui_wait_model_held (u);
-  ui_wait_until (composer_running, window);
-  type_and_enter (window, "Afterwards");
-  wait_queue (window, 1, "Afterwards");
-  g_signal_emit_by_name (natter_window_get_composer (window), "stop");
-  answer_dialog ("Stop the Answer?", "keep", NULL);
-  ui_wait_until (turns_settled, &stopped);
+  turn_id = stop_an_answer_with_a_queue (u, window, session_id, "keep");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.try-again", "s", turn_id));
   ui_wait_model_held (u);
