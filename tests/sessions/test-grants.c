@@ -146,21 +146,6 @@ test_ask_human_cannot_be_granted (Fixture       *f,
   g_assert_cmpuint (events->len, ==, 1);
 }
 
-static char *
-fork_at (Fixture    *f,
-         const char *sid,
-         const char *tid)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_fork_async (f->sessions, sid, tid, NULL, NULL, natter_test_result_cb, &result);
-  id = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
-}
-
 static void
 test_grant_does_not_allow_in_another_session_or_a_fork (Fixture       *f,
                                                         gconstpointer  data)
@@ -170,7 +155,7 @@ test_grant_does_not_allow_in_another_session_or_a_fork (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *grant_id = grant (f, granted, "sa", &error);
   g_autofree char *first = send_calling_sa (f, granted, "A", "completed");
-  g_autofree char *branch = fork_at (f, granted, first);
+  g_autofree char *branch = natter_test_sessions_fork (f, granted, first, NULL);
   g_autofree char *in_other = send_calling_sa (f, other, "B", "suspended");
   g_autofree char *in_branch = send_calling_sa (f, branch, "C", "suspended");
   g_autoptr(NatterSessionState) branch_state = natter_test_sessions_get (f, branch);

@@ -579,21 +579,6 @@ move_queue (Fixture    *f,
   return moved;
 }
 
-static char *
-fork_at (Fixture    *f,
-         const char *sid,
-         const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *fork;
-
-  natter_sessions_fork_async (f->sessions, sid, turn_id, "Version", NULL, natter_test_result_cb, &result);
-  fork = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return fork;
-}
-
 /* Messages queued behind an answer that was stopped (or failed) wait
  * behind its new try: moved in the order queued, each once, with new
  * ids, sent there as that answer completes; the version left behind
@@ -630,7 +615,7 @@ test_moves_to_the_new_try (Fixture       *f,
   g_assert_cmpuint (n_queued (f, sid), ==, 2);
 
   /* A new version of the first message is no new try of the failed one. */
-  version = fork_at (f, sid, zero);
+  version = natter_test_sessions_fork (f, sid, zero, "Version");
   g_assert_cmpint (move_queue (f, sid, zero, version), ==, 0);
   g_assert_cmpuint (n_queued (f, sid), ==, 2);
   g_assert_cmpuint (n_queued (f, version), ==, 0);

@@ -231,21 +231,6 @@ turn_created (Fixture    *f,
   return json_object_ref (natter_test_find_type (events, "turn_created"));
 }
 
-static char *
-fork_version (Fixture    *f,
-              const char *session_id,
-              const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *version;
-
-  natter_sessions_fork_async (f->sessions, session_id, turn_id, "Kept", NULL, natter_test_result_cb, &result);
-  version = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return version;
-}
-
 static void
 test_kept_for_every_version (Fixture       *f,
                              gconstpointer  data)
@@ -275,7 +260,7 @@ test_kept_for_every_version (Fixture       *f,
   g_assert_false (json_object_has_member (json_object_get_object_member (plain, "config"), "parameters"));
 
   /* Kept from a version: written to the original, read by both. */
-  version = fork_version (f, sid, first);
+  version = natter_test_sessions_fork (f, sid, first, "Kept");
   parameters->has_temperature = TRUE;
   parameters->temperature = 0.25;
   parameters->max_tokens = 100;

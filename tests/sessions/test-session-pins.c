@@ -235,22 +235,6 @@ test_pin_raises_v1 (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_folder_id (state), ==, FID);
 }
 
-static char *
-fork_session (Fixture    *f,
-              const char *session_id,
-              const char *turn_id,
-              const char *title)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *fork;
-
-  natter_sessions_fork_async (f->sessions, session_id, turn_id, title, NULL, natter_test_result_cb, &result);
-  fork = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return fork;
-}
-
 /* A version is pinned and filed with its conversation, whichever of them
  * is named: the original's file keeps it. A branch made on purpose is a
  * conversation of its own: unpinned, in no folder. */
@@ -268,7 +252,7 @@ test_versions_and_branches (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
   turn = natter_test_sessions_send_and_wait (f, sid, "one");
-  version = fork_session (f, sid, turn, "Kept");
+  version = natter_test_sessions_fork (f, sid, turn, "Kept");
   set_pinned (f, version, TRUE);
   set_folder (f, version, FID);
 
@@ -282,10 +266,10 @@ test_versions_and_branches (Fixture       *f,
   g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, version), ==, FID);
 
   /* A version made later is in the same place at once. */
-  later = fork_session (f, sid, turn, "Kept");
+  later = natter_test_sessions_fork (f, sid, turn, "Kept");
   g_assert_true (natter_sessions_get_pinned (f->sessions, later));
 
-  branch = fork_session (f, sid, turn, NULL);
+  branch = natter_test_sessions_fork (f, sid, turn, NULL);
   g_assert_false (natter_sessions_get_pinned (f->sessions, branch));
   g_assert_null (natter_sessions_get_folder_id (f->sessions, branch));
 }

@@ -19,21 +19,6 @@
 typedef NatterTestSessions Fixture;
 
 static char *
-fork_at (Fixture    *f,
-         const char *session_id,
-         const char *turn_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *id;
-
-  natter_sessions_fork_async (f->sessions, session_id, turn_id, NULL, NULL, natter_test_result_cb, &result);
-  id = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return id;
-}
-
-static char *
 branch_at_start (Fixture    *f,
                  const char *session_id)
 {
@@ -131,13 +116,13 @@ test_versions_edit (Fixture       *f,
   before = versions (f, c.session);
   g_assert_cmpuint (g_hash_table_size (before), ==, 0);
 
-  edit1 = fork_at (f, c.session, c.turns[0]);
+  edit1 = natter_test_sessions_fork (f, c.session, c.turns[0], NULL);
   natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   edit1_turn = natter_test_sessions_send_and_wait (f, edit1, "Q2, said better");
-  edit2 = fork_at (f, c.session, c.turns[0]);
+  edit2 = natter_test_sessions_fork (f, c.session, c.turns[0], NULL);
   edit2_turn = natter_test_sessions_send_and_wait (f, edit2, "Q2, said best");
   /* A branch nobody wrote in yet is no version. */
-  empty = fork_at (f, c.session, c.turns[0]);
+  empty = natter_test_sessions_fork (f, c.session, c.turns[0], NULL);
 
   from_original = versions (f, c.session);
   g_assert_cmpuint (g_hash_table_size (from_original), ==, 1);
@@ -191,11 +176,11 @@ test_versions_nested (Fixture       *f,
   g_autoptr(GHashTable) table = NULL;
 
   make_conversation (f, &c);
-  edit = fork_at (f, c.session, c.turns[1]);
+  edit = natter_test_sessions_fork (f, c.session, c.turns[1], NULL);
   natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   edit_first = natter_test_sessions_send_and_wait (f, edit, "Q3 edited");
   edit_second = natter_test_sessions_send_and_wait (f, edit, "Q4");
-  inner = fork_at (f, edit, edit_first);
+  inner = natter_test_sessions_fork (f, edit, edit_first, NULL);
   inner_turn = natter_test_sessions_send_and_wait (f, inner, "Q4 edited");
 
   table = versions (f, inner);
@@ -272,7 +257,7 @@ test_families (Fixture       *f,
                                "{\"role\":\"assistant\",\"content\":\"Soup.\"}", NULL);
   first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
   edit = version_at (f, original, NULL);
-  apart = fork_at (f, original, first);
+  apart = natter_test_sessions_fork (f, original, first, NULL);
   /* A version of the version is still one conversation. */
   again = version_at (f, edit, NULL);
   /* The edit goes on last: it is the one to show. */
@@ -312,7 +297,7 @@ test_families_fork_with_parents_title (Fixture       *f,
 
   natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
-  apart = fork_at (f, original, first);
+  apart = natter_test_sessions_fork (f, original, first, NULL);
   apart_turn = natter_test_sessions_send_and_wait (f, apart, "And for dessert?");
   set_title (f, apart, "Dinner");
 
@@ -407,7 +392,7 @@ test_families_renamed_together (Fixture       *f,
   first = natter_test_sessions_send_and_wait (f, original, "What to cook?");
   edit = version_at (f, original, NULL);
   again = version_at (f, edit, NULL);
-  apart = fork_at (f, original, first);
+  apart = natter_test_sessions_fork (f, original, first, NULL);
   set_title (f, apart, "Dinner");
   natter_fake_clock_advance (f->w->clock, 60 * G_USEC_PER_SEC);
   g_free (natter_test_sessions_send_and_wait (f, edit, "What to cook tonight?"));

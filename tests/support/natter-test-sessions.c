@@ -141,6 +141,25 @@ natter_test_sessions_create_titled (NatterTestSessions *t,
   return natter_test_sessions_create_full (t, title, NULL);
 }
 
+/* Forks @session_id at @turn_id (NULL: its latest turn), the new session
+ * titled @title (NULL: none, a branch made on purpose; the title of the
+ * conversation: a version, as Edit and Try Again make one). */
+char *
+natter_test_sessions_fork (NatterTestSessions *t,
+                           const char         *session_id,
+                           const char         *turn_id,
+                           const char         *title)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *id;
+
+  natter_sessions_fork_async (t->sessions, session_id, turn_id, title, NULL, natter_test_result_cb, &result);
+  id = natter_sessions_fork_finish (t->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return id;
+}
+
 /* Creates a session with @title and the working folder @cwd (either may
  * be NULL). */
 char *

@@ -58,6 +58,10 @@ char         *natter_test_sessions_create_titled (NatterTestSessions *t,
 char         *natter_test_sessions_create_full (NatterTestSessions *t,
                                                 const char         *title,
                                                 const char         *cwd);
+char         *natter_test_sessions_fork        (NatterTestSessions  *t,
+                                                const char          *session_id,
+                                                const char          *turn_id,
+                                                const char          *title);
 char         *natter_test_sessions_send        (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *text,
