@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-search-index.h"
@@ -60,13 +62,35 @@ print_hits (Run       *run,
 }
 
 /* A damaged conversation is not in the index as if it were whole (its
- * log reads all or nothing, docs/format.md §2), so the words the search
- * missed may be in it: it is named rather than silently missing. */
-static void
-print_damaged (Run *run)
+ * log reads all or nothing, docs/format.md §2), nor is a turn whose file
+ * the index could not read: the words the search missed may be there,
+ * so each such conversation is named rather than silently missing. */
+static int
+compare_entries (gconstpointer a,
+                 gconstpointer b)
 {
-  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_services_get_index (run->services));
+  NatterSessionIndexEntry *const *x = a;
+  NatterSessionIndexEntry *const *y = b;
 
+  return strcmp (natter_session_index_entry_get_session_id (*x), natter_session_index_entry_get_session_id (*y));
+}
+
+static void
+print_damaged (Run                *run,
+               const char * const *unreadable)
+{
+  NatterSessionIndex *index = natter_services_get_index (run->services);
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (index);
+
+  for (guint i = 0; unreadable[i] != NULL; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_index_lookup (index, unreadable[i]);
+
+      /* One listed as damaged already is named once. */
+      if (entry != NULL && natter_session_index_entry_get_error (entry) == NULL)
+        g_ptr_array_add (damaged, g_object_ref (entry));
+    }
+  g_ptr_array_sort (damaged, compare_entries);
   for (guint i = 0; i < damaged->len; i++)
     {
       NatterSessionIndexEntry *entry = g_ptr_array_index (damaged, i);
@@ -89,6 +113,7 @@ searched_cb (GObject      *object,
 {
   Run *run = user_data;
   g_autoptr(GPtrArray) hits = NULL;
+  g_auto(GStrv) unreadable = NULL;
   GError *error = NULL;
   gboolean still_indexing = FALSE;
 
@@ -102,7 +127,8 @@ searched_cb (GObject      *object,
     g_application_command_line_printerr (run->cmdline, "%s\n",
                                          natter_cli_tr (run, "Still indexing: conversations not indexed yet "
                                                         "are not searched."));
-  print_damaged (run);
+  unreadable = natter_search_index_dup_unreadable (NATTER_SEARCH_INDEX (object));
+  print_damaged (run, (const char * const *) unreadable);
   print_hits (run, hits);
   natter_cli_finish (run, 0);
 }

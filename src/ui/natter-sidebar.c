@@ -61,6 +61,7 @@ struct _NatterSidebar
   /* Searching by content */
   NatterSearchIndex    *search;
   GHashTable           *content_hits;     /* session id → SidebarHit */
+  GStrv                 unreadable;       /* of the last search: sessions with a turn not indexed */
   GCancellable         *content_search;
   GHashTable           *bound_rows;       /* NatterSessionRow set */
   GHashTable           *hidden;           /* session ids */
@@ -176,17 +177,27 @@ not_hidden (gpointer item,
   return !g_hash_table_contains (self->hidden, natter_session_index_entry_get_session_id (item));
 }
 
+static gboolean
+has_unreadable_turn (NatterSidebar *self,
+                     const char    *session_id)
+{
+  return self->unreadable != NULL && g_strv_contains ((const char * const *) self->unreadable, session_id);
+}
+
 /* A damaged conversation is not searched as if it were whole (its log
- * reads all or nothing, docs/format.md §2): the words may be in it, so
- * it stays listed, shown damaged, while the search looks for them. */
+ * reads all or nothing, docs/format.md §2), nor one with a turn the
+ * index could not read: the words may be in it, so it stays listed,
+ * shown damaged, while the search looks for them. */
 static gboolean
 content_matches (gpointer item,
                  gpointer user_data)
 {
   NatterSidebar *self = user_data;
+  const char *id = natter_session_index_entry_get_session_id (item);
 
-  return g_hash_table_contains (self->content_hits, natter_session_index_entry_get_session_id (item)) ||
-         (self->search != NULL && natter_session_index_entry_get_error (item) != NULL);
+  return g_hash_table_contains (self->content_hits, id) ||
+         (self->search != NULL && natter_session_index_entry_get_error (item) != NULL) ||
+         has_unreadable_turn (self, id);
 }
 
 static void
@@ -608,8 +619,12 @@ update_row_snippet (NatterSidebar    *self,
   NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
   const char *id = entry != NULL ? natter_session_index_entry_get_session_id (entry) : NULL;
   SidebarHit *hit = id != NULL ? g_hash_table_lookup (self->content_hits, id) : NULL;
+  g_autofree char *unread = NULL;
 
-  natter_session_row_set_snippet (row, hit != NULL ? hit->markup : NULL);
+  /* Listed for a message that could not be read: which one says so. */
+  if (hit == NULL && id != NULL && has_unreadable_turn (self, id))
+    unread = g_markup_escape_text (_("A message here cannot be read: it was not searched"), -1);
+  natter_session_row_set_snippet (row, hit != NULL ? hit->markup : unread);
   natter_session_row_set_more_hits (row, hit != NULL ? (const char * const *) hit->more_turns->pdata : NULL,
                                     hit != NULL ? (const char * const *) hit->more_markups->pdata : NULL,
                                     hit != NULL ? (const char * const *) hit->more_texts->pdata : NULL);
@@ -746,8 +761,19 @@ static void
 show_search_status (NatterSidebar *self)
 {
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (natter_sessions_list_sessions (self->sessions));
+  NatterSessionIndex *index = natter_sessions_list_sessions (self->sessions);
+  g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (index);
   guint n_damaged = damaged->len;
+
+  /* A conversation with a message the index could not read counts once,
+   * whether or not it is listed as damaged too. */
+  for (guint i = 0; self->unreadable != NULL && self->unreadable[i] != NULL; i++)
+    {
+      NatterSessionIndexEntry *entry = natter_session_index_lookup (index, self->unreadable[i]);
+
+      if (entry != NULL && natter_session_index_entry_get_error (entry) == NULL)
+        n_damaged++;
+    }
 
   if (self->search_error != NULL)
     /* Titles are still searched; the index is only a cache. */
@@ -804,6 +830,8 @@ content_searched_cb (GObject      *object,
     g_debug ("Searching the conversations failed: %s", error->message);
   g_clear_error (&self->search_error);
   self->search_error = g_steal_pointer (&error);
+  g_strfreev (self->unreadable);
+  self->unreadable = natter_search_index_dup_unreadable (NATTER_SEARCH_INDEX (object));
   show_search_status (self);
   set_hits (self, hits);
 }
@@ -819,6 +847,7 @@ search_content (NatterSidebar *self,
   if (self->search == NULL || text[0] == '\0')
     {
       self->search_capped = FALSE;
+      g_clear_pointer (&self->unreadable, g_strfreev);
       gtk_widget_set_visible (GTK_WIDGET (self->search_status), FALSE);
       set_hits (self, NULL);
       return;
@@ -1014,6 +1043,7 @@ natter_sidebar_finalize (GObject *object)
 
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->content_hits, g_hash_table_unref);
+  g_clear_pointer (&self->unreadable, g_strfreev);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
   g_clear_pointer (&self->scope_ids, g_ptr_array_unref);

@@ -239,6 +239,20 @@ session_file_contents (Fixture    *f,
   return contents;
 }
 
+/* Appends @text to the file of @turn_id, as a torn write would leave it. */
+void
+append_to_turn_file (Fixture    *f,
+                     const char *turn_id,
+                     const char *text)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id,
+                                               turn_id + 5, turn_id + 8, turn_id);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+
+  g_assert_true (g_file_test (g_file_peek_path (file), G_FILE_TEST_IS_REGULAR));
+  natter_test_append_file (g_file_peek_path (file), text);
+}
+
 /* The event types of a session file, in order, space-separated with a
  * space at each end; `schema_upgraded:N` with its version. */
 char *

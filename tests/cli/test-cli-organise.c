@@ -659,6 +659,23 @@ test_search (Fixture       *f,
   expected = g_strdup_printf ("%s\t%s\tAnd koalas?\n", koala_session, koala_turn);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpstr (r.out, ==, expected);
+
+  /* An earlier message whose file lost its end: its words cannot be
+   * found, and the search says which conversation it could not read
+   * in full rather than miss them without a word. */
+  script (f, &ANSWER, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", koala_session, "More", "please");
+  g_assert_cmpint (r.status, ==, 0);
+  append_to_turn_file (f, koala_turn, "{\"type\":");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "koalas");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("Damaged, not searched in full: %s", koala_session);
+  g_assert_true (g_str_has_prefix (r.err, expected));
+  g_assert_cmpuint (count_lines (r.err), ==, 1);
 }
 
 /* The "version of" mark of `natter sessions` for @id: the original's id,

@@ -101,6 +101,9 @@ JsonObject *request_body (Fixture *f,
 char *session_file_contents (Fixture    *f,
                              const char *session_id);
 char *session_types (const char *contents);
+void append_to_turn_file (Fixture    *f,
+                          const char *turn_id,
+                          const char *text);
 guint count_substring (const char *text,
                        const char *part);
 JsonObject *listed_entry (Fixture    *f,

@@ -69,7 +69,9 @@ test_progress (Fixture       *f,
 
 /* A build from nothing, its logs read on a second thread: the words of
  * a damaged session file and of a damaged turn file are not indexed,
- * those of every other turn are. */
+ * those of every other turn are. The conversation of the damaged turn
+ * is named as one a search cannot look at in full (the damaged session
+ * file is the session index's to name), until the turn reads again. */
 void
 test_damaged_not_indexed (Fixture       *f,
                           gconstpointer  data)
@@ -85,7 +87,15 @@ test_damaged_not_indexed (Fixture       *f,
   g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t3, NULL);
   g_autofree char *hit_good = hit_line (good, t1);
   g_autofree char *hit_beavers = hit_line (bad_turn, t4);
+  g_autofree char *hit_stones = hit_line (bad_turn, t3);
+  g_auto(GStrv) unreadable = NULL;
+  g_autofree char *whole = NULL;
+  gsize whole_length = 0;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
 
+  g_assert_true (g_file_load_contents (turn_file, NULL, &whole, &whole_length, NULL, &error));
+  g_assert_no_error (error);
   /* Half an event: neither log reads whole. */
   natter_test_append_file (g_file_peek_path (session_file), "{\"type\":");
   natter_test_append_file (g_file_peek_path (turn_file), "{\"type\":");
@@ -95,5 +105,23 @@ test_damaged_not_indexed (Fixture       *f,
   assert_search (f, "beavers", hit_beavers);
   assert_search (f, "afloat", "");
   assert_search (f, "stones", "");
+  unreadable = natter_search_index_dup_unreadable (f->search);
+  g_assert_cmpstrv (unreadable, ((const char *[]) { bad_turn, NULL }));
+
+  /* The whole file arrives again (as a sync would bring it): read, its
+   * words found, nothing left unread. */
+  g_file_replace_contents (turn_file, whole, whole_length, NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  /* Only the latest turn file is watched for growth: a change of the
+   * conversation has every turn file it lists looked at again. */
+  natter_sessions_set_title_async (f->t.sessions, bad_turn, "Otters", NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_title_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  natter_test_sessions_wait_idle (&f->t);
+  wait_indexed (f);
+  assert_search (f, "stones", hit_stones);
+  g_strfreev (unreadable);
+  unreadable = natter_search_index_dup_unreadable (f->search);
+  g_assert_cmpstrv (unreadable, ((const char *[]) { NULL }));
   (void) t2;
 }

@@ -820,6 +820,48 @@ test_damaged_stays_listed (void)
   (void) other;
 }
 
+/* A conversation with an earlier message whose file lost its end is not
+ * whole either: the search cannot find that message's words, so the
+ * conversation stays listed, its row says why, and the note counts it. */
+static void
+test_unreadable_turn_listed (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *notes = ui_create_session (u, "Wombat notes");
+  g_autofree char *turn = say (u, trip, "What lives in the savanna?", "Zebras.");
+  g_autofree char *lost = say (u, notes, "Where do wombats live?", "In burrows.");
+  g_autofree char *latest = say (u, notes, "What do they eat?", "Grasses.");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->turn_repo, lost, NULL);
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  ui_world_restart (u);
+  search = ui_search_index_start (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  wait = (NoteWait) { window, trip, notes, "1 damaged conversation stays listed" };
+  ui_wait_until (lists_with_note, &wait);
+  g_assert_cmpstr (natter_session_row_get_snippet (find_listed_row (window, notes)), ==,
+                   "A message here cannot be read: it was not searched");
+  g_assert_nonnull (strstr (natter_session_row_get_snippet (find_listed_row (window, trip)), "Zebras"));
+
+  /* Its other words are found as ever; it is named once. */
+  search_for (window, "grasses");
+  wait = (NoteWait) { window, notes, NULL, "1 damaged conversation stays listed" };
+  ui_wait_until (lists_with_note, &wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+  (void) turn;
+  (void) latest;
+}
+
 /* A folder where the index file belongs: titles are still searched, and
  * the note says why words are not, naming the folder; nothing is logged. */
 static void
@@ -866,6 +908,7 @@ main (int   argc,
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/progress", test_search_progress);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
+  g_test_add_func ("/search/unreadable-turn-listed", test_unreadable_turn_listed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
   g_test_add_func ("/search/capped", test_search_capped);
 

@@ -34,8 +34,10 @@
 
 /* The layout of the tables; another value in user_version means a file
  * of another Natter, rebuilt rather than read. 2: FTS5 merges its
- * segments 16 at a time. */
-#define SCHEMA_VERSION 2
+ * segments 16 at a time. 3: a turn whose file could not be read is
+ * recorded as such, so that a search names its conversation (a file of
+ * layout 2 kept such a turn as if it had no words). */
+#define SCHEMA_VERSION 3
 
 /* How many words a snippet shows. */
 #define SNIPPET_WORDS 16
@@ -51,7 +53,11 @@ static const char schema_sql[] =
   "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, size INTEGER NOT NULL,"
   " mtime INTEGER NOT NULL, latest_turn_id TEXT) WITHOUT ROWID;"
   "CREATE TABLE turns(id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,"
-  " size INTEGER NOT NULL, mtime INTEGER NOT NULL, UNIQUE(session_id, turn_id));"
+  " size INTEGER NOT NULL, mtime INTEGER NOT NULL, readable INTEGER NOT NULL,"
+  " UNIQUE(session_id, turn_id));"
+  /* Nearly every turn reads: the few that do not are found without a
+   * pass over the others. */
+  "CREATE INDEX turns_unreadable ON turns(session_id) WHERE readable = 0;"
   /* remove_diacritics 2: "cafe" finds "café", as the title search did. */
   /* Every term is searched as a prefix (search as you type): prefix
    * indexes of 2 and 3 characters spare short prefixes a scan of every
@@ -99,6 +105,7 @@ typedef enum
   STMT_REMOVE_TEXTS,
   STMT_REMOVE_TURNS,
   STMT_REMOVE_SESSION,
+  STMT_LIST_UNREADABLE,
   STMT_DATA_VERSION,
   STMT_MATCHES,
   STMT_HIT,
@@ -116,13 +123,14 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_LOAD_TURNS] = "SELECT turn_id, size, mtime FROM turns WHERE session_id = ?1",
   [STMT_PUT_SESSION] = "INSERT OR REPLACE INTO sessions VALUES (?1, ?2, ?3, ?4)",
   [STMT_FIND_TURN] = "SELECT id FROM turns WHERE session_id = ?1 AND turn_id = ?2",
-  [STMT_INSERT_TURN] = "INSERT INTO turns(session_id, turn_id, size, mtime) VALUES (?1, ?2, ?3, ?4)",
-  [STMT_UPDATE_TURN] = "UPDATE turns SET size = ?2, mtime = ?3 WHERE id = ?1",
+  [STMT_INSERT_TURN] = "INSERT INTO turns(session_id, turn_id, size, mtime, readable) VALUES (?1, ?2, ?3, ?4, ?5)",
+  [STMT_UPDATE_TURN] = "UPDATE turns SET size = ?2, mtime = ?3, readable = ?4 WHERE id = ?1",
   [STMT_DELETE_TEXT] = "DELETE FROM turn_text WHERE rowid = ?1",
   [STMT_INSERT_TEXT] = "INSERT INTO turn_text(rowid, user, answer) VALUES (?1, ?2, ?3)",
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
+  [STMT_LIST_UNREADABLE] = "SELECT DISTINCT session_id FROM turns WHERE readable = 0 ORDER BY session_id",
   /* Changes when another connection committed: the counts a query keeps
    * (NatterSearchDb.phrase_counts) are then out of date. In a read
    * transaction it is the snapshot's. */
@@ -622,6 +630,8 @@ find_turn (NatterSearchDb  *db,
  *   already (natter_search_db_load_turn_stamps() listed it); %FALSE
  *   spares a new turn, every turn of a build, the look-up of its row
  * @stamp: the turn file's stamp as it was read
+ * @readable: whether the turn file could be read; one that could not is
+ *   kept with no words, listed by natter_search_db_list_unreadable()
  * @user_text: the text of the user's message
  * @answer_text: the text of the answers
  * @error: return location for a #GError
@@ -636,6 +646,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
                            const char               *turn_id,
                            gboolean                  indexed_before,
                            const NatterSearchStamp  *stamp,
+                           gboolean                  readable,
                            const char               *user_text,
                            const char               *answer_text,
                            GError                  **error)
@@ -652,6 +663,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
       sqlite3_bind_int64 (s, 1, id);
       sqlite3_bind_int64 (s, 2, stamp->size);
       sqlite3_bind_int64 (s, 3, stamp->mtime_ns);
+      sqlite3_bind_int (s, 4, readable ? 1 : 0);
       if (!run (db, s, error) || (s = stmt (db, STMT_DELETE_TEXT, error)) == NULL)
         return FALSE;
       sqlite3_bind_int64 (s, 1, id);
@@ -666,6 +678,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
       sqlite3_bind_text (s, 2, turn_id, -1, SQLITE_STATIC);
       sqlite3_bind_int64 (s, 3, stamp->size);
       sqlite3_bind_int64 (s, 4, stamp->mtime_ns);
+      sqlite3_bind_int (s, 5, readable ? 1 : 0);
       if (!run (db, s, error))
         return FALSE;
       id = sqlite3_last_insert_rowid (db->handle);
@@ -677,6 +690,39 @@ natter_search_db_put_turn (NatterSearchDb           *db,
   sqlite3_bind_text (s, 2, user_text != NULL ? user_text : "", -1, SQLITE_STATIC);
   sqlite3_bind_text (s, 3, answer_text != NULL ? answer_text : "", -1, SQLITE_STATIC);
   return run (db, s, error);
+}
+
+/**
+ * natter_search_db_list_unreadable:
+ * @db: a connection
+ * @error: return location for a #GError
+ *
+ * The sessions with a turn whose file could not be read when it was
+ * indexed (natter_search_db_put_turn()): their words may be in that
+ * turn, which no search finds.
+ *
+ * Returns: (transfer full): the session ids, sorted; %NULL with a
+ *   %NATTER_SEARCH_DB_ERROR
+ */
+GStrv
+natter_search_db_list_unreadable (NatterSearchDb  *db,
+                                  GError         **error)
+{
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  sqlite3_stmt *s = stmt (db, STMT_LIST_UNREADABLE, error);
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    g_strv_builder_add (ids, (const char *) sqlite3_column_text (s, 0));
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return NULL;
+    }
+  return g_strv_builder_end (ids);
 }
 
 /**

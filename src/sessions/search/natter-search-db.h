@@ -116,8 +116,11 @@ gboolean         natter_search_db_put_turn             (NatterSearchDb    *db,
                                                         const char        *turn_id,
                                                         gboolean           indexed_before,
                                                         const NatterSearchStamp *stamp,
+                                                        gboolean           readable,
                                                         const char        *user_text,
                                                         const char        *answer_text,
+                                                        GError           **error);
+GStrv            natter_search_db_list_unreadable      (NatterSearchDb    *db,
                                                         GError           **error);
 gboolean         natter_search_db_remove_session       (NatterSearchDb    *db,
                                                         const char        *session_id,

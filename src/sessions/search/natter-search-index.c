@@ -64,6 +64,7 @@ typedef struct
   guint            n_resumes;     /* pauses a test let go of */
   guint            n_paused;      /* pauses the worker got past */
   GHashTable      *removed;       /* session ids deleted; their hits are dropped at once */
+  GStrv            unreadable;    /* sessions with a turn the index could not read, sorted */
   guint            generation;    /* bumped when the file is replaced */
   /* Why the worker cannot keep the file current, or NULL: every search
    * says it, rather than finding nothing without a word. */
@@ -124,6 +125,7 @@ shared_unref (Shared *shared)
   g_queue_clear_full (&shared->jobs, (GDestroyNotify) job_free);
   g_clear_pointer (&shared->query_db, natter_search_db_close);
   g_hash_table_unref (shared->removed);
+  g_strfreev (shared->unreadable);
   g_clear_error (&shared->failure);
   g_mutex_clear (&shared->lock);
   g_mutex_clear (&shared->query_lock);
@@ -299,6 +301,24 @@ committed_cb (gpointer data,
   g_mutex_unlock (&shared->lock);
 }
 
+/* The worker: which sessions have a turn the index could not read, as
+ * the job just committed left it. */
+static gboolean
+note_unreadable (Shared          *shared,
+                 NatterSearchDb  *db,
+                 GError         **error)
+{
+  GStrv ids = natter_search_db_list_unreadable (db, error);
+
+  if (ids == NULL)
+    return FALSE;
+  g_mutex_lock (&shared->lock);
+  g_strfreev (shared->unreadable);
+  shared->unreadable = ids;
+  g_mutex_unlock (&shared->lock);
+  return TRUE;
+}
+
 static gboolean
 run_job (Shared         *shared,
          NatterSearchDb *db,
@@ -311,9 +331,12 @@ run_job (Shared         *shared,
   if (job->kind == JOB_SYNC_ALL)
     {
       g_atomic_int_set (&shared->n_checked, 0);
-      return natter_search_sync_all (&sync, error);
+      if (!natter_search_sync_all (&sync, error))
+        return FALSE;
     }
-  return natter_search_sync_session (&sync, job->session_id, error);
+  else if (!natter_search_sync_session (&sync, job->session_id, error))
+    return FALSE;
+  return note_unreadable (shared, db, error);
 }
 
 static gpointer
@@ -728,6 +751,37 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
     }
   g_mutex_unlock (&shared->lock);
   return hits;
+}
+
+/**
+ * natter_search_index_dup_unreadable:
+ * @self: a search index
+ *
+ * The sessions with a turn whose file the index could not read when it
+ * last looked (damaged, or missing while its session lists it), as of
+ * the worker's last finished job: no search finds the words of that
+ * turn, and whoever shows a search says so rather than miss them
+ * silently (docs/sessions.md §8.4). Sessions deleted in this process
+ * are left out. Reads no file; thread-safe.
+ *
+ * Returns: (transfer full): the session ids, sorted; empty before the
+ *   first job has finished
+ */
+GStrv
+natter_search_index_dup_unreadable (NatterSearchIndex *self)
+{
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  Shared *shared;
+
+  g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
+
+  shared = self->shared;
+  g_mutex_lock (&shared->lock);
+  for (guint i = 0; shared->unreadable != NULL && shared->unreadable[i] != NULL; i++)
+    if (!g_hash_table_contains (shared->removed, shared->unreadable[i]))
+      g_strv_builder_add (ids, shared->unreadable[i]);
+  g_mutex_unlock (&shared->lock);
+  return g_strv_builder_end (ids);
 }
 
 typedef struct

@@ -29,6 +29,7 @@ void               natter_search_index_get_progress  (NatterSearchIndex   *self,
                                                       guint               *out_n_sessions);
 GFile             *natter_search_index_get_file      (NatterSearchIndex   *self);
 guint              natter_search_index_get_match_cap (NatterSearchIndex   *self);
+GStrv              natter_search_index_dup_unreadable (NatterSearchIndex  *self);
 
 GPtrArray         *natter_search_index_search_sync   (NatterSearchIndex   *self,
                                                       const char          *text,

@@ -90,6 +90,7 @@ typedef struct
   char              *turn_id;
   gboolean           indexed_before;  /* the index may hold a row of it */
   NatterSearchStamp  stamp;
+  gboolean           readable;        /* the file read (missing or damaged: not) */
   GString           *user;
   GString           *answer;
 } TurnText;
@@ -132,12 +133,14 @@ read_turn (NatterJsonlCursor       *cursor,
   turn->answer = g_string_new (NULL);
   /* Tree-free for the turns nearly every conversation is made of
    * (natter-turn-scan.c); the same words as the full read's. */
-  if (!natter_turn_scan_text_at (cursor, turn_id, &identity, &identity_known, turn->user, turn->answer, NULL,
-                                 &local_error))
+  turn->readable = natter_turn_scan_text_at (cursor, turn_id, &identity, &identity_known, turn->user, turn->answer,
+                                             NULL, &local_error);
+  if (!turn->readable)
     {
-      /* A missing or damaged turn has no words to find; the window says
-       * what is wrong with it. Its stamp is kept, so it is read again
-       * only once it changes. */
+      /* A missing or damaged turn has no words to find: it is recorded
+       * as unreadable, so that a search names its conversation rather
+       * than miss its words without a word. Its stamp is kept, so it is
+       * read again only once it changes. */
       g_debug ("not indexing turn %s: %s", turn_id, local_error->message);
     }
   if (identity_known && identity.exists)
@@ -214,7 +217,7 @@ write_session (NatterSearchSync  *sync,
       TurnText *turn = g_ptr_array_index (text->turns, i);
 
       if (!natter_search_db_put_turn (sync->db, text->session_id, turn->turn_id, turn->indexed_before, &turn->stamp,
-                                      turn->user->str, turn->answer->str, error))
+                                      turn->readable, turn->user->str, turn->answer->str, error))
         return FALSE;
     }
   return natter_search_db_put_session (sync->db, text->session_id, &text->stamp, text->latest_turn_id, error);
