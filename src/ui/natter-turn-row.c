@@ -374,6 +374,18 @@ show_terminal (NatterTurnRow   *self,
     default:
       if (running)
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
+      else if (!latest)
+        {
+          /* A turn is only gone on from once it has ended: an earlier
+           * one without its end lost it after the conversation went on,
+           * and no message can be sent on that history
+           * (docs/runtime.md §11). Said here, before a send is refused. */
+          set_status (self, FALSE, "dialog-error-symbolic",
+                      _("The end of this answer is missing from its file, though the conversation went on "
+                        "after it: the file is damaged, so nothing more can be sent here."),
+                      _("_Copy Readable Part"), "win.recover-conversation");
+          gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+        }
       else if (!natter_device_is_this (natter_sessions_get_device (self->sessions),
                                        natter_turn_state_get_device_id (state)))
         {

@@ -98,9 +98,26 @@ recover_from_error_activated (GtkWidget  *widget,
   recover (self, session_id);
 }
 
+/* A turn row's way out of a history one of its earlier turns broke:
+ * the open conversation's readable part (the parameter, the row's turn,
+ * only says which row asked). */
+static void
+recover_conversation_activated (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = g_strdup (self->conversation.session_id);
+
+  if (self->sessions == NULL || session_id == NULL)
+    return;
+  recover (self, session_id);
+}
+
 void
 _natter_window_class_recovery_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.recover-from-error", NULL, recover_from_error_activated);
   gtk_widget_class_install_action (widget_class, "win.copy-readable-part", NULL, copy_readable_part_activated);
+  gtk_widget_class_install_action (widget_class, "win.recover-conversation", "s", recover_conversation_activated);
 }

@@ -7,6 +7,8 @@
  * end, with a long title too, and one damaged while open says so.
  */
 
+#include <string.h>
+
 #include "test-sidebar.h"
 
 void
@@ -301,6 +303,76 @@ test_sidebar_damaged_while_open (void)
   ui_wait_until_full (description_says, describe_window, &wait);
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
   ui_save_window (GTK_WIDGET (window), "damaged-while-open-page.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+#define LOST_END_SAYS "The end of this answer is missing from its file, though the conversation went on after it: " \
+                      "the file is damaged, so nothing more can be sent here."
+
+static gboolean
+says_lost_end (gpointer window)
+{
+  return ui_label_shown (window, LOST_END_SAYS);
+}
+
+static gboolean
+opened_other (gpointer data)
+{
+  gpointer *pair = data;
+  const char *open = natter_window_get_session_id (pair[0]);
+
+  return open != NULL && g_strcmp0 (open, pair[1]) != 0;
+}
+
+/* An earlier answer whose file lost its last lines (each line still
+ * reads) is no interrupted answer to resume: the conversation went on
+ * after it, so the file is damaged, and its row says so when the
+ * conversation opens, before a message is refused, with the way out:
+ * the readable part copied into a new conversation that opens. The
+ * damaged file stays as it was. */
+void
+test_sidebar_damaged_earlier_turn (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *after = NULL;
+  gpointer pair[2];
+  NatterWindow *window;
+  GtkWidget *button;
+  char *end;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
+  one = ui_send (u, sid, "First question");
+  ui_wait_turn (u, one);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
+  two = ui_send (u, sid, "Second question");
+  ui_wait_turn (u, two);
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  end = strchr (strchr (contents, '\n') + 1, '\n');
+  end[1] = '\0';
+  g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, NULL));
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, sid));
+  ui_wait_until (says_lost_end, window);
+  g_assert_false (ui_label_shown (window, "Interrupted before it finished, perhaps by a crash."));
+  button = ui_find_button (window, "_Copy Readable Part");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_activate (button));
+  pair[0] = window;
+  pair[1] = sid;
+  ui_wait_until (opened_other, pair);
+  g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 2);
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, contents);
 
   ui_destroy_window (window);
   ui_world_free (u);

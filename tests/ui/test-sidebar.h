@@ -38,6 +38,7 @@ void test_sidebar_deleted_elsewhere (void);
 void test_sidebar_deleted_by_another_process (void);
 /* test-sidebar-damaged.c */
 void test_sidebar_corrupt_session (void);
+void test_sidebar_damaged_earlier_turn (void);
 void test_sidebar_damaged_view (void);
 void test_sidebar_damaged_long_title (void);
 void test_sidebar_damaged_while_open (void);
