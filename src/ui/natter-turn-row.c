@@ -374,6 +374,10 @@ show_terminal (NatterTurnRow   *self,
     default:
       if (running)
         set_status (self, TRUE, NULL, _("Working…"), NULL, NULL);
+      else if (!latest && natter_sessions_is_shared (self->sessions))
+        /* Or an older copy of a file whose whole copy is on its way
+         * (docs/format.md §9.3): shown as a missing one is. */
+        set_status (self, TRUE, NULL, _("Arriving from another device…"), NULL, NULL);
       else if (!latest)
         {
           /* A turn is only gone on from once it has ended: an earlier

@@ -9,6 +9,8 @@
  * where no synchroniser shares the folder, a missing turn is damage.
  */
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
 #include "natter-log-read.h"
@@ -121,6 +123,66 @@ test_history_arriving (Fixture       *f,
   g_assert_null (history);
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
   bring_back (f, first, aside);
+}
+
+/* An earlier turn whose copy here ends before the turn does (an older
+ * copy: the conversation went on after it) is, in a shared folder, a file
+ * on its way as a missing one is: a message waits for it, refused as
+ * arriving with nothing written, and goes through once the whole copy is
+ * there. Where no synchroniser shares the folder it is damage
+ * (test-sessions-damage.c). */
+void
+test_older_copy_arriving (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *session = natter_test_sessions_create_titled (f, "Plans");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *whole = NULL;
+  g_autofree char *refused = NULL;
+  g_autofree char *third = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *changed[2] = { NULL, NULL };
+  char *end;
+
+  share_folder (f);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = natter_test_sessions_send_and_wait (f, session, "Monday?");
+  second = natter_test_sessions_send_and_wait (f, session, "Tuesday?");
+  path = path_of (f->w->turn_repo, first);
+  whole = contents_of (path);
+  /* The copy of the first turn as it was before its answer ended. */
+  end = strchr (strchr (whole, '\n') + 1, '\n');
+  {
+    g_autofree char *older = g_strndup (whole, end + 1 - whole);
+
+    write_file (path, older);
+  }
+  changed[0] = first;
+  natter_sessions_refresh_async (f->sessions, NULL, changed, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_refresh_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+
+  before = snapshot (f);
+  refused = natter_test_sessions_send (f, session, "Wednesday?", &error);
+  g_assert_null (refused);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_ARRIVING);
+  g_assert_nonnull (strstr (error->message, path));
+  g_clear_error (&error);
+  after = snapshot (f);
+  assert_same_files (before, after);
+
+  write_file (path, whole);
+  g_clear_object (&result);
+  natter_sessions_refresh_async (f->sessions, NULL, changed, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_refresh_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  third = natter_test_sessions_send_and_wait (f, session, "Wednesday?");
+  g_assert_nonnull (third);
 }
 
 /* Where no synchroniser shares the folder, a missing turn is what it

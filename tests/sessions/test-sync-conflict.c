@@ -716,6 +716,7 @@ main (int   argc,
   ADD ("/sync-conflict/folder-copy", test_folder_copy);
   ADD ("/sync-arriving/latest-turn", test_latest_turn_arriving);
   ADD ("/sync-arriving/history", test_history_arriving);
+  ADD ("/sync-arriving/older-copy-of-earlier-turn", test_older_copy_arriving);
   ADD ("/sync-arriving/unshared-is-damage", test_missing_unshared_is_damage);
   ADD ("/sync-arriving/blob", test_blob_arriving);
 #undef ADD

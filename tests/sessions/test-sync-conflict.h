@@ -37,6 +37,8 @@ void test_latest_turn_arriving       (Fixture       *f,
                                       gconstpointer  data);
 void test_history_arriving           (Fixture       *f,
                                       gconstpointer  data);
+void test_older_copy_arriving        (Fixture       *f,
+                                      gconstpointer  data);
 void test_missing_unshared_is_damage (Fixture       *f,
                                       gconstpointer  data);
 void test_blob_arriving              (Fixture       *f,

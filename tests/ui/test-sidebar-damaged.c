@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "test-sidebar.h"
 
 void
@@ -326,25 +328,18 @@ opened_other (gpointer data)
   return open != NULL && g_strcmp0 (open, pair[1]) != 0;
 }
 
-/* An earlier answer whose file lost its last lines (each line still
- * reads) is no interrupted answer to resume: the conversation went on
- * after it, so the file is damaged, and its row says so when the
- * conversation opens, before a message is refused, with the way out:
- * the readable part copied into a new conversation that opens. The
- * damaged file stays as it was. */
-void
-test_sidebar_damaged_earlier_turn (void)
+/* A conversation of two exchanges whose first answer's file is cut
+ * back to its first two lines, as an older copy of it would be: each
+ * line reads, and the turn never ends. Returns the file's contents. */
+static char *
+cut_first_answer (UiWorld    *u,
+                  const char *sid,
+                  GFile     **out_file)
 {
-  UiWorld *u = ui_world_new ();
-  g_autofree char *sid = ui_create_session (u, "Trip");
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
   g_autoptr(GFile) file = NULL;
-  g_autofree char *contents = NULL;
-  g_autofree char *after = NULL;
-  gpointer pair[2];
-  NatterWindow *window;
-  GtkWidget *button;
+  char *contents = NULL;
   char *end;
 
   natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
@@ -358,8 +353,29 @@ test_sidebar_damaged_earlier_turn (void)
   end = strchr (strchr (contents, '\n') + 1, '\n');
   end[1] = '\0';
   g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, NULL));
-  ui_world_restart (u);
+  *out_file = g_steal_pointer (&file);
+  return contents;
+}
 
+/* An earlier answer whose file lost its last lines (each line still
+ * reads) is no interrupted answer to resume: the conversation went on
+ * after it, so the file is damaged, and its row says so when the
+ * conversation opens, before a message is refused, with the way out:
+ * the readable part copied into a new conversation that opens. The
+ * damaged file stays as it was. */
+void
+test_sidebar_damaged_earlier_turn (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip");
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *contents = cut_first_answer (u, sid, &file);
+  g_autofree char *after = NULL;
+  gpointer pair[2];
+  NatterWindow *window;
+  GtkWidget *button;
+
+  ui_world_restart (u);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, sid));
   ui_wait_until (says_lost_end, window);
@@ -376,4 +392,37 @@ test_sidebar_damaged_earlier_turn (void)
 
   ui_destroy_window (window);
   ui_world_free (u);
+}
+
+static gboolean
+says_arriving (gpointer window)
+{
+  return ui_label_shown (window, "Arriving from another device…");
+}
+
+/* In a folder a synchroniser shares, the same file may be an older copy
+ * of one whose whole copy is on its way: shown as arriving, as a missing
+ * file is there, not as damage. */
+void
+test_sidebar_older_copy_arriving (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip");
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *contents = cut_first_answer (u, sid, &file);
+  g_autofree char *dir = g_file_get_path (u->w->dir);
+  g_autofree char *marker = g_build_filename (dir, ".stfolder", NULL);
+  NatterWindow *window;
+
+  g_assert_cmpint (g_mkdir (marker, 0700), ==, 0);
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, sid));
+  ui_wait_until (says_arriving, window);
+  g_assert_false (ui_label_shown (window, LOST_END_SAYS));
+  g_assert_null (ui_find_button (window, "_Copy Readable Part"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  (void) contents;
 }

@@ -1409,6 +1409,24 @@ natter_sessions_get_device (NatterSessions *self)
 }
 
 /**
+ * natter_sessions_is_shared:
+ * @self: the service
+ *
+ * Whether a synchroniser shares the data folder, so that a turn file
+ * missing or shorter than its conversation says may still be on its way
+ * from another device (docs/format.md §9.3). Looks at the disk: for the
+ * rare turn that is not whole, not for every one.
+ *
+ * Returns: %TRUE when one does
+ */
+gboolean
+natter_sessions_is_shared (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  return self->turn_repo != NULL && natter_jsonl_repo_is_shared (self->turn_repo);
+}
+
+/**
  * natter_sessions_is_turn_elsewhere:
  * @self: the service
  * @entry: a session's entry in the index

@@ -272,6 +272,7 @@ gboolean            natter_sessions_flush_finish                 (NatterSessions
 gboolean            natter_sessions_is_turn_running              (NatterSessions      *self,
                                                                   const char          *turn_id);
 NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
+gboolean            natter_sessions_is_shared                    (NatterSessions      *self);
 
 void                natter_sessions_refresh_async                (NatterSessions      *self,
                                                                   const char * const  *session_names,
