@@ -227,4 +227,8 @@ void cli_retry (OracleDriver *d,
 gboolean sendable (OracleDriver *d,
                    OSession     *s);
 
+/* The search index (oracle-driver-search.c), which calls the above */
+
+void check_search (OracleDriver *d);
+
 G_END_DECLS

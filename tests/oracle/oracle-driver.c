@@ -666,6 +666,7 @@ oracle_driver_run (OracleDriver *d)
       check_files (d);
       d->cli_all = TRUE;
       check_cli (d);
+      check_search (d);
     }
   return d->n_failures == 0;
 }
