@@ -314,12 +314,6 @@ test_sidebar_damaged_while_open (void)
                       "the file is damaged, so nothing more can be sent here."
 
 static gboolean
-says_lost_end (gpointer window)
-{
-  return ui_label_shown (window, LOST_END_SAYS);
-}
-
-static gboolean
 opened_other (gpointer data)
 {
   gpointer *pair = data;
@@ -378,7 +372,7 @@ test_sidebar_damaged_earlier_turn (void)
   ui_world_restart (u);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, sid));
-  ui_wait_until (says_lost_end, window);
+  ui_wait_label (window, LOST_END_SAYS);
   g_assert_false (ui_label_shown (window, "Interrupted before it finished, perhaps by a crash."));
   button = ui_find_button (window, "_Copy Readable Part");
   g_assert_nonnull (button);
@@ -392,12 +386,6 @@ test_sidebar_damaged_earlier_turn (void)
 
   ui_destroy_window (window);
   ui_world_free (u);
-}
-
-static gboolean
-says_arriving (gpointer window)
-{
-  return ui_label_shown (window, "Arriving from another device…");
 }
 
 /* In a folder a synchroniser shares, the same file may be an older copy
@@ -418,7 +406,7 @@ test_sidebar_older_copy_arriving (void)
   ui_world_restart (u);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, sid));
-  ui_wait_until (says_arriving, window);
+  ui_wait_label (window, "Arriving from another device…");
   g_assert_false (ui_label_shown (window, LOST_END_SAYS));
   g_assert_null (ui_find_button (window, "_Copy Readable Part"));
 
