@@ -976,6 +976,8 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
  *   told (natter_jsonl_cursor_identify()); a missing file's is
  * @user_text: what the person wrote is appended here, on success
  * @answer_text: what the model answered is appended here, on success
+ * @out_ended: (out) (optional): whether the turn has ended (its file
+ *   holds a terminal event), on success
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -994,6 +996,7 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
                           gboolean           *out_identity_known,
                           GString            *user_text,
                           GString            *answer_text,
+                          gboolean           *out_ended,
                           GCancellable       *cancellable,
                           GError            **error)
 {
@@ -1010,5 +1013,7 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
     return FALSE;
   if (state != NULL)
     natter_turn_text_from_state (state, user_text, answer_text);
+  if (out_ended != NULL)
+    *out_ended = state != NULL ? natter_turn_state_get_terminal_event (state) != NULL : scan.terminal_type != NULL;
   return TRUE;
 }

@@ -50,6 +50,7 @@ gboolean natter_turn_scan_text_at   (NatterJsonlCursor  *cursor,
                                      gboolean           *out_identity_known,
                                      GString            *user_text,
                                      GString            *answer_text,
+                                     gboolean           *out_ended,
                                      GCancellable       *cancellable,
                                      GError            **error);
 

@@ -125,3 +125,43 @@ test_damaged_not_indexed (Fixture       *f,
   g_assert_cmpstrv (unreadable, ((const char *[]) { NULL }));
   (void) t2;
 }
+
+/* An earlier turn whose file lost its last lines at a line's end: each
+ * line reads, but the turn never ended though the conversation went on
+ * after it, so the file is damaged (docs/runtime.md §11) and the words
+ * of its answer may be gone with those lines. Its conversation is named
+ * as one a search cannot look at in full, as for a torn file, rather
+ * than found or missed as if it were whole. */
+void
+test_lost_end_not_indexed (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *t1 = exchange (f, sid, "Tell me of otters", "Otters use stones.");
+  g_autofree char *t2 = exchange (f, sid, "And beavers?", "Beavers build dams.");
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t1, NULL);
+  g_autofree char *hit_beavers = hit_line (sid, t2);
+  g_auto(GStrv) unreadable = NULL;
+  g_autofree char *whole = NULL;
+  gsize length = 0;
+  char *last;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_load_contents (turn_file, NULL, &whole, &length, NULL, &error));
+  g_assert_no_error (error);
+  /* Without its last line, the terminal event. */
+  g_assert_true (length > 1 && whole[length - 1] == '\n');
+  whole[length - 1] = '\0';
+  last = strrchr (whole, '\n');
+  g_assert_nonnull (last);
+  g_file_replace_contents (turn_file, whole, (gsize) (last + 1 - whole), NULL, FALSE, G_FILE_CREATE_NONE, NULL,
+                           NULL, &error);
+  g_assert_no_error (error);
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "beavers", hit_beavers);
+  assert_search (f, "stones", "");
+  unreadable = natter_search_index_dup_unreadable (f->search);
+  g_assert_cmpstrv (unreadable, ((const char *[]) { sid, NULL }));
+}

@@ -405,6 +405,7 @@ main (int   argc,
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
   ADD ("/search-index/progress", test_progress);
   ADD ("/search-index/damaged-not-indexed", test_damaged_not_indexed);
+  ADD ("/search-index/earlier-turn-that-lost-its-end-not-indexed", test_lost_end_not_indexed);
   ADD ("/search-index/capped", test_capped);
 
   return g_test_run ();

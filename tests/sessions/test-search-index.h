@@ -87,5 +87,6 @@ void test_stale_files_picked_up_at_start (Fixture *f, gconstpointer data);
 /* test-search-index-build.c */
 void test_progress (Fixture *f, gconstpointer data);
 void test_damaged_not_indexed (Fixture *f, gconstpointer data);
+void test_lost_end_not_indexed (Fixture *f, gconstpointer data);
 
 G_END_DECLS

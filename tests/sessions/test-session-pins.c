@@ -378,6 +378,7 @@ test_folders_kept (Fixture       *f,
   g_autofree char *work = NULL;
   g_autofree char *home = NULL;
   g_autofree char *twin = NULL;
+  g_autofree char *cafe = NULL;
 
   load (f, folders);
   work = create (f, folders, "  Work ", &error);
@@ -391,6 +392,16 @@ test_folders_kept (Fixture       *f,
   g_assert_null (create (f, folders, "   ", &error));
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
+  /* Names that differ only in what cannot be seen are one name. */
+  g_assert_null (create (f, folders, "W\u200Bork", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  cafe = create (f, folders, "Caf\u00E9", &error);
+  g_assert_nonnull (cafe);
+  g_assert_no_error (error);
+  g_assert_null (create (f, folders, "Cafe\u0301", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
 
   natter_folders_rename_async (folders, home, "Errands", NULL, natter_test_result_cb, &renamed);
   g_assert_true (natter_folders_rename_finish (folders, natter_test_sessions_wait_result (&renamed), &error));
@@ -401,9 +412,10 @@ test_folders_kept (Fixture       *f,
                    ==, "folder_renamed");
 
   load (f, again);
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (again)), ==, 2);
-  g_assert_cmpstr (name_at (again, 0), ==, "Errands");
-  g_assert_cmpstr (name_at (again, 1), ==, "Work");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (again)), ==, 3);
+  g_assert_cmpstr (name_at (again, 0), ==, "Caf\u00E9");
+  g_assert_cmpstr (name_at (again, 1), ==, "Errands");
+  g_assert_cmpstr (name_at (again, 2), ==, "Work");
   g_assert_nonnull (natter_folders_find_by_name (again, "WORK"));
 }
 

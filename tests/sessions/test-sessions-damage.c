@@ -321,6 +321,70 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   g_assert_cmpstr (context, ==, expected);
 }
 
+/* A version of the last message, made before an earlier turn of the
+ * conversation it came from was damaged: its own turns read, but its
+ * history runs through the damaged one. The readable part of that
+ * history is the original's before the damage, so the copy is that
+ * (here: nothing, the first turn being the damaged one), and a message
+ * goes on from it; a copy of the version's own turns would be refused
+ * again, and its Copy Readable Part would make another such copy. */
+static void
+test_recover_version_with_damaged_inherited_turn (Fixture       *f,
+                                                  gconstpointer  data)
+{
+  int damage = GPOINTER_TO_INT (data);
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Chosen");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *next = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) report = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  send_three (f, sid, &one, &two, &three);
+  version = natter_test_sessions_fork (&f->t, sid, two, "Chosen");
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  again = send (f, version, "three again");
+  natter_test_sessions_wait_status (&f->t, version, "completed");
+  if (damage == DAMAGE_TORN)
+    corrupt_file (f->t.w->turn_repo, one);
+  else
+    keep_first_lines (f, one, 2);
+  path = turn_path (f, one);
+  restart (f);
+
+  g_free (natter_test_sessions_send (&f->t, version, "four", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
+  g_clear_error (&error);
+
+  natter_sessions_inspect_damage_async (f->t.sessions, version, NULL, inspect_cb, &result);
+  report = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (report->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (report->n_turns, ==, 0);
+
+  natter_sessions_recover_async (f->t.sessions, version, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
+  g_assert_null (natter_session_state_get_forked_from_turn_id (state));
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+
+  next = send (f, copy, "again");
+  g_assert_nonnull (next);
+  natter_test_sessions_wait_status (&f->t, copy, "completed");
+}
+
 /* A turn_appended whose turn file is missing is a dangling reference:
  * corruption (docs/sessions.md §7), said as such, naming the file. */
 static void
@@ -593,5 +657,9 @@ sessions_add_damage_tests (void)
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
+  ADD ("recover/version-with-torn-inherited-turn", test_recover_version_with_damaged_inherited_turn,
+       GINT_TO_POINTER (DAMAGE_TORN));
+  ADD ("recover/version-with-inherited-turn-that-lost-its-end", test_recover_version_with_damaged_inherited_turn,
+       GINT_TO_POINTER (DAMAGE_END_LOST));
   ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
 }

@@ -215,14 +215,27 @@ natter_folders_lookup (NatterFolders *self,
   return g_ptr_array_index (self->folders, position);
 }
 
-/* Names compare without case and surrounding space: “Work” and “work ”
- * would be two folders nobody can tell apart. */
+/* Names compare without case, surrounding space, invisible format
+ * characters (a zero-width space, a joiner) and the way an accent is
+ * encoded: “Work” and “work ”, “Café” with a composed é and with e and a
+ * combining accent, or “Work” with a zero-width space inside, would be
+ * two folders nobody can tell apart. */
 static char *
 name_key (const char *name)
 {
-  g_autofree char *stripped = g_strstrip (g_strdup (name));
+  g_autoptr(GString) visible = g_string_new (NULL);
+  g_autofree char *folded = NULL;
 
-  return g_utf8_casefold (stripped, -1);
+  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_type (c) != G_UNICODE_FORMAT)
+        g_string_append_unichar (visible, c);
+    }
+  g_strstrip (visible->str);
+  folded = g_utf8_casefold (visible->str, -1);
+  return g_utf8_normalize (folded, -1, G_NORMALIZE_DEFAULT_COMPOSE);
 }
 
 /**
@@ -230,7 +243,8 @@ name_key (const char *name)
  * @self: the folder list
  * @name: a folder name
  *
- * Finds a folder by name, ignoring case and the space around it.
+ * Finds a folder by name, ignoring case, the space around it, invisible
+ * format characters and how its accents are encoded.
  *
  * Returns: (transfer none) (nullable): the folder, or %NULL
  */

@@ -117,16 +117,19 @@ session_text_free (SessionText *text)
 }
 
 /* Reads the words of @turn_id, and its file's stamp as it was read; or
- * takes @stamp (nullable) when the read could not tell it. */
+ * takes @stamp (nullable) when the read could not tell it. @earlier:
+ * whether a later turn of the session follows it. */
 static TurnText *
 read_turn (NatterJsonlCursor       *cursor,
            const char              *turn_id,
-           const NatterSearchStamp *stamp)
+           const NatterSearchStamp *stamp,
+           gboolean                 earlier)
 {
   TurnText *turn = g_new0 (TurnText, 1);
   g_autoptr(GError) local_error = NULL;
   NatterFileIdentity identity;
   gboolean identity_known = FALSE;
+  gboolean ended = FALSE;
 
   turn->turn_id = g_strdup (turn_id);
   turn->user = g_string_new (NULL);
@@ -134,7 +137,7 @@ read_turn (NatterJsonlCursor       *cursor,
   /* Tree-free for the turns nearly every conversation is made of
    * (natter-turn-scan.c); the same words as the full read's. */
   turn->readable = natter_turn_scan_text_at (cursor, turn_id, &identity, &identity_known, turn->user, turn->answer,
-                                             NULL, &local_error);
+                                             &ended, NULL, &local_error);
   if (!turn->readable)
     {
       /* A missing or damaged turn has no words to find: it is recorded
@@ -142,6 +145,17 @@ read_turn (NatterJsonlCursor       *cursor,
        * than miss its words without a word. Its stamp is kept, so it is
        * read again only once it changes. */
       g_debug ("not indexing turn %s: %s", turn_id, local_error->message);
+    }
+  else if (earlier && !ended)
+    {
+      /* A turn is only gone on from once it has ended: an earlier one
+       * without its end lost its last lines, and the words of its
+       * answer with them (docs/runtime.md §11). Damaged as a torn file
+       * is, and named by a search the same way. */
+      g_debug ("not indexing turn %s: its file ends before the turn does", turn_id);
+      turn->readable = FALSE;
+      g_string_truncate (turn->user, 0);
+      g_string_truncate (turn->answer, 0);
     }
   if (identity_known && identity.exists)
     {
@@ -194,7 +208,8 @@ read_session (NatterJsonlRepo   *session_repo,
           if (stamps_equal (known, &turn_stamp))
             continue;
         }
-      read = read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL);
+      read = read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL,
+                        i + 1 < natter_session_state_get_n_turns (state));
       read->indexed_before = known != NULL;
       /* A turn listed twice is a turn indexed before the second time. */
       if (known == NULL)

@@ -152,6 +152,102 @@ inspect_bad_name (NatterJsonlRepo  *session_repo,
   return damage;
 }
 
+static NatterSessionDamage *inspect_lineage (NatterJsonlRepo     *session_repo,
+                                             NatterJsonlRepo     *turn_repo,
+                                             const char          *session_id,
+                                             GHashTable          *seen,
+                                             NatterSessionState **out_state,
+                                             gboolean            *out_inherited,
+                                             GCancellable        *cancellable,
+                                             GError             **error);
+
+/* Whether the turn @turn_id reads whole and has ended. */
+static gboolean
+turn_ended (NatterJsonlRepo *turn_repo,
+            const char      *turn_id,
+            GCancellable    *cancellable)
+{
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autofree char *reason = NULL;
+  gboolean missing;
+  guint line = 0;
+
+  return check_log (turn_repo, turn_id, NULL, &line, &reason, &missing, &turn, cancellable) &&
+         natter_turn_state_get_terminal_event (turn) != NULL;
+}
+
+static gboolean
+find_turn_index (NatterSessionState *state,
+                 const char         *turn_id,
+                 guint              *out_index)
+{
+  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
+    if (g_strcmp0 (natter_session_state_get_turn (state, i)->turn_id, turn_id) == 0)
+      {
+        *out_index = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The damage of the history that @state's session inherits from the one
+ * it was branched from (a version, a branch): %NULL when that history
+ * reads whole up to the fork point, or cannot be looked at (no fork
+ * point, the parent's log gone or unreadable). Else the damage report of
+ * the session whose turn cannot be read, with that session's readable
+ * prefix in @out_state: every turn of @state comes after the damage, so
+ * the readable part of @state's history is that prefix, and a copy of
+ * @state's own turns would be as damaged as @state. */
+static NatterSessionDamage *
+inherited_damage (NatterJsonlRepo     *session_repo,
+                  NatterJsonlRepo     *turn_repo,
+                  NatterSessionState  *state,
+                  GHashTable          *seen,
+                  NatterSessionState **out_state,
+                  GCancellable        *cancellable)
+{
+  const char *parent_id = natter_session_state_get_parent_session (state);
+  const char *fork_id = natter_session_state_get_forked_from_turn_id (state);
+  g_autoptr(NatterSessionState) prefix = NULL;
+  NatterSessionDamage *damage;
+  gboolean inherited = FALSE;
+  guint fork_index;
+
+  if (parent_id == NULL || fork_id == NULL || g_hash_table_contains (seen, parent_id))
+    return NULL;
+  damage = inspect_lineage (session_repo, turn_repo, parent_id, seen, &prefix, &inherited, cancellable, NULL);
+  if (damage == NULL)
+    return NULL;
+  if (!inherited)
+    {
+      if (!damage->can_copy || !find_turn_index (prefix, fork_id, &fork_index))
+        {
+          natter_session_damage_free (damage);
+          return NULL;
+        }
+      /* The parent reads past the fork point: the history is whole if
+       * the turn it was branched at has ended. A branch is only made at
+       * an ended turn, so one without its end lost its last lines. */
+      if (damage->reason == NULL || damage->n_turns > fork_index)
+        {
+          if (turn_ended (turn_repo, fork_id, cancellable))
+            {
+              natter_session_damage_free (damage);
+              return NULL;
+            }
+          g_clear_object (&damage->file);
+          damage->file = natter_jsonl_repo_get_file (turn_repo, fork_id, NULL);
+          damage->line = 0;
+          g_free (damage->reason);
+          damage->reason = g_strdup ("the file ends before the turn does (its last lines are lost), "
+                                     "yet the conversation goes on after it");
+          damage->n_turns = fork_index;
+        }
+    }
+  *out_state = g_steal_pointer (&prefix);
+  return damage;
+}
+
 /* Finds where @session_id is damaged: its session log's first bad line,
  * else the first of its turns whose log cannot be read. Returns the
  * readable prefix in @out_state. Blocks: it reads every turn of the
@@ -164,11 +260,34 @@ inspect_sync (NatterJsonlRepo     *session_repo,
               GCancellable        *cancellable,
               GError             **error)
 {
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean inherited;
+
+  return inspect_lineage (session_repo, turn_repo, session_id, seen, out_state, &inherited, cancellable, error);
+}
+
+/* inspect_sync() of @session_id and the history it inherits, none of
+ * the sessions in @seen looked at twice (a lineage that loops back is
+ * damaged, not endless). @out_inherited: whether the damage found is in
+ * a session @session_id was branched from, whose prefix @out_state is. */
+static NatterSessionDamage *
+inspect_lineage (NatterJsonlRepo     *session_repo,
+                 NatterJsonlRepo     *turn_repo,
+                 const char          *session_id,
+                 GHashTable          *seen,
+                 NatterSessionState **out_state,
+                 gboolean            *out_inherited,
+                 GCancellable        *cancellable,
+                 GError             **error)
+{
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
+  g_autoptr(NatterSessionState) inherited_prefix = NULL;
   g_autoptr(GHashTable) unended = NULL;  /* turn id → its index, of turns that have not ended */
   NatterSessionDamage *damage;
+  NatterSessionDamage *inherited;
   gboolean missing;
 
+  *out_inherited = FALSE;
   if (!natter_store_name_validate (session_id, NULL))
     return inspect_bad_name (session_repo, session_id, error);
   damage = g_new0 (NatterSessionDamage, 1);
@@ -184,6 +303,19 @@ inspect_sync (NatterJsonlRepo     *session_repo,
   damage->can_copy = natter_session_state_get_definition (state) != NULL;
   damage->title = g_strdup (damage->can_copy ? natter_session_state_get_title (state) : NULL);
   damage->n_turns = damage->can_copy ? natter_session_state_get_n_turns (state) : 0;
+
+  g_hash_table_add (seen, g_strdup (session_id));
+  inherited = damage->can_copy ? inherited_damage (session_repo, turn_repo, state, seen, &inherited_prefix,
+                                                   cancellable)
+                               : NULL;
+  if (inherited != NULL)
+    {
+      natter_session_damage_free (damage);
+      *out_inherited = TRUE;
+      if (out_state != NULL)
+        *out_state = g_steal_pointer (&inherited_prefix);
+      return inherited;
+    }
 
   /* Every turn of the readable part, oldest first: a later turn's
    * history runs through every earlier one, so the copy ends before the
