@@ -620,6 +620,15 @@ show_turn_read_cb (GObject      *object,
   GError *error = NULL;
 
   state = natter_sessions_get_turn_reduced_finish (NATTER_SESSIONS (object), result, &error);
+  /* An earlier turn is only gone on from once it has ended: one without
+   * its end lost its last lines, or is an older copy on its way. */
+  if (state != NULL && run->next_turn + 1 < natter_session_state_get_n_turns (run->session) &&
+      natter_turn_state_get_terminal_event (state) == NULL)
+    {
+      g_clear_pointer (&state, natter_turn_state_unref);
+      error = natter_jsonl_repo_end_lost_error (natter_services_get_turn_repo (run->services),
+                                                natter_session_state_get_turn (run->session, run->next_turn)->turn_id);
+    }
   if (state == NULL && g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
     {
       /* Not damage: the turn is on its way from another device

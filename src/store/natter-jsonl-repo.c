@@ -531,6 +531,40 @@ natter_jsonl_repo_is_shared (NatterJsonlRepo *self)
 }
 
 /**
+ * natter_jsonl_repo_end_lost_error:
+ * @self: the turn repository
+ * @id: a turn that is gone on from but has no terminal event
+ *
+ * The error of an earlier turn whose file ends before the turn does: a
+ * turn is only gone on from once it has ended, so the file lost its last
+ * lines (docs/runtime.md §11). %NATTER_STORE_ERROR_CORRUPT, or, in a
+ * folder a synchroniser shares, %NATTER_STORE_ERROR_NOT_ARRIVED: there it
+ * may be an older copy of a file whose whole copy is on its way
+ * (docs/format.md §9.3). Looks at the disk.
+ *
+ * Returns: (transfer full): the error, naming the file
+ */
+GError *
+natter_jsonl_repo_end_lost_error (NatterJsonlRepo *self,
+                                  const char      *id)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+
+  path = natter_jsonl_repo_dup_path (self, id, NULL);
+  if (path == NULL)
+    path = g_strdup (id);
+  if (natter_sync_folder_is_shared (self->storage_path))
+    return g_error_new (NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED,
+                        "%s has not arrived whole from another device yet: the copy here ends before the turn does, "
+                        "yet the conversation goes on after it", path);
+  return g_error_new (NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                      "%s: the file ends before the turn does (its last lines are lost), yet the conversation goes "
+                      "on after it", path);
+}
+
+/**
  * natter_jsonl_repo_list_conflicts_sync:
  * @self: a #NatterJsonlRepo
  * @cancellable: (nullable): a #GCancellable

@@ -100,6 +100,8 @@ GStrv            natter_jsonl_repo_list_ids_and_conflicts_sync
                                                          GCancellable         *cancellable,
                                                          GError              **error);
 gboolean         natter_jsonl_repo_is_shared            (NatterJsonlRepo      *self);
+GError          *natter_jsonl_repo_end_lost_error       (NatterJsonlRepo      *self,
+                                                         const char           *id);
 GStrv            natter_jsonl_repo_list_conflicts_sync  (NatterJsonlRepo      *self,
                                                          GCancellable         *cancellable,
                                                          GError              **error);

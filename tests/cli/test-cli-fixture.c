@@ -253,6 +253,25 @@ append_to_turn_file (Fixture    *f,
   natter_test_append_file (g_file_peek_path (file), text);
 }
 
+/* Cuts the file of @turn_id back to its first line, as a file that lost
+ * its last lines at a line's end is. */
+void
+keep_first_line_of_turn_file (Fixture    *f,
+                              const char *turn_id)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id,
+                                               turn_id + 5, turn_id + 8, turn_id);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+  g_autofree char *contents = NULL;
+  char *end;
+
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  end = strchr (contents, '\n');
+  g_assert_nonnull (end);
+  end[1] = '\0';
+  g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, NULL));
+}
+
 /* The event types of a session file, in order, space-separated with a
  * space at each end; `schema_upgraded:N` with its version. */
 char *

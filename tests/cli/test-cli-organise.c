@@ -678,6 +678,48 @@ test_search (Fixture       *f,
   g_assert_cmpuint (count_lines (r.err), ==, 1);
 }
 
+/* An earlier answer whose file lost its last lines at a line's end: each
+ * line reads, but the turn never ended though the conversation went on.
+ * `show` and `export` name the file and the way out, as for a torn file,
+ * rather than show or archive the history as if it were whole. */
+static void
+test_show_earlier_turn_lost_end (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *hint = NULL;
+  const char *formats[] = { "markdown", "json" };
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session, &first);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session, "And", "koalas?");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second);
+  keep_first_line_of_turn_file (f, first);
+  hint = g_strdup_printf ("natter recover %s", session);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "the file ends before the turn does"));
+  g_assert_nonnull (strstr (r.err, hint));
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      natter_test_run_clear (&r);
+      RUN (f, &r, "export", session, "--format", formats[i]);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_cmpstr (r.out, ==, "");
+      g_assert_nonnull (strstr (r.err, "the file ends before the turn does"));
+      g_assert_nonnull (strstr (r.err, hint));
+    }
+}
+
 /* The "version of" mark of `natter sessions` for @id: the original's id,
  * or "" when @id is listed as a conversation of its own. */
 static char *
@@ -904,4 +946,5 @@ cli_add_organise_tests (void)
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/send/in-conflict-copy", test_send_in_copy);
   ADD ("/cli/search", test_search);
+  ADD ("/cli/show/earlier-turn-lost-its-end", test_show_earlier_turn_lost_end);
 }

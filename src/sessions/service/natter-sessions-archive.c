@@ -80,6 +80,31 @@ read_turn (ExportData    *data,
   return TRUE;
 }
 
+/* Every turn the archive holds but its last is gone on from, so it has
+ * ended: one without its end lost its last lines (docs/runtime.md §11),
+ * and an archive of that history would carry the damage on as if it were
+ * whole. */
+static gboolean
+check_ended (ExportData  *data,
+             GPtrArray   *turn_ids,
+             GPtrArray   *turn_events,
+             GError     **error)
+{
+  for (guint i = 0; i + 1 < turn_events->len; i++)
+    {
+      g_autoptr(NatterTurnState) state = natter_turn_reduce (g_ptr_array_index (turn_events, i), NULL);
+      GError *lost;
+
+      if (state == NULL || natter_turn_state_get_terminal_event (state) != NULL)
+        continue;
+      lost = natter_jsonl_repo_end_lost_error (data->turn_repo, g_ptr_array_index (turn_ids, i));
+      g_propagate_prefixed_error (error, lost, _("Turn %s of the conversation cannot be read: "),
+                                  (const char *) g_ptr_array_index (turn_ids, i));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The attachments the turns carry, by name (none without a blob store). */
 static GHashTable *
 read_blobs (ExportData    *data,
@@ -172,6 +197,11 @@ export_thread (GTask        *task,
         return;
       }
 
+  if (!check_ended (data, turn_ids, turn_events, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
   blobs = read_blobs (data, turn_events, cancellable, &error);
   if (blobs == NULL)
     {
