@@ -458,6 +458,53 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
   ui_world_free (u);
 }
 
+/* The composer's Send button: the one with the tooltip "Send". */
+static GtkWidget *
+find_send_button (NatterComposer *composer)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (composer, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (buttons->pdata[i]), "Send") == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+/* Words that show as nothing are no message, whatever they are made of:
+ * empty, white space, or invisible format characters (zero width space,
+ * joiners, word joiner, byte order mark). Send stays off for each, and
+ * Enter sends nothing, as for an empty field; a word makes Send work. */
+void
+test_keyboard_blank_not_sent (void)
+{
+  const char *blanks[] = { "", " \n\t", "\u200B", "\u200C\u200D", "\u2060 \uFEFF\n" };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Chat");
+  NatterWindow *window = window_new (u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  GtkWidget *send;
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  g_assert_true (press (window, "<Control>l"));
+  send = find_send_button (composer);
+  g_assert_nonnull (send);
+  for (guint i = 0; i < G_N_ELEMENTS (blanks); i++)
+    {
+      natter_composer_set_text (composer, blanks[i]);
+      g_assert_false (gtk_widget_get_sensitive (send));
+      g_assert_true (press_key_controllers (window, GDK_KEY_Return));
+      g_assert_false (natter_composer_send (composer));
+    }
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 0);
+  g_assert_null (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, session_id)));
+
+  natter_composer_set_text (composer, "\u200BHi");
+  g_assert_true (gtk_widget_get_sensitive (send));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Ctrl+Z undoes a folder's deletion as the toast's Undo does: the
  * folder is back under its old id with every conversation it held, the
  * pinned one too, and the toast goes. A conversation deleted after it is
