@@ -385,7 +385,8 @@ test_delete_pinned_member_undo (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
   ui_wait_until (projects_toast_shown, window);
   wait_list (window, "[Pinned] Alpha [Recent] Beta");
-  /* Undo, as a person clicks it. */
+  /* Undo, as a person clicks it, and as a screen reader says it. */
+  ui_assert_named_as_shown (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "Undo");
   ui_click_toast_button (window, "_Undo");
   wait_list (window, "[Pinned] Alpha [Projects] Beta");
   g_assert_nonnull (natter_folders_lookup (folders, projects_id));
