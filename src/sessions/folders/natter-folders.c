@@ -493,8 +493,8 @@ change_task_new (NatterFolders       *self,
 
 /* natter_folders_check_name(), but for a name the folder had, which an
  * undo brings back as it was: one an older version let through with a
- * control character is kept (@may_hold_controls), never a second
- * folder's. */
+ * control character, or of invisible characters only, is kept
+ * (@may_hold_controls), never a second folder's. */
 static gboolean
 check_name (NatterFolders  *self,
             const char     *name,
@@ -504,7 +504,7 @@ check_name (NatterFolders  *self,
 {
   NatterFolder *other;
 
-  if (name == NULL || natter_text_is_blank (name))
+  if (name == NULL || (may_hold_controls ? name[0] == '\0' : natter_text_is_blank (name)))
     {
       g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
                            _("A folder needs a name"));
