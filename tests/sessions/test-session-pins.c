@@ -551,6 +551,33 @@ test_folder_name_invisible (Fixture       *f,
   g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (again, work)), ==, "\u200B");
 }
 
+/* The name a deleted folder comes back under when another took its
+ * name: its own if free, else the first free number after it. */
+static void
+test_folder_unused_name (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(NatterFolders) folders = folders_new (f);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work = NULL;
+  g_autofree char *work2 = NULL;
+  g_autofree char *free_name = NULL;
+  g_autofree char *numbered = NULL;
+  g_autofree char *next = NULL;
+
+  load (f, folders);
+  free_name = natter_folders_unused_name (folders, "Work");
+  g_assert_cmpstr (free_name, ==, "Work");
+  work = create (f, folders, "Work", &error);
+  g_assert_no_error (error);
+  numbered = natter_folders_unused_name (folders, "work ");
+  g_assert_cmpstr (numbered, ==, "work (2)");
+  work2 = create (f, folders, "Work (2)", &error);
+  g_assert_no_error (error);
+  next = natter_folders_unused_name (folders, "Work");
+  g_assert_cmpstr (next, ==, "Work (3)");
+}
+
 /* A folder log that cannot be read is listed with its reason, never
  * dropped: the conversations in it must not vanish without a word. */
 static void
@@ -603,6 +630,8 @@ main (int   argc,
               test_folder_name_controls, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/folder-name-invisible", Fixture, NULL, natter_test_sessions_set_up,
               test_folder_name_invisible, natter_test_sessions_tear_down);
+  g_test_add ("/session-pins/folder-unused-name", Fixture, NULL, natter_test_sessions_set_up,
+              test_folder_unused_name, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/damaged-folder-listed", Fixture, NULL, natter_test_sessions_set_up,
               test_damaged_folder_listed, natter_test_sessions_tear_down);
   return g_test_run ();
