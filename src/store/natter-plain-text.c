@@ -129,12 +129,16 @@ natter_visible_text (const char        *text,
  * @text: (nullable): UTF-8 text (the words of a message, an answer)
  *
  * The one rule for text that says nothing: empty, or only white space
- * (Unicode's, not only ASCII's). The window's Send stays off for such
- * words and `natter send` refuses them, rather than start a conversation
- * of spaces; an answer of nothing more is an empty answer
- * (docs/runtime.md §6).
+ * (Unicode's, not only ASCII's) and invisible format characters (zero
+ * width space and joiners, word joiner, byte order mark, direction
+ * marks: Unicode's category Cf), which show nothing on their own. The
+ * window's Send stays off for such words and `natter send` refuses
+ * them, rather than start a conversation of spaces; a title or folder
+ * name of nothing more is no name; an answer of nothing more is an
+ * empty answer (docs/runtime.md §6).
  *
- * Returns: %TRUE when @text has no character but white space
+ * Returns: %TRUE when @text has no character but white space and
+ *   format characters
  */
 gboolean
 natter_text_is_blank (const char *text)
@@ -142,7 +146,11 @@ natter_text_is_blank (const char *text)
   if (text == NULL)
     return TRUE;
   for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
-    if (!g_unichar_isspace (g_utf8_get_char (p)))
-      return FALSE;
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (!g_unichar_isspace (c) && g_unichar_type (c) != G_UNICODE_FORMAT)
+        return FALSE;
+    }
   return TRUE;
 }

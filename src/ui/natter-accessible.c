@@ -6,7 +6,8 @@
  * such a button two names at once: its label as written, underscore
  * included, and the name of the label that shows it. A screen reader
  * then says "_New Chat New Chat". The label that shows it names the
- * button well on its own; the written one goes.
+ * button well on its own; the written one goes. A toast's button is
+ * such a button too, made by libadwaita whenever a toast shows.
  */
 
 #include "config.h"
@@ -45,6 +46,52 @@ natter_accessible_plain_mnemonics (GtkWidget *root)
     }
   for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
     natter_accessible_plain_mnemonics (child);
+}
+
+static void
+children_changed_cb (GListModel *children,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     gpointer    user_data)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(GtkWidget) child = g_list_model_get_item (children, i);
+
+      natter_accessible_plain_mnemonics (child);
+    }
+}
+
+/* The observer goes with the widget's own bookkeeping of its children,
+ * which it must not outlive. */
+static void
+parent_destroy_cb (GtkWidget *parent)
+{
+  g_object_set_data (G_OBJECT (parent), "natter-accessible-children", NULL);
+}
+
+/**
+ * natter_accessible_plain_mnemonics_follow:
+ * @parent: a widget whose children come and go (a toast overlay: each
+ *   toast is a new child, its button made by libadwaita)
+ *
+ * Does what natter_accessible_plain_mnemonics() does for every child
+ * added to @parent from now on, and under it, as it is added. Call it
+ * once.
+ */
+void
+natter_accessible_plain_mnemonics_follow (GtkWidget *parent)
+{
+  GListModel *children;
+
+  g_return_if_fail (GTK_IS_WIDGET (parent));
+  g_return_if_fail (g_object_get_data (G_OBJECT (parent), "natter-accessible-children") == NULL);
+
+  children = gtk_widget_observe_children (parent);
+  g_object_set_data_full (G_OBJECT (parent), "natter-accessible-children", children, g_object_unref);
+  g_signal_connect (children, "items-changed", G_CALLBACK (children_changed_cb), NULL);
+  g_signal_connect (parent, "destroy", G_CALLBACK (parent_destroy_cb), NULL);
 }
 
 /**

@@ -118,3 +118,52 @@ natter_sidebar_focus_position (NatterSidebar *self,
   gtk_widget_add_tick_callback (list, focus_row_tick_cb, self, NULL);
   return TRUE;
 }
+
+/* Down in the search entry, before the entry's own binding moves the
+ * focus to whatever is below it: the menu of where to look comes first
+ * there. */
+static gboolean
+search_key_pressed_cb (NatterSidebar   *self,
+                       guint            keyval,
+                       guint            keycode,
+                       GdkModifierType  state)
+{
+  GListModel *model = natter_sidebar_get_model (self);
+  guint n = model != NULL ? g_list_model_get_n_items (model) : 0;
+
+  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) ||
+      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  /* The first conversation, past the headers of empty folders; with
+   * none listed, Down goes on as it would. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (NATTER_IS_SESSION_INDEX_ENTRY (item))
+        return natter_sidebar_focus_position (self, i, FALSE) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+    }
+  return GDK_EVENT_PROPAGATE;
+}
+
+/**
+ * natter_sidebar_focus_from_search:
+ * @self: the sidebar
+ *
+ * Makes Down in the search entry give the focus to the first
+ * conversation listed (what was found), without selecting it, so that
+ * the search's results are one key away; the menu of where to look,
+ * between the two, is still reached with Tab. Call it once.
+ */
+void
+natter_sidebar_focus_from_search (NatterSidebar *self)
+{
+  GtkEventController *keys;
+
+  g_return_if_fail (NATTER_IS_SIDEBAR (self));
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (search_key_pressed_cb), self);
+  gtk_widget_add_controller (natter_sidebar_get_search_entry (self), keys);
+}

@@ -1657,6 +1657,19 @@ natter_sidebar_set_folder_expanded (NatterSidebar *self,
 }
 
 /**
+ * natter_sidebar_get_search_entry:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none): the search's entry
+ */
+GtkWidget *
+natter_sidebar_get_search_entry (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return GTK_WIDGET (self->search_entry);
+}
+
+/**
  * natter_sidebar_get_scope_dropdown:
  * @self: the sidebar
  *

@@ -38,6 +38,7 @@ void          natter_sidebar_set_hidden      (NatterSidebar      *self,
 gboolean      natter_sidebar_focus_position  (NatterSidebar      *self,
                                               guint               position,
                                               gboolean            select);
+void          natter_sidebar_focus_from_search (NatterSidebar    *self);
 void          natter_sidebar_start_search    (NatterSidebar      *self);
 gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);
 void          natter_sidebar_set_search_mode (NatterSidebar      *self,
@@ -56,6 +57,7 @@ const char   *natter_sidebar_get_search_scope    (NatterSidebar  *self);
 void          natter_sidebar_set_folder_expanded (NatterSidebar  *self,
                                                   const char     *folder_id,
                                                   gboolean        expanded);
+GtkWidget    *natter_sidebar_get_search_entry    (NatterSidebar  *self);
 GtkWidget    *natter_sidebar_get_scope_dropdown  (NatterSidebar  *self);
 void          natter_sidebar_set_row_menu        (NatterSidebar  *self,
                                                   GMenuModel     *menu);

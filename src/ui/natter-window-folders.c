@@ -295,17 +295,48 @@ rename_folder_activated (GtkWidget  *widget,
 
 /* Deleting a folder, and its undo */
 
+typedef struct
+{
+  NatterWindow *window;
+  char         *name;     /* the name it had */
+  char         *restored; /* the name it is brought back under */
+} RestoreFolder;
+
+static void
+restore_folder_free (RestoreFolder *request)
+{
+  g_object_unref (request->window);
+  g_free (request->name);
+  g_free (request->restored);
+  g_free (request);
+}
+
 static void
 folder_restored_cb (GObject      *source,
                     GAsyncResult *result,
                     gpointer      user_data)
 {
-  g_autoptr(NatterWindow) self = user_data;
+  RestoreFolder *request = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!natter_folders_restore_finish (NATTER_FOLDERS (source), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    _natter_window_show_error (self, NULL, _("The folder was not brought back"), error, NULL);
+  if (!natter_folders_restore_finish (NATTER_FOLDERS (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (request->window, NULL, _("The folder was not brought back"), error, NULL);
+    }
+  else if (!g_str_equal (request->name, request->restored))
+    {
+      g_autofree char *name = natter_visible_text (request->name, NATTER_VISIBLE_KEEP_NONE);
+      g_autofree char *restored = natter_visible_text (request->restored, NATTER_VISIBLE_KEEP_NONE);
+
+      /* Translators: the first %s is a folder's name, which a new folder
+       * took while the deleted one was gone; the second the name it
+       * is back under, e.g. "Work (2)" */
+      _natter_window_show_error_toast (request->window,
+                                       g_strdup_printf (_("There is a folder “%s” already: "
+                                                          "the deleted one is back as “%s”"), name, restored));
+    }
+  restore_folder_free (request);
 }
 
 /* The deletion's undo is no longer waiting for Ctrl+Z. */
@@ -334,14 +365,21 @@ undo_delete_folder_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *folder_id;
   const char *name;
+  RestoreFolder *request;
 
   g_variant_get (parameter, "(&s&s)", &folder_id, &name);
   if (self->folders.undo_target != NULL && g_variant_equal (parameter, self->folders.undo_target))
     forget_undo (self);
   if (self->folders.store == NULL || natter_folders_lookup (self->folders.store, folder_id) != NULL)
     return;
-  natter_folders_restore_async (self->folders.store, folder_id, name, self->cancellable, folder_restored_cb,
-                                g_object_ref (self));
+  /* A folder made meanwhile may have taken the name: the deleted one
+   * comes back all the same, named apart, and the toast says so. */
+  request = g_new0 (RestoreFolder, 1);
+  request->window = g_object_ref (self);
+  request->name = g_strdup (name);
+  request->restored = natter_folders_unused_name (self->folders.store, name);
+  natter_folders_restore_async (self->folders.store, folder_id, request->restored, self->cancellable,
+                                folder_restored_cb, request);
 }
 
 typedef struct

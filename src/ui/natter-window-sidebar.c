@@ -75,6 +75,7 @@ void
 _natter_window_sidebar_init (NatterWindow *self)
 {
   natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->sidebar.ticker);
+  natter_sidebar_focus_from_search (self->session_sidebar);
   natter_sidebar_set_row_menu (self->session_sidebar,
                                gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button)));
 }

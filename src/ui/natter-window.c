@@ -390,6 +390,7 @@ natter_window_init (NatterWindow *self)
   gtk_label_set_wrap (GTK_LABEL (gtk_button_get_child (self->errors.copy_readable_button)), TRUE);
   gtk_label_set_justify (GTK_LABEL (gtk_button_get_child (self->errors.copy_readable_button)), GTK_JUSTIFY_CENTER);
   natter_toast_guard_attach (self->toast_overlay);
+  natter_accessible_plain_mnemonics_follow (GTK_WIDGET (self->toast_overlay));
   g_signal_connect_swapped (self->leaflet, "notify::folded", G_CALLBACK (update_narrow_header), self);
   g_signal_connect_swapped (self->choice.model_picker, "notify::model", G_CALLBACK (_natter_window_update_subtitle), self);
   g_signal_connect_swapped (self->choice.model_picker, "notify::visible", G_CALLBACK (_natter_window_update_subtitle), self);

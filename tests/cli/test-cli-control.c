@@ -212,7 +212,9 @@ test_auto_title_cleaned (Fixture       *f,
   g_assert_cmpstr (title, ==, "Red [31m Alert");
 }
 
-/* Words of white space only are no message, as in the window. */
+/* Words of white space only are no message, as in the window; nor are
+ * invisible characters (zero width space, joiners, word joiner, byte
+ * order mark), which show as nothing. */
 static void
 test_blank_send_refused (Fixture       *f,
                          gconstpointer  data)
@@ -221,6 +223,13 @@ test_blank_send_refused (Fixture       *f,
 
   script (f, &ANSWER, NULL);
   RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "   ", "\t");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The text is empty\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+       "\u200B\u200C", "\u200D\u2060\uFEFF\u00A0");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_str_has_prefix (r.err, "natter: The text is empty\n"));
   g_assert_cmpuint (f->server->bodies->len, ==, 0);

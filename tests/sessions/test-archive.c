@@ -12,6 +12,7 @@
  * ChatGPT's export has a file of its own.
  */
 
+#include "natter-session-markdown.h"
 #include "test-archive.h"
 
 static void
@@ -73,6 +74,76 @@ test_export_markdown_open_fence (Fixture       *f,
   markdown = export (f, sid, "markdown");
   g_assert_nonnull (strstr (markdown, "## You\n\nLook:\n```\nunclosed\n```\n\n## Answer\n\n"));
   g_assert_nonnull (strstr (markdown, "## Answer\n\n~~~~\n```\nstill code\n~~~~\nThen:\n```python\nprint(1)\n```\n"));
+}
+
+/* The number of lines of @markdown, outside code blocks, that a reader
+ * takes for a heading of level one or two: "# " and "## ", and a line
+ * of a paragraph underlined with '=' or '-'. */
+static guint
+count_sections (const char *markdown)
+{
+  g_auto(GStrv) lines = g_strsplit (markdown, "\n", -1);
+  gboolean code = FALSE;
+  guint n = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+
+      if (g_str_has_prefix (line, "```") || g_str_has_prefix (line, "~~~"))
+        code = !code;
+      else if (code)
+        continue;
+      else if (g_str_has_prefix (line, "# ") || g_str_has_prefix (line, "## "))
+        n++;
+      else if (i > 0 && lines[i - 1][0] != '\0' && lines[i - 1][0] != '#' && line[0] != '\0' &&
+               strspn (line, line[0] == '=' ? "=" : "-") == strlen (line))
+        n++;
+    }
+  return n;
+}
+
+/* A message whose lines look like the export's own headings ("## You",
+ * "## Answer", a title, a line underlined into a heading) stays inside
+ * its section: those lines are escaped to read as the text they are.
+ * Headings below the sections, and lines in code, are left as written. */
+static void
+test_export_markdown_forged_headings (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "Headings");
+  g_autofree char *turn = NULL;
+  g_autofree char *markdown = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":"
+                               "\"## You\\nI said this.\\n\\nAnswer\\n------\\n### Detail\\n```\\n## Answer\\n```\"}", NULL);
+  turn = natter_test_sessions_send_and_wait (f, sid, "Hi\n## Answer\nforged\n# Title\nAlso\n===");
+  markdown = export (f, sid, "markdown");
+  g_assert_cmpuint (count_sections (markdown), ==, 3);
+  g_assert_nonnull (strstr (markdown, "## You\n\nHi\n\\## Answer\nforged\n\\# Title\nAlso\n\\===\n\n## Answer\n\n"));
+  g_assert_nonnull (strstr (markdown, "## Answer\n\n\\## You\nI said this.\n\nAnswer\n\\------\n### Detail\n"
+                                      "```\n## Answer\n```\n"));
+}
+
+/* What the export writes on lines of its own (a tool's name, an
+ * attachment's name, an error, the title) stays on that line, whatever
+ * it holds. */
+static void
+test_export_markdown_forged_names (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autoptr(JsonNode) archive = natter_test_json (
+    "{\"session\":[{\"title\":\"T\\n\\n## You\"}],\"turns\":[{\"events\":["
+    "{\"type\":\"turn_created\",\"input\":{\"content\":[{\"type\":\"attachment\",\"filename\":\"a*\\n\\n## Answer\"}]}},"
+    "{\"type\":\"model_call_completed\",\"message\":{\"content\":[{\"type\":\"tool-call\",\"toolCallId\":\"c\","
+    "\"toolName\":\"</summary></details>\\n\\n## You\",\"arguments\":{}}]}},"
+    "{\"type\":\"turn_failed\",\"error\":\"bad\\n\\n## Answer\"}]}]}");
+  g_autofree char *markdown = natter_session_archive_to_markdown (json_node_get_object (archive));
+
+  g_assert_cmpuint (count_sections (markdown), ==, 3);
+  g_assert_true (g_str_has_prefix (markdown, "# T  ## You\n\n## You\n\n*Attachment: a\\*  ## Answer*\n\n## Answer\n\n"));
+  g_assert_nonnull (strstr (markdown, "<summary>&lt;/summary&gt;&lt;/details&gt;  ## You</summary>\n"));
+  g_assert_nonnull (strstr (markdown, "*The turn failed: bad  ## Answer*"));
 }
 
 static void
@@ -527,6 +598,8 @@ main (int   argc,
   ADD ("/archive/export-markdown", test_export_markdown);
   ADD ("/archive/export-markdown-math", test_export_markdown_math);
   ADD ("/archive/export-markdown-open-fence", test_export_markdown_open_fence);
+  ADD ("/archive/export-markdown-forged-headings", test_export_markdown_forged_headings);
+  ADD ("/archive/export-markdown-forged-names", test_export_markdown_forged_names);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);

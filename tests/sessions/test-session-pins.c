@@ -526,6 +526,70 @@ test_folder_name_controls (Fixture       *f,
   g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (again, work)), ==, "Work\tOld");
 }
 
+/* A name of invisible characters only is no name, as a blank one: a new
+ * folder is refused it. One an older version let through still comes
+ * back as it was when its deletion is undone. */
+static void
+test_folder_name_invisible (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(NatterFolders) folders = folders_new (f);
+  g_autoptr(NatterFolders) again = folders_new (f);
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (f->w->storage);
+  g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GAsyncResult) deleted = NULL;
+  g_autoptr(GAsyncResult) restored = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work = NULL;
+
+  load (f, folders);
+  g_assert_null (create (f, folders, "\u200B\u2060 \uFEFF", &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "A folder needs a name");
+  g_clear_error (&error);
+
+  work = create (f, folders, "Work", &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (older, natter_folder_event_new_renamed (work, "2026-01-01T00:00:00.000Z", "\u200B"));
+  g_assert_true (natter_jsonl_repo_append_sync (repo, work, older, NULL, &error));
+  g_assert_no_error (error);
+  load (f, again);
+  natter_folders_delete_async (again, work, NULL, natter_test_result_cb, &deleted);
+  g_assert_true (natter_folders_delete_finish (again, natter_test_sessions_wait_result (&deleted), &error));
+  g_assert_no_error (error);
+  natter_folders_restore_async (again, work, "\u200B", NULL, natter_test_result_cb, &restored);
+  g_assert_true (natter_folders_restore_finish (again, natter_test_sessions_wait_result (&restored), &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (again, work)), ==, "\u200B");
+}
+
+/* The name a deleted folder comes back under when another took its
+ * name: its own if free, else the first free number after it. */
+static void
+test_folder_unused_name (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(NatterFolders) folders = folders_new (f);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work = NULL;
+  g_autofree char *work2 = NULL;
+  g_autofree char *free_name = NULL;
+  g_autofree char *numbered = NULL;
+  g_autofree char *next = NULL;
+
+  load (f, folders);
+  free_name = natter_folders_unused_name (folders, "Work");
+  g_assert_cmpstr (free_name, ==, "Work");
+  work = create (f, folders, "Work", &error);
+  g_assert_no_error (error);
+  numbered = natter_folders_unused_name (folders, "work ");
+  g_assert_cmpstr (numbered, ==, "work (2)");
+  work2 = create (f, folders, "Work (2)", &error);
+  g_assert_no_error (error);
+  next = natter_folders_unused_name (folders, "Work");
+  g_assert_cmpstr (next, ==, "Work (3)");
+}
+
 /* A folder log that cannot be read is listed with its reason, never
  * dropped: the conversations in it must not vanish without a word. */
 static void
@@ -576,6 +640,10 @@ main (int   argc,
               test_folder_delete_and_undo, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/folder-name-controls", Fixture, NULL, natter_test_sessions_set_up,
               test_folder_name_controls, natter_test_sessions_tear_down);
+  g_test_add ("/session-pins/folder-name-invisible", Fixture, NULL, natter_test_sessions_set_up,
+              test_folder_name_invisible, natter_test_sessions_tear_down);
+  g_test_add ("/session-pins/folder-unused-name", Fixture, NULL, natter_test_sessions_set_up,
+              test_folder_unused_name, natter_test_sessions_tear_down);
   g_test_add ("/session-pins/damaged-folder-listed", Fixture, NULL, natter_test_sessions_set_up,
               test_damaged_folder_listed, natter_test_sessions_tear_down);
   return g_test_run ();

@@ -129,6 +129,23 @@ ui_find_button (gpointer    root,
   return NULL;
 }
 
+/* Asserts that a screen reader names @button @name, as its label shows
+ * it: GTK 4.8 says a button's "label" property and then the names of
+ * the widgets it is labelled by, so the button must be labelled by the
+ * label that shows @name and have no "label" of its own besides (a
+ * mnemonic's would read "_Undo Undo"). */
+void
+ui_assert_named_as_shown (GtkWidget  *button,
+                          const char *name)
+{
+  GtkWidget *label = gtk_button_get_child (GTK_BUTTON (button));
+
+  g_assert_true (GTK_IS_LABEL (label));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, name);
+  gtk_test_accessible_assert_relation (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL);
+  g_assert_false (gtk_test_accessible_has_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL));
+}
+
 /* The first mapped toplevel window of @type (a dialog the window
  * opened), or NULL. */
 GtkWindow *

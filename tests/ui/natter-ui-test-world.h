@@ -159,6 +159,8 @@ void               ui_wait_label          (gpointer            root,
                                            const char         *text);
 GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
+void               ui_assert_named_as_shown (GtkWidget        *button,
+                                           const char         *name);
 GtkWindow         *ui_find_toplevel       (GType               type);
 gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);

@@ -385,13 +385,83 @@ test_delete_pinned_member_undo (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
   ui_wait_until (projects_toast_shown, window);
   wait_list (window, "[Pinned] Alpha [Recent] Beta");
-  /* Undo, as a person clicks it. */
+  /* Undo, as a person clicks it, and as a screen reader says it. */
+  ui_assert_named_as_shown (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "Undo");
   ui_click_toast_button (window, "_Undo");
   wait_list (window, "[Pinned] Alpha [Projects] Beta");
   g_assert_nonnull (natter_folders_lookup (folders, projects_id));
   g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, alpha), ==, projects_id);
   g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, projects_id);
   g_assert_true (natter_sessions_get_pinned (u->sessions, alpha));
+
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  ui_settle ();
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+renamed_toast_shown (gpointer data)
+{
+  return ui_label_shown (natter_window_get_toast_overlay (data),
+                         "There is a folder “Projects” already: the deleted one is back as “Projects (2)”");
+}
+
+/* A folder deleted, a new one made with its name, then the deletion
+ * undone: the deleted folder is back under its old id with its
+ * conversation, named apart from the new one ("Projects (2)"), and a
+ * toast says why; the new folder keeps its name. */
+static void
+test_delete_undo_name_taken (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *projects_id = NULL;
+  g_autofree char *new_id = NULL;
+  NatterFolder *restored;
+  NatterWindow *window;
+  InFolder moved;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, beta));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  moved = (InFolder) { u, beta, projects_id };
+  ui_wait_until (in_folder, &moved);
+  wait_list (window, "[Projects] Beta [Recent] Alpha");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
+  ui_wait_until (projects_toast_shown, window);
+  wait_list (window, "Beta Alpha");
+  natter_folders_create_async (folders, " projects", NULL, ui_result_cb, &result);
+  new_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  wait_list (window, "[projects] [Recent] Beta Alpha");
+
+  ui_click_toast_button (window, "_Undo");
+  ui_wait_until (renamed_toast_shown, window);
+  wait_list (window, "[Projects (2)] Beta [projects] [Recent] Alpha");
+  restored = natter_folders_lookup (folders, projects_id);
+  g_assert_nonnull (restored);
+  g_assert_cmpstr (natter_folder_get_name (restored), ==, "Projects (2)");
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (folders, new_id)), ==, "projects");
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, projects_id);
+  g_assert_false (ui_error_bar_shown (window));
 
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
@@ -584,6 +654,7 @@ main (int   argc,
 
   g_test_add_func ("/folders/pin-move-narrow-delete-undo", test_pins_and_folders);
   g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
+  g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 
   status = g_test_run ();

@@ -458,6 +458,155 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
   ui_world_free (u);
 }
 
+/* The composer's Send button: the one with the tooltip "Send". */
+static GtkWidget *
+find_send_button (NatterComposer *composer)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (composer, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (buttons->pdata[i]), "Send") == 0)
+      return buttons->pdata[i];
+  return NULL;
+}
+
+/* Words that show as nothing are no message, whatever they are made of:
+ * empty, white space, or invisible format characters (zero width space,
+ * joiners, word joiner, byte order mark). Send stays off for each, and
+ * Enter sends nothing, as for an empty field; a word makes Send work. */
+void
+test_keyboard_blank_not_sent (void)
+{
+  const char *blanks[] = { "", " \n\t", "\u200B", "\u200C\u200D", "\u2060 \uFEFF\n" };
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Chat");
+  NatterWindow *window = window_new (u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  GtkWidget *send;
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  g_assert_true (press (window, "<Control>l"));
+  send = find_send_button (composer);
+  g_assert_nonnull (send);
+  for (guint i = 0; i < G_N_ELEMENTS (blanks); i++)
+    {
+      natter_composer_set_text (composer, blanks[i]);
+      g_assert_false (gtk_widget_get_sensitive (send));
+      g_assert_true (press_key_controllers (window, GDK_KEY_Return));
+      g_assert_false (natter_composer_send (composer));
+    }
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 0);
+  g_assert_null (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, session_id)));
+
+  natter_composer_set_text (composer, "\u200BHi");
+  g_assert_true (gtk_widget_get_sensitive (send));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The conversation of the sidebar row that has the focus, or NULL. */
+static const char *
+focused_row_session (NatterWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *child = focus != NULL ? gtk_widget_get_first_child (focus) : NULL;
+  GtkWidget *row = child != NULL ? gtk_widget_get_first_child (child) : NULL;
+
+  if (row == NULL || !NATTER_IS_SESSION_ROW (row) || natter_session_row_get_entry (NATTER_SESSION_ROW (row)) == NULL)
+    return NULL;
+  return natter_session_index_entry_get_session_id (natter_session_row_get_entry (NATTER_SESSION_ROW (row)));
+}
+
+/* Whether the focus is on the row of the first conversation listed (an
+ * empty folder's header is an item before it). */
+static gboolean
+first_row_focused (gpointer data)
+{
+  NatterWindow *window = data;
+  GListModel *model = natter_window_get_sidebar_model (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (NATTER_IS_SESSION_INDEX_ENTRY (item))
+        return g_strcmp0 (focused_row_session (window),
+                          natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item))) == 0;
+    }
+  return FALSE;
+}
+
+static gboolean
+list_is_empty (gpointer data)
+{
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (data)) == 0;
+}
+
+/* Down in the search field, as GTK delivers it: the key controllers
+ * first, then, if none took it, the window's arrow binding, which moves
+ * the focus to what is below. */
+static void
+search_down (NatterWindow *window)
+{
+  if (!press_key_controllers (window, GDK_KEY_Down))
+    gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_DOWN);
+  ui_settle ();
+}
+
+/* Down from the search field goes to the first conversation listed, not
+ * to the menu of where to look that sits between them (shown once there
+ * are folders), and does not open it; Tab still reaches that menu. With
+ * nothing found, Down is not taken. */
+void
+test_keyboard_search_down_to_list (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work_id = NULL;
+  NatterWindow *window = window_new (u);
+  GtkWidget *scope = natter_sidebar_get_scope_dropdown (window->session_sidebar);
+  GtkWidget *entry = natter_sidebar_get_search_entry (window->session_sidebar);
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &result);
+  work_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, alpha));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  g_assert_true (press (window, "<Control>f"));
+  wait_focus_in (window, entry);
+  g_assert_true (gtk_widget_get_visible (scope));
+  search_down (window);
+  ui_wait_until (first_row_focused, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, alpha);
+
+  /* Tab goes from the field to the menu of where to look. */
+  gtk_widget_grab_focus (entry);
+  wait_focus_in (window, entry);
+  tab (window, GTK_DIR_TAB_FORWARD);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), scope));
+
+  /* Nothing found: Down is left to GTK. */
+  gtk_widget_grab_focus (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "no such words");
+  ui_wait_until (list_is_empty, window);
+  g_assert_false (press_key_controllers (window, GDK_KEY_Down));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Ctrl+Z undoes a folder's deletion as the toast's Undo does: the
  * folder is back under its old id with every conversation it held, the
  * pinned one too, and the toast goes. A conversation deleted after it is

@@ -279,6 +279,8 @@ test_remove_default (Fixture       *f,
   g_assert_cmpstr (provider, ==, "down");
   g_assert_cmpstr (model, ==, "");
   ui_wait_preferences_idle (f->window);
+  /* The toast's button is "Undo" to a screen reader as on screen. */
+  ui_assert_named_as_shown (ui_find_button (f->window, "_Undo"), "Undo");
 
   g_signal_emit_by_name (natter_preferences_window_get_undo_toast (f->window), "button-clicked");
   g_free (provider);

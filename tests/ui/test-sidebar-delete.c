@@ -84,6 +84,9 @@ test_sidebar_delete_has_undo (void)
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
   g_assert_true (file_exists (u, victim));
   g_assert_nonnull (natter_session_index_lookup (u->index, victim));
+  /* The toast's button is "Undo" to a screen reader as on screen, its
+   * mnemonic's underscore not spelled out. */
+  ui_assert_named_as_shown (ui_find_button (natter_window_get_toast_overlay (window), "_Undo"), "Undo");
 
   /* Undo brings it back, untouched. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", victim);

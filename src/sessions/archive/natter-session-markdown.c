@@ -73,24 +73,95 @@ is_fence (const char *line,
   return TRUE;
 }
 
-/* @text as one message of the export: a code block it opens and never
- * closes (a message cut off, a fence typed and forgotten) is closed at
- * its end, or every heading after it, the next "## You" and "## Answer"
- * included, would read as code. */
+/* The level of the ATX heading @line starts, 0 when it starts none. */
+static guint
+heading_level (const char *line)
+{
+  const char *p = line;
+  guint n = 0;
+
+  while (*p == ' ' && p - line < 3)
+    p++;
+  while (p[n] == '#')
+    n++;
+  if (n > 6 || (p[n] != ' ' && p[n] != '\t' && p[n] != '\r' && p[n] != '\n' && p[n] != '\0'))
+    return 0;
+  return n;
+}
+
+/* Whether @line is nothing but a run of '=' or '-' (a setext underline:
+ * after a line of a paragraph it makes that paragraph a heading of level
+ * one or two). */
+static gboolean
+is_underline (const char *line)
+{
+  const char *p = line;
+  char c;
+
+  while (*p == ' ' && p - line < 3)
+    p++;
+  c = *p;
+  if (c != '=' && c != '-')
+    return FALSE;
+  while (*p == c)
+    p++;
+  for (; *p != '\0' && *p != '\n'; p++)
+    if (*p != ' ' && *p != '\t' && *p != '\r')
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether @line can be a line of a paragraph, so that an underline
+ * after it would make a heading: not blank, not a heading or fence of
+ * its own, not a list item or quote (an underline of '-' after those is
+ * a rule). */
+static gboolean
+is_paragraph_line (const char *line)
+{
+  const char *p = line;
+  const char *digits;
+  char fence_char;
+  guint fence_length;
+  gboolean bare;
+
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p == '\0' || *p == '\n' || *p == '\r' || *p == '>' || heading_level (line) > 0)
+    return FALSE;
+  if ((*p == '-' || *p == '*' || *p == '+') && (p[1] == ' ' || p[1] == '\t'))
+    return FALSE;
+  digits = p;
+  while (g_ascii_isdigit (*p))
+    p++;
+  if (p > digits && (*p == '.' || *p == ')'))
+    return FALSE;
+  return !is_fence (line, &fence_char, &fence_length, &bare);
+}
+
+/* @text as one message of the export. Its text is Markdown already and
+ * goes as it was said, except where it could pass for the export's own
+ * structure: a heading of level one or two (an ATX "## Answer", or a
+ * line underlined with '=' or '-') has its first mark escaped, so that
+ * it reads as the text it is and not as a new section; and a code block
+ * it opens and never closes (a message cut off, a fence typed and
+ * forgotten) is closed at its end, or every heading after it would read
+ * as code. Lines inside code blocks are left alone. */
 static void
 append_text (GString    *out,
              const char *text)
 {
   char open_char = 0;
   guint open_length = 0;
+  gboolean after_paragraph = FALSE;
 
-  g_string_append (out, text);
   for (const char *line = text; line != NULL && *line != '\0';)
     {
       const char *next = strchr (line, '\n');
+      const char *end = next != NULL ? next + 1 : line + strlen (line);
       char fence_char;
       guint fence_length;
       gboolean bare;
+      gboolean paragraph = FALSE;
 
       if (is_fence (line, &fence_char, &fence_length, &bare))
         {
@@ -102,6 +173,22 @@ append_text (GString    *out,
           else if (fence_char == open_char && fence_length >= open_length && bare)
             open_char = 0;
         }
+      else if (open_char == 0 &&
+               ((heading_level (line) >= 1 && heading_level (line) <= 2) ||
+                (is_underline (line) && after_paragraph)))
+        {
+          const char *mark = line + strspn (line, " ");
+
+          /* Escaped, the line is text of a paragraph itself. */
+          g_string_append_len (out, line, mark - line);
+          g_string_append_c (out, '\\');
+          line = mark;
+          paragraph = TRUE;
+        }
+      else if (open_char == 0)
+        paragraph = is_paragraph_line (line);
+      g_string_append_len (out, line, end - line);
+      after_paragraph = paragraph;
       line = next != NULL ? next + 1 : NULL;
     }
   if (open_char != 0)
@@ -111,6 +198,29 @@ append_text (GString    *out,
       g_string_append_printf (out, "%s%s", g_str_has_suffix (text, "\n") ? "" : "\n", fence);
     }
   g_string_append (out, "\n\n");
+}
+
+/* @text (a file name, an error, a tool's name, the title) for a line
+ * the export writes around it: on that one line, its Markdown marks
+ * escaped, so that it can neither start a section of its own nor end
+ * the line's emphasis. */
+static char *
+inline_text (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\n' || *p == '\r')
+        {
+          g_string_append_c (out, ' ');
+          continue;
+        }
+      if (strchr ("\\`*_<[]", *p) != NULL)
+        g_string_append_c (out, '\\');
+      g_string_append_c (out, *p);
+    }
+  return g_string_free (out, FALSE);
 }
 
 static char *
@@ -147,16 +257,22 @@ append_message (GString    *out,
       JsonObject *part = json_array_get_object_element (parts, i);
       const char *type = json_object_get_string_member_with_default (part, "type", "");
 
+      const char *name = NULL;
+
       if (g_str_equal (type, "text"))
         append_text (out, json_object_get_string_member_with_default (part, "text", ""));
       else if (g_str_equal (type, "attachment"))
-        g_string_append_printf (out, _("*Attachment: %s*\n\n"),
-                                json_object_get_string_member_with_default (part, "filename", ""));
+        name = json_object_get_string_member_with_default (part, "filename", "");
       else if (g_str_equal (type, "blob"))
-        g_string_append_printf (out, _("*Attachment: %s*\n\n"),
-                                json_object_get_string_member_with_default (part, "name", ""));
+        name = json_object_get_string_member_with_default (part, "name", "");
       else if (g_str_equal (type, "tool-call") && tool_calls != NULL)
         g_ptr_array_add (tool_calls, json_object_ref (part));
+      if (name != NULL)
+        {
+          g_autofree char *escaped = inline_text (name);
+
+          g_string_append_printf (out, _("*Attachment: %s*\n\n"), escaped);
+        }
     }
 }
 
@@ -166,9 +282,13 @@ append_tool_call (GString    *out,
                   JsonObject *result)
 {
   g_autofree char *arguments = json_text (json_object_get_member (call, "arguments"));
+  g_autofree char *name = g_strdelimit (g_strdup (json_object_get_string_member_with_default (call, "toolName", "")),
+                                        "\r\n", ' ');
+  g_autofree char *escaped = g_markup_escape_text (name, -1);
 
-  g_string_append_printf (out, "<details>\n<summary>%s</summary>\n\n",
-                          json_object_get_string_member_with_default (call, "toolName", ""));
+  /* The name is HTML here, and on one line: a blank line would end the
+   * block and let the rest of it read as Markdown. */
+  g_string_append_printf (out, "<details>\n<summary>%s</summary>\n\n", escaped);
   g_string_append_printf (out, "%s\n\n", _("Arguments:"));
   append_fenced (out, "json", arguments);
   if (result != NULL)
@@ -244,8 +364,11 @@ append_turn (GString   *out,
           g_string_append_printf (out, "*%s*\n\n", _("(The answer stopped here.)"));
         }
       else if (g_str_equal (type, "turn_failed"))
-        g_string_append_printf (out, _("*The turn failed: %s*\n\n"),
-                                json_object_get_string_member_with_default (event, "error", ""));
+        {
+          g_autofree char *error = inline_text (json_object_get_string_member_with_default (event, "error", ""));
+
+          g_string_append_printf (out, _("*The turn failed: %s*\n\n"), error);
+        }
       else if (g_str_equal (type, "turn_cancelled"))
         g_string_append_printf (out, "*%s*\n\n", _("Stopped."));
     }
@@ -263,7 +386,7 @@ archive_title (JsonArray *session)
       if (json_object_has_member (event, "title"))
         title = json_object_get_string_member_with_default (event, "title", NULL);
     }
-  return g_strdup (title != NULL && title[0] != '\0' ? title : _("Untitled conversation"));
+  return inline_text (title != NULL && title[0] != '\0' ? title : _("Untitled conversation"));
 }
 
 /**
@@ -275,8 +398,11 @@ archive_title (JsonArray *session)
  * the text of every response, each tool call as a collapsed `<details>`
  * block with its arguments and result, a partial answer, and how a turn
  * that did not complete ended. Text is written as it was said: it is
- * Markdown already; only a code block a message leaves open is closed at
- * its end, so that it cannot swallow the rest of the conversation.
+ * Markdown already; only what could pass for the export's own structure
+ * is changed: a heading of level one or two is escaped to read as text,
+ * and a code block a message leaves open is closed at its end, so that
+ * no message can make a section or swallow the rest of the conversation.
+ * Names, errors and the title go on their lines with their marks escaped.
  *
  * Returns: (transfer full): the Markdown text, ending in one newline
  */

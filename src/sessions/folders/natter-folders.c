@@ -272,6 +272,42 @@ natter_folders_find_by_name (NatterFolders *self,
   return NULL;
 }
 
+/**
+ * natter_folders_unused_name:
+ * @self: the folder list
+ * @name: a folder's name
+ *
+ * @name when no folder has it (as natter_folders_find_by_name() compares
+ * names), else @name followed by the first number from 2 that makes it
+ * no folder's: "Work (2)", "Work (3)", … A deleted folder whose name a
+ * new folder took meanwhile is brought back under it, since two folders
+ * are never called the same.
+ *
+ * Returns: (transfer full): a name no folder has
+ */
+char *
+natter_folders_unused_name (NatterFolders *self,
+                            const char    *name)
+{
+  g_autofree char *stripped = NULL;
+
+  g_return_val_if_fail (NATTER_IS_FOLDERS (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  if (natter_folders_find_by_name (self, name) == NULL)
+    return g_strdup (name);
+  stripped = g_strstrip (g_strdup (name));
+  for (guint n = 2;; n++)
+    {
+      /* Translators: a folder's name told apart from another folder's
+       * of the same name: %s is the name, %u a number from 2 on */
+      g_autofree char *numbered = g_strdup_printf (_("%s (%u)"), stripped, n);
+
+      if (natter_folders_find_by_name (self, numbered) == NULL)
+        return g_steal_pointer (&numbered);
+    }
+}
+
 /* Loading */
 
 /* The conflict copies of each folder log (docs/format.md §9.4): folder
@@ -471,8 +507,8 @@ change_task_new (NatterFolders       *self,
 
 /* natter_folders_check_name(), but for a name the folder had, which an
  * undo brings back as it was: one an older version let through with a
- * control character is kept (@may_hold_controls), never a second
- * folder's. */
+ * control character, or of invisible characters only, is kept
+ * (@may_hold_controls), never a second folder's. */
 static gboolean
 check_name (NatterFolders  *self,
             const char     *name,
@@ -482,7 +518,7 @@ check_name (NatterFolders  *self,
 {
   NatterFolder *other;
 
-  if (name == NULL || natter_text_is_blank (name))
+  if (name == NULL || (may_hold_controls ? name[0] == '\0' : natter_text_is_blank (name)))
     {
       g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
                            _("A folder needs a name"));
@@ -635,6 +671,8 @@ natter_folders_create_finish (NatterFolders  *self,
  *
  * Undoes natter_folders_delete_async(): creates the folder again under
  * its old id, so the conversations that still name it are in it again.
+ * A name another folder has now is refused as natter_folders_create_async()
+ * refuses it; natter_folders_unused_name() gives one that is not.
  */
 void
 natter_folders_restore_async (NatterFolders       *self,

@@ -29,6 +29,8 @@ gboolean       natter_folders_check_name     (NatterFolders        *self,
                                               const char           *name,
                                               const char           *folder_id,
                                               GError              **error);
+char          *natter_folders_unused_name    (NatterFolders        *self,
+                                              const char           *name);
 
 void           natter_folders_load_async     (NatterFolders        *self,
                                               GCancellable         *cancellable,
