@@ -29,6 +29,7 @@ typedef struct
   char             *parent_session;
   char             *forked_from_turn_id;
   gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
+  gboolean          fork_is_earlier;  /* the fork point is not the parent's latest turn */
   JsonObject       *compaction;       /* a fork: the parent's, while it may apply; then the one kept */
 } CreateData;
 
@@ -165,6 +166,31 @@ fork_turn_read_cb (GObject      *object,
       return;
     }
   status = natter_derive_turn_status (turn);
+  /* A turn is only gone on from once it has ended: an earlier one
+   * without its end lost its last lines (docs/runtime.md §11), a damaged
+   * history rather than an answer to wait for. */
+  if (data->fork_is_earlier && natter_turn_state_get_terminal_event (turn) == NULL &&
+      !natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id))
+    {
+      NatterJsonlRepo *turn_repo = data->base.self->turn_repo;
+      GError *lost = turn_repo != NULL ? natter_jsonl_repo_end_lost_error (turn_repo, data->forked_from_turn_id)
+                     : g_error_new (NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                                    "turn %s ends before the turn does", data->forked_from_turn_id);
+
+      if (g_error_matches (lost, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        natter_sessions_op_return_error (task, natter_sessions_arriving_error (lost, data->parent_session,
+                                                                               data->forked_from_turn_id));
+      else
+        {
+          natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR,
+                                                              NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                                              "Cannot branch from turn %s of session %s: %s",
+                                                              data->forked_from_turn_id, data->parent_session,
+                                                              lost->message));
+          g_error_free (lost);
+        }
+      return;
+    }
   if (natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id) ||
       natter_turn_state_get_terminal_event (turn) == NULL)
     {
@@ -249,6 +275,7 @@ parent_read_cb (GObject      *object,
                                                           data->forked_from_turn_id));
       return;
     }
+  data->fork_is_earlier = g_strcmp0 (natter_session_state_get_latest_turn_id (parent), data->forked_from_turn_id) != 0;
   if (natter_session_state_get_compaction (parent) != NULL &&
       !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
     data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
