@@ -656,29 +656,50 @@ restart (OracleDriver *d)
   count (d, "restarts");
 }
 
-/* Damages a turn's file as a torn write leaves it (docs/format.md §2: a
- * last line without its newline makes the file unreadable), and restarts:
- * a change behind the running app's back is read at the next start
- * (docs/sessions.md §8.3). */
+/* Damages a turn's file, and restarts: a change behind the running
+ * app's back is read at the next start (docs/sessions.md §8.3). An even
+ * turn that some conversation goes on after loses every line after its
+ * first, each still whole (docs/runtime.md §11: the file of a turn that
+ * never ended); any other is left as a torn write leaves it
+ * (docs/format.md §2: a last line without its newline makes the file
+ * unreadable). Which one, by the turn's number: the run's draws stay
+ * those of the seed. */
 void
 op_damage (OracleDriver *d,
            OTurn        *t)
 {
   g_autoptr(GFile) file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (d->f.services), t->id, NULL);
-  g_autoptr(GFileOutputStream) out = NULL;
   g_autoptr(GError) error = NULL;
+  gboolean lose_end = t->n % 2 == 0 && oracle_end_may_be_lost (d->o, t);
   static const char torn[] = "{\"type\":\"tool_res";
 
-  oracle_log (d->o, "op %u: damage T%u of S%u (a torn last line), restart", d->op_number, t->n, t->owner->n);
+  oracle_log (d->o, "op %u: damage T%u of S%u (%s), restart", d->op_number, t->n, t->owner->n,
+              lose_end ? "all but its first line lost" : "a torn last line");
   flush (d);
   drop_services (d);
-  out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
-  g_assert_no_error (error);
-  g_output_stream_write_all (G_OUTPUT_STREAM (out), torn, strlen (torn), NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error);
-  g_assert_no_error (error);
-  oracle_damage (d->o, t);
+  if (lose_end)
+    {
+      g_autofree char *contents = NULL;
+      char *end;
+
+      g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, &error));
+      end = strchr (contents, '\n');
+      g_assert_nonnull (end);
+      end[1] = '\0';
+      g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, &error));
+      oracle_lose_end (d->o, t);
+    }
+  else
+    {
+      g_autoptr(GFileOutputStream) out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+
+      g_assert_no_error (error);
+      g_output_stream_write_all (G_OUTPUT_STREAM (out), torn, strlen (torn), NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error);
+      g_assert_no_error (error);
+      oracle_damage (d->o, t);
+    }
   load_services (d);
   touch_all (d);
 }

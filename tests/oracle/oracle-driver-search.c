@@ -6,9 +6,10 @@
  * from the files the run left finds every turn of every conversation the
  * model holds by the word its message begins with (each message the
  * driver sends begins with its own, `m17`), in that conversation; a turn
- * whose file the model says is damaged is found in none, and its
- * conversation, and no other, is named as one a search could not look at
- * in full (docs/format.md §1, "The search cache").
+ * whose file the model says is damaged (torn, or an earlier turn that
+ * lost its end) is found in none, and its conversation, and no other, is
+ * named as one a search could not look at in full (docs/format.md §1,
+ * "The search cache").
  */
 
 #include "config.h"

@@ -65,6 +65,20 @@ turn_view (OTurn    *t,
   JsonArray *calls = json_array_new ();
 
   json_object_set_boolean_member (view, "own", own);
+  if (t->end_lost)
+    {
+      /* Its message, and nothing it produced: the lines after the first
+       * are gone. */
+      json_object_set_string_member (view, "input", t->input->text);
+      for (guint i = 0; t->input->files != NULL && i < t->input->files->len; i++)
+        json_array_add_string_element (files, ((OFile *) g_ptr_array_index (t->input->files, i))->name);
+      json_object_set_array_member (view, "files", files);
+      json_object_set_string_member (view, "status", "idle");
+      json_object_set_boolean_member (view, "running", FALSE);
+      json_object_set_null_member (view, "answer");
+      json_object_set_array_member (view, "calls", calls);
+      return view;
+    }
   if (t->damaged)
     {
       json_object_set_boolean_member (view, "damaged", TRUE);

@@ -508,3 +508,29 @@ oracle_damage (Oracle *o,
 {
   t->damaged = TRUE;
 }
+
+/* Whether @t can lose its end as an earlier turn: some conversation goes
+ * on after it, and none shows it last, where a turn without its end is
+ * an interrupted one to resume rather than damage (docs/runtime.md §11). */
+gboolean
+oracle_end_may_be_lost (Oracle *o,
+                        OTurn  *t)
+{
+  if (oracle_latest_own (t->owner) == t)
+    return FALSE;
+  for (guint i = 0; i < o->sessions->len; i++)
+    if (oracle_latest (g_ptr_array_index (o->sessions, i)) == t)
+      return FALSE;
+  return TRUE;
+}
+
+/* @t's file keeps only its first line (`turn_created`): it reads as a
+ * turn that never ended, and, an earlier turn, breaks the history of
+ * every message after it as a torn file does. */
+void
+oracle_lose_end (Oracle *o,
+                 OTurn  *t)
+{
+  t->damaged = TRUE;
+  t->end_lost = TRUE;
+}

@@ -135,7 +135,8 @@ struct _OTurn
   gboolean   open_call;    /* a model call was requested and has no result */
   char      *answer;       /* the final answer of a completed turn */
   char      *fail_code;
-  gboolean   damaged;
+  gboolean   damaged;      /* its file breaks the history: torn, or its end lost */
+  gboolean   end_lost;     /* damaged by losing every line after its first: each line reads */
   gboolean   in_child;     /* a `natter` process runs it */
   gint       held_index;   /* the server's request index while HELD */
   gboolean   forgotten;    /* its conversation was removed again */
@@ -359,6 +360,10 @@ void        oracle_rename              (Oracle       *o,
                                         const char   *title);
 OSession   *oracle_import              (Oracle       *o,
                                         OSession     *s);
+gboolean    oracle_end_may_be_lost     (Oracle       *o,
+                                        OTurn        *t);
+void        oracle_lose_end            (Oracle       *o,
+                                        OTurn        *t);
 void        oracle_damage              (Oracle       *o,
                                         OTurn        *t);
 OSession   *oracle_recover             (Oracle       *o,

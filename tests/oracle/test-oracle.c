@@ -15,8 +15,10 @@
  * long as it is asked. ORACLE_SEED=N (and ORACLE_OPS=N) runs one seed
  * and prints its counts; ORACLE_DEFER=kind,… reports failures of those
  * kinds without stopping the run (for finding the next one while one is
- * being fixed elsewhere; never in the suite), and ORACLE_PLAIN=1 leaves out
- * the text a string cannot hold and control characters (the same).
+ * being fixed elsewhere; never in the suite), ORACLE_PLAIN=1 leaves out
+ * the text a string cannot hold and control characters (the same), and
+ * ORACLE_FAVOUR=damage,recover,… makes those operations eight times as
+ * likely (for exploring one of them; never in the suite).
  */
 
 #include <stdlib.h>
