@@ -1528,6 +1528,20 @@ natter_sidebar_set_search_mode (NatterSidebar *self,
 }
 
 /**
+ * natter_sidebar_get_search_index:
+ * @self: the sidebar
+ *
+ * Returns: (transfer none) (nullable): the full-text index its search
+ *   uses, %NULL when it searches titles only
+ */
+NatterSearchIndex *
+natter_sidebar_get_search_index (NatterSidebar *self)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  return self->search;
+}
+
+/**
  * natter_sidebar_set_search_index:
  * @self: the sidebar
  * @search: (nullable): the full-text index, or %NULL to search titles only

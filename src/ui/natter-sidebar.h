@@ -44,6 +44,7 @@ gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);
 void          natter_sidebar_set_search_mode (NatterSidebar      *self,
                                               gboolean            search_mode);
 
+NatterSearchIndex *natter_sidebar_get_search_index (NatterSidebar *self);
 void          natter_sidebar_set_search_index (NatterSidebar     *self,
                                                NatterSearchIndex *search);
 const char   *natter_sidebar_get_hit_turn     (NatterSidebar     *self,

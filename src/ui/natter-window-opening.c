@@ -259,6 +259,21 @@ reread_cb (GObject      *source,
     g_debug ("Could not read the conversation again: %s", error->message);
 }
 
+/* The search's start-up check looks only at each conversation's latest
+ * turn file: an earlier one damaged or mended while Natter was closed is
+ * looked at again when its conversation is opened (docs/sessions.md
+ * §8.4), so that the search names it rather than find words it no
+ * longer has. */
+static void
+recheck_search (NatterWindow *self,
+                const char   *session_id)
+{
+  NatterSearchIndex *search = natter_sidebar_get_search_index (self->session_sidebar);
+
+  if (search != NULL)
+    natter_search_index_recheck_session (search, session_id);
+}
+
 /**
  * natter_window_open_session:
  * @self: the window
@@ -307,6 +322,7 @@ natter_window_open_session (NatterWindow *self,
   natter_conversation_view_release_focus (self->conversation.view);
   _natter_window_close_session (self);
   self->conversation.session_id = g_strdup (session_id);
+  recheck_search (self, session_id);
   set_entry (self, entry);
   _natter_window_apply_session_agent (self);
   natter_settings_set_last_session (self->settings, session_id);

@@ -21,6 +21,8 @@
  * Lets the sidebar search (Ctrl+F) find conversations by the words of
  * their messages and answers as well as by title: each such row shows
  * the matching words, and opening it scrolls to the turn they are in.
+ * Each conversation opened (and the one open now) is looked at again by
+ * the index (natter_search_index_recheck_session()).
  */
 void
 natter_window_set_search_index (NatterWindow      *self,
@@ -28,6 +30,10 @@ natter_window_set_search_index (NatterWindow      *self,
 {
   g_return_if_fail (NATTER_IS_WINDOW (self));
   natter_sidebar_set_search_index (self->session_sidebar, search);
+  /* A conversation restored before the index came is looked at again
+   * as one opened after it is (natter_window_open_session()). */
+  if (search != NULL && self->conversation.session_id != NULL)
+    natter_search_index_recheck_session (search, self->conversation.session_id);
 }
 
 /**

@@ -862,6 +862,68 @@ test_unreadable_turn_listed (void)
   (void) latest;
 }
 
+/* Whether the window of @data (a window and a session id) shows that
+ * session. */
+static gboolean
+shows_session (gpointer data)
+{
+  gpointer *pair = data;
+
+  return g_strcmp0 (natter_window_get_session_id (pair[0]), pair[1]) == 0;
+}
+
+/* An earlier message's file damaged while Natter was closed, after the
+ * index had its words: the start-up check looks only at each latest
+ * turn, so the words are still found until the conversation is opened;
+ * then it is looked at again, and the search names it instead. */
+static void
+test_damaged_while_closed (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *notes = ui_create_session (u, "Wombat notes");
+  g_autofree char *lost = say (u, notes, "Where do wombats live?", "In burrows.");
+  g_autofree char *latest = say (u, notes, "What do they eat?", "Grasses.");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->turn_repo, lost, NULL);
+  NatterSearchIndex *search = ui_search_index_start (u);
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  hits = natter_search_index_search_sync (search, "burrows", 10, NULL, NULL, NULL);
+  g_assert_cmpuint (hits->len, ==, 1);
+  g_clear_pointer (&hits, g_ptr_array_unref);
+  ui_search_index_drop (search);
+
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  ui_world_restart (u);
+  search = ui_search_index_start (u);
+  hits = natter_search_index_search_sync (search, "burrows", 10, NULL, NULL, NULL);
+  g_assert_cmpuint (hits->len, ==, 1);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  g_assert_true (natter_window_open_session (window, notes));
+  ui_wait_until (shows_session, (gpointer[]) { window, notes });
+  /* The look it asked for is done before the search, which reads the
+   * index as it is. */
+  natter_search_index_wait_async (search, NULL, ui_result_cb, &result);
+  g_assert_true (natter_search_index_wait_finish (search, ui_wait_result (&result), NULL));
+  /* The result holds the index, which must go before the world. */
+  g_clear_object (&result);
+  search_for (window, "grasses");
+  wait = (NoteWait) { window, notes, NULL, "1 damaged conversation stays listed" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+  g_clear_pointer (&hits, g_ptr_array_unref);
+  hits = natter_search_index_search_sync (search, "burrows", 10, NULL, NULL, NULL);
+  g_assert_cmpuint (hits->len, ==, 0);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+  (void) latest;
+}
+
 /* A folder where the index file belongs: titles are still searched, and
  * the note says why words are not, naming the folder; nothing is logged. */
 static void
@@ -909,6 +971,7 @@ main (int   argc,
   g_test_add_func ("/search/progress", test_search_progress);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
   g_test_add_func ("/search/unreadable-turn-listed", test_unreadable_turn_listed);
+  g_test_add_func ("/search/damaged-while-closed", test_damaged_while_closed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
   g_test_add_func ("/search/capped", test_search_capped);
 

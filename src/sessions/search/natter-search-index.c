@@ -754,6 +754,30 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
 }
 
 /**
+ * natter_search_index_recheck_session:
+ * @self: a search index
+ * @session_id: a session
+ *
+ * Looks at every turn file of @session_id again, by size and mtime, and
+ * reads those that changed, on the worker thread. The start-up check
+ * looks only at each session file and its latest turn file (the only
+ * turn that grows), so an earlier turn file damaged, cut back or mended
+ * while Natter was not running is seen here: the window asks for it
+ * when a conversation is opened (docs/sessions.md §8.4). Does nothing
+ * before natter_search_index_start().
+ */
+void
+natter_search_index_recheck_session (NatterSearchIndex *self,
+                                     const char        *session_id)
+{
+  g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
+  g_return_if_fail (session_id != NULL);
+
+  if (self->worker != NULL)
+    queue_job (self, JOB_SYNC_SESSION, session_id);
+}
+
+/**
  * natter_search_index_dup_unreadable:
  * @self: a search index
  *

@@ -30,6 +30,8 @@ void               natter_search_index_get_progress  (NatterSearchIndex   *self,
 GFile             *natter_search_index_get_file      (NatterSearchIndex   *self);
 guint              natter_search_index_get_match_cap (NatterSearchIndex   *self);
 GStrv              natter_search_index_dup_unreadable (NatterSearchIndex  *self);
+void               natter_search_index_recheck_session (NatterSearchIndex *self,
+                                                        const char        *session_id);
 
 GPtrArray         *natter_search_index_search_sync   (NatterSearchIndex   *self,
                                                       const char          *text,
