@@ -644,6 +644,47 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
 }
 
 
+/* An answer that lost its end before one whose file is torn: the first
+ * damage is the earlier one, and the copy ends before it rather than
+ * make it the copy's last answer, as if only interrupted. */
+static void
+test_recover_before_unended_then_torn (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *damage_path = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  send_three (f, sid, &one, &two, &three);
+  keep_first_lines (f, two, 1);
+  corrupt_file (f->t.w->turn_repo, three);
+  path = turn_path (f, two);
+  restart (f);
+
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  g_assert_cmpuint (damage->n_turns, ==, 1);
+
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  state = natter_test_sessions_get (&f->t, copy);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -664,6 +705,7 @@ sessions_add_damage_tests (void)
   ADD ("recover/copies-readable-prefix-leaves-file", test_recover_readable_prefix, NULL);
   ADD ("recover/leaves-out-damaged-latest-turn", test_recover_without_damaged_latest_turn, NULL);
   ADD ("recover/ends-before-damaged-middle-turn", test_recover_before_damaged_middle_turn, NULL);
+  ADD ("recover/ends-before-unended-turn-then-torn", test_recover_before_unended_then_torn, NULL);
   ADD ("recover/version-with-torn-inherited-turn", test_recover_version_with_damaged_inherited_turn,
        GINT_TO_POINTER (DAMAGE_TORN));
   ADD ("recover/version-with-inherited-turn-that-lost-its-end", test_recover_version_with_damaged_inherited_turn,

@@ -283,6 +283,7 @@ inspect_lineage (NatterJsonlRepo     *session_repo,
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
   g_autoptr(NatterSessionState) inherited_prefix = NULL;
   g_autoptr(GHashTable) unended = NULL;  /* turn id → its index, of turns that have not ended */
+  guint first_unended;                    /* the index of the first of them */
   NatterSessionDamage *damage;
   NatterSessionDamage *inherited;
   gboolean missing;
@@ -323,6 +324,7 @@ inspect_lineage (NatterJsonlRepo     *session_repo,
    * A turn that has not ended cannot be read as history either: one that
    * a later turn continues lost its last lines (docs/runtime.md §11). */
   unended = g_hash_table_new (g_str_hash, g_str_equal);
+  first_unended = G_MAXUINT;
   for (guint i = 0; i < damage->n_turns; i++)
     {
       const char *turn_id = natter_session_state_get_turn (state, i)->turn_id;
@@ -355,7 +357,28 @@ inspect_lineage (NatterJsonlRepo     *session_repo,
               break;
             }
           if (natter_turn_state_get_terminal_event (turn) == NULL)
-            g_hash_table_insert (unended, (gpointer) turn_id, GUINT_TO_POINTER (i));
+            {
+              g_hash_table_insert (unended, (gpointer) turn_id, GUINT_TO_POINTER (i));
+              first_unended = MIN (first_unended, i);
+            }
+        }
+      else if (first_unended < i)
+        {
+          /* This turn goes on after one that has not ended, which lost
+           * its last lines: the copy ends before that one, the first
+           * damage. */
+          g_free (reason);
+          if (damage->reason == NULL)
+            {
+              g_clear_object (&damage->file);
+              damage->file = natter_jsonl_repo_get_file (turn_repo, natter_session_state_get_turn (state, first_unended)->turn_id,
+                                                         NULL);
+              damage->line = 0;
+              damage->reason = g_strdup ("the file ends before the turn does (its last lines are lost), "
+                                         "yet the conversation goes on after it");
+            }
+          damage->n_turns = first_unended;
+          break;
         }
       else
         {
