@@ -1358,6 +1358,25 @@ natter_sidebar_find_position (NatterSidebar *self,
 }
 
 /**
+ * natter_sidebar_get_n_versions:
+ * @self: the sidebar
+ * @session_id: a session of the index
+ *
+ * Returns: how many versions the conversation of @session_id has, as
+ *   its row says (1 for one without versions, 0 for a session the list
+ *   does not know)
+ */
+guint
+natter_sidebar_get_n_versions (NatterSidebar *self,
+                               const char    *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), 0);
+  if (self->family_filter == NULL)
+    return 0;
+  return natter_family_filter_get_n_versions (self->family_filter, session_id);
+}
+
+/**
  * natter_sidebar_select:
  * @self: the sidebar
  * @session_id: (nullable): the conversation the window shows, or %NULL

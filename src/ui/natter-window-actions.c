@@ -306,6 +306,7 @@ delete_activated (GtkWidget  *widget,
   g_autofree char *title = NULL;
   AdwToast *toast;
   guint position;
+  guint n_versions;
 
   if (self->conversation.entry == NULL || self->conversation.session_id == NULL)
     return;
@@ -313,8 +314,19 @@ delete_activated (GtkWidget  *widget,
   session_id = g_strdup (self->conversation.session_id);
   position = natter_sidebar_find_position (self->session_sidebar, session_id);
   title = toast_title (self->conversation.entry);
-  /* Translators: %s is a conversation title */
-  text = g_strdup_printf (_("“%s” deleted"), title);
+  n_versions = natter_sidebar_get_n_versions (self->session_sidebar, session_id);
+  /* Delete takes the version shown; a conversation with others stays
+   * listed, and the toast says so rather than that it is gone. */
+  if (n_versions > 1)
+    /* Translators: %s is a conversation title, %u a number */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "This version of “%s” deleted; its %u other version is kept",
+                                         "This version of “%s” deleted; its %u other versions are kept",
+                                         n_versions - 1),
+                            title, n_versions - 1);
+  else
+    /* Translators: %s is a conversation title */
+    text = g_strdup_printf (_("“%s” deleted"), title);
   /* A toast's title is Pango markup, and a title is the user's text. */
   escaped = g_markup_escape_text (text, -1);
 

@@ -284,3 +284,45 @@ test_rename_names_every_version (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+/* Delete takes the version shown. A conversation with another version
+ * stays listed, so the toast says what went and what is kept, never that
+ * the conversation is gone; Undo brings the version back. */
+void
+test_delete_version_says_what_is_kept (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
+    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+    g_assert_no_error (error);
+  }
+  edited = ui_send (u, edit, "What to cook tonight?");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, edit));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
+  g_assert_false (ui_label_shown (natter_window_get_toast_overlay (window), "“Dinner” deleted"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", edit));
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
