@@ -13,7 +13,6 @@
 
 #include "test-sessions.h"
 
-static void inspect_cb (GObject *object, GAsyncResult *result, gpointer user_data);
 
 /* "one", "two" and "three" sent to @sid, each answered before the next. */
 static void
@@ -62,6 +61,45 @@ keep_first_lines (Fixture    *f,
   g_assert_true (g_file_set_contents (path, contents, -1, NULL));
 }
 
+/* @sid's damage report (transfer full), which must name the file @path. */
+static NatterSessionDamage *
+inspect_damage (Fixture    *f,
+                const char *sid,
+                const char *path)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *damage_path = NULL;
+  NatterSessionDamage *damage;
+
+  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  damage_path = g_file_get_path (damage->file);
+  g_assert_cmpstr (damage_path, ==, path);
+  return damage;
+}
+
+/* Copies @sid's readable part into a new session: its id (transfer
+ * full), and, when @out_state is set, its state. */
+static char *
+recover_copy (Fixture             *f,
+              const char          *sid,
+              NatterSessionState **out_state)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *copy;
+
+  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (copy);
+  if (out_state != NULL)
+    *out_state = natter_test_sessions_get (&f->t, copy);
+  return copy;
+}
+
 /* An earlier turn's file damaged (or gone) after a restart: the history
  * the next message continues cannot be read whole. The message is
  * refused — no turn is made, the session file is not touched — naming
@@ -91,7 +129,6 @@ test_unreadable_earlier_turn (Fixture       *f,
   g_autofree char *session_path = NULL;
   g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
   g_autoptr(NatterSessionState) state = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   guint turn_files;
 
@@ -136,10 +173,7 @@ test_unreadable_earlier_turn (Fixture       *f,
                    three);
 
   /* The way out: the readable part, which ends before the first turn. */
-  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  state = natter_test_sessions_get (&f->t, copy);
+  copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
 
   if (!missing)
@@ -281,12 +315,9 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   g_autofree char *next = NULL;
   g_autofree char *context = NULL;
   g_autofree char *expected = NULL;
-  g_autofree char *damage_path = NULL;
   g_autofree char *path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) damage = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
 
   natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
@@ -300,18 +331,10 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   path = turn_path (f, two);
   restart (f);
 
-  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  damage_path = g_file_get_path (damage->file);
-  g_assert_cmpstr (damage_path, ==, path);
+  damage = inspect_damage (f, sid, path);
   g_assert_cmpuint (damage->n_turns, ==, 1);
 
-  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  state = natter_test_sessions_get (&f->t, copy);
+  copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
   /* The copy has the conversation's title, and it is nobody's default:
@@ -347,10 +370,8 @@ test_recover_version_with_damaged_inherited_turn (Fixture       *f,
   g_autofree char *copy = NULL;
   g_autofree char *next = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *damage_path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) report = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
   send_three (f, sid, &one, &two, &three);
@@ -369,18 +390,10 @@ test_recover_version_with_damaged_inherited_turn (Fixture       *f,
   g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED);
   g_clear_error (&error);
 
-  natter_sessions_inspect_damage_async (f->t.sessions, version, NULL, inspect_cb, &result);
-  report = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  damage_path = g_file_get_path (report->file);
-  g_assert_cmpstr (damage_path, ==, path);
+  report = inspect_damage (f, version, path);
   g_assert_cmpuint (report->n_turns, ==, 0);
 
-  natter_sessions_recover_async (f->t.sessions, version, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  state = natter_test_sessions_get (&f->t, copy);
+  copy = recover_copy (f, version, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
   g_assert_null (natter_session_state_get_forked_from_turn_id (state));
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
@@ -485,14 +498,6 @@ test_resume_unreadable_context (Fixture       *f,
   g_assert_nonnull (strstr (error->message, path));
 }
 
-static void
-inspect_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /* Replaces line @n (1-based) of @path with @text. */
 static void
 damage_line (const char *path,
@@ -528,15 +533,12 @@ test_recover_readable_prefix (Fixture       *f,
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *damage_path = NULL;
   g_autofree char *context = NULL;
   g_autofree char *expected = NULL;
   g_autoptr(GFile) file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
   g_autoptr(NatterSessionIndex) scanned = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) damage = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
   NatterSessionIndexEntry *entry;
 
   natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
@@ -558,22 +560,14 @@ test_recover_readable_prefix (Fixture       *f,
   g_assert_nonnull (natter_session_index_entry_get_error (entry));
   g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
 
-  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  damage = inspect_damage (f, sid, path);
   g_assert_cmpstr (damage->title, ==, "one");
-  damage_path = g_file_get_path (damage->file);
-  g_assert_cmpstr (damage_path, ==, path);
   g_assert_cmpuint (damage->line, ==, 4);
   g_assert_nonnull (damage->reason);
   g_assert_cmpuint (damage->n_turns, ==, 1);
   g_assert_true (damage->can_copy);
 
-  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (copy);
+  copy = recover_copy (f, sid, NULL);
   g_assert_cmpstr (copy, !=, sid);
   g_assert_cmpint (created_version (f, copy), ==, 1);
 
@@ -612,11 +606,8 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   g_autofree char *two = NULL;
   g_autofree char *copy = NULL;
   g_autofree char *path = NULL;
-  g_autofree char *damage_path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) damage = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
 
   natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
@@ -626,23 +617,14 @@ test_recover_without_damaged_latest_turn (Fixture       *f,
   corrupt_file (f->t.w->turn_repo, two);
   path = turn_path (f, two);
 
-  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  damage_path = g_file_get_path (damage->file);
-  g_assert_cmpstr (damage_path, ==, path);
+  damage = inspect_damage (f, sid, path);
   g_assert_cmpuint (damage->line, ==, 5);
   g_assert_cmpuint (damage->n_turns, ==, 1);
 
-  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  state = natter_test_sessions_get (&f->t, copy);
+  copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
-
 
 /* An answer that lost its end before one whose file is torn: the first
  * damage is the earlier one, and the copy ends before it rather than
@@ -656,12 +638,9 @@ test_recover_before_unended_then_torn (Fixture       *f,
   g_autofree char *two = NULL;
   g_autofree char *three = NULL;
   g_autofree char *copy = NULL;
-  g_autofree char *damage_path = NULL;
   g_autofree char *path = NULL;
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(NatterSessionDamage) damage = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
 
   send_three (f, sid, &one, &two, &three);
   keep_first_lines (f, two, 1);
@@ -669,18 +648,10 @@ test_recover_before_unended_then_torn (Fixture       *f,
   path = turn_path (f, two);
   restart (f);
 
-  natter_sessions_inspect_damage_async (f->t.sessions, sid, NULL, inspect_cb, &result);
-  damage = natter_sessions_inspect_damage_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  damage_path = g_file_get_path (damage->file);
-  g_assert_cmpstr (damage_path, ==, path);
+  damage = inspect_damage (f, sid, path);
   g_assert_cmpuint (damage->n_turns, ==, 1);
 
-  natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
-  g_assert_no_error (error);
-  state = natter_test_sessions_get (&f->t, copy);
+  copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
