@@ -141,21 +141,20 @@ read_cb (GObject      *object,
 
   if (natter_turn_state_get_terminal_event (state) == NULL)
     {
-      g_autoptr(GFile) file = natter_jsonl_repo_get_file (NATTER_JSONL_REPO (object), turn_id, NULL);
-      g_autofree char *path = file != NULL ? g_file_get_path (file) : g_strdup (turn_id);
+      /* An earlier link that never ended lost its last lines; in a
+       * folder a synchroniser shares it may be an older copy of a file
+       * on its way (docs/format.md §9.3), no damage: its own error says
+       * so. */
+      GError *lost = natter_jsonl_repo_end_lost_error (NATTER_JSONL_REPO (object), turn_id);
 
-      /* In a folder a synchroniser shares, the copy here may be an older
-       * one of a file whose whole copy is on its way, as a missing file
-       * may be (docs/format.md §9.3): not called damage there. */
-      if (natter_jsonl_repo_is_shared (NATTER_JSONL_REPO (object)))
-        g_task_return_new_error (task, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED,
-                                 "%s has not arrived whole from another device yet: the copy here ends before "
-                                 "the turn does, yet the conversation goes on after it", path);
+      if (g_error_matches (lost, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
+        g_task_return_error (task, lost);
       else
-        g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
-                                 "Earlier turn %s cannot be read: %s: the file ends before the turn does "
-                                 "(its last lines are lost), yet the conversation goes on after it",
-                                 turn_id, path);
+        {
+          g_task_return_new_error (task, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_CONTEXT,
+                                   "Earlier turn %s cannot be read: %s", turn_id, lost->message);
+          g_error_free (lost);
+        }
       return;
     }
 
