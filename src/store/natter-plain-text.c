@@ -124,6 +124,20 @@ natter_visible_text (const char        *text,
   return g_string_free (out, FALSE);
 }
 
+/* Letters that are drawn as nothing though they are not format
+ * characters: the Hangul fillers (a syllable's empty parts, and a
+ * common way to forge an empty name elsewhere), the combining grapheme
+ * joiner, the variation selectors, and the Braille blank. */
+static gboolean
+is_blank_letter (gunichar c)
+{
+  return c == 0x115F || c == 0x1160 || c == 0x3164 || c == 0xFFA0 ||
+         c == 0x034F || c == 0x2800 ||
+         (c >= 0x180B && c <= 0x180F) ||
+         (c >= 0xFE00 && c <= 0xFE0F) ||
+         (c >= 0xE0100 && c <= 0xE01EF);
+}
+
 /**
  * natter_text_is_blank:
  * @text: (nullable): UTF-8 text (the words of a message, an answer)
@@ -131,7 +145,9 @@ natter_visible_text (const char        *text,
  * The one rule for text that says nothing: empty, or only white space
  * (Unicode's, not only ASCII's) and invisible format characters (zero
  * width space and joiners, word joiner, byte order mark, direction
- * marks: Unicode's category Cf), which show nothing on their own. The
+ * marks: Unicode's category Cf) and the few letters drawn as nothing
+ * (Hangul fillers, variation selectors, the Braille blank), which show
+ * nothing on their own. The
  * window's Send stays off for such words and `natter send` refuses
  * them, rather than start a conversation of spaces; a title or folder
  * name of nothing more is no name; an answer of nothing more is an
@@ -149,7 +165,7 @@ natter_text_is_blank (const char *text)
     {
       gunichar c = g_utf8_get_char (p);
 
-      if (!g_unichar_isspace (c) && g_unichar_type (c) != G_UNICODE_FORMAT)
+      if (!g_unichar_isspace (c) && g_unichar_type (c) != G_UNICODE_FORMAT && !is_blank_letter (c))
         return FALSE;
     }
   return TRUE;

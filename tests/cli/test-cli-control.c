@@ -214,7 +214,8 @@ test_auto_title_cleaned (Fixture       *f,
 
 /* Words of white space only are no message, as in the window; nor are
  * invisible characters (zero width space, joiners, word joiner, byte
- * order mark), which show as nothing. */
+ * order mark) or letters drawn as nothing (Hangul fillers, the Braille
+ * blank), which show as nothing. */
 static void
 test_blank_send_refused (Fixture       *f,
                          gconstpointer  data)
@@ -230,6 +231,15 @@ test_blank_send_refused (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
        "\u200B\u200C", "\u200D\u2060\uFEFF\u00A0");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The text is empty\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 0);
+
+  /* Letters drawn as nothing: Hangul fillers, the Braille blank, a
+   * variation selector. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1",
+       "\u3164\u115F\u1160", "\uFFA0\u2800\uFE0F\u034F");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_true (g_str_has_prefix (r.err, "natter: The text is empty\n"));
   g_assert_cmpuint (f->server->bodies->len, ==, 0);
