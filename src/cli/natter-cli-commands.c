@@ -88,8 +88,7 @@ send_options (Run *run)
 {
   NatterSendOptions *options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
 
-  natter_send_options_set_model (options, json_object_get_string_member (run->descriptor, "provider"),
-                                 json_object_get_string_member (run->descriptor, "model"));
+  natter_send_options_set_model_descriptor (options, run->descriptor);
   natter_send_options_set_auto_permission (options, run->auto_permission ||
                                            natter_services_get_auto_permission (run->services));
   if (run->max_model_calls > 0)

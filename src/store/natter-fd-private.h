@@ -28,5 +28,9 @@ gboolean natter_store_set_io_error (GError     **error,
                                    int          saved_errno,
                                    const char  *what,
                                    const char  *path);
+gboolean natter_store_set_file_error (GError     **error,
+                                     int          saved_errno,
+                                     const char  *what,
+                                     const char  *path);
 
 G_END_DECLS

@@ -116,3 +116,21 @@ natter_store_set_io_error (GError     **error,
                "Could not %s %s: %s", what, path, g_strerror (saved_errno));
   return FALSE;
 }
+
+/* As natter_store_set_io_error(), but a file that is not there is
+ * %NATTER_STORE_ERROR_NOT_FOUND ("@path does not exist"), which the
+ * callers of the repository tell from a failure to read one. Returns
+ * %FALSE. */
+gboolean
+natter_store_set_file_error (GError     **error,
+                             int          saved_errno,
+                             const char  *what,
+                             const char  *path)
+{
+  if (saved_errno == ENOENT)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND, "%s does not exist", path);
+      return FALSE;
+    }
+  return natter_store_set_io_error (error, saved_errno, what, path);
+}

@@ -212,3 +212,41 @@ natter_jsonl_cursor_load (NatterJsonlCursor  *cursor,
   *out_identity_known = TRUE;
   return TRUE;
 }
+
+/**
+ * natter_jsonl_each_line:
+ * @contents: a whole log as read, which the scans read without a tree
+ * @length: its length in bytes
+ * @line_number: (inout): counts each line as it is handed over, so that
+ *   @func knows which it has (1 for the first when it starts at 0)
+ * @func: (scope call): called with each complete line, in order
+ * @user_data: data for @func
+ *
+ * Hands each newline-terminated line of @contents to @func, as the
+ * startup scan's reads of a session and of a turn both take them.
+ *
+ * Returns: %TRUE when every line was handed over and @func went on;
+ *   %FALSE at the first line @func refuses, or at a torn last line (one
+ *   without its newline, counted but not handed over)
+ */
+gboolean
+natter_jsonl_each_line (const char          *contents,
+                        gsize                length,
+                        guint               *line_number,
+                        NatterJsonlLineFunc  func,
+                        gpointer             user_data)
+{
+  gsize pos = 0;
+
+  while (pos < length)
+    {
+      const char *line = contents + pos;
+      const char *end = memchr (line, '\n', length - pos);
+
+      (*line_number)++;
+      if (end == NULL || !func (line, end - line, user_data))
+        return FALSE;
+      pos = (end - contents) + 1;
+    }
+  return TRUE;
+}

@@ -54,6 +54,24 @@ void     natter_jsonl_repo_mark_seen (NatterJsonlRepo          *self,
                                      const char               *name,
                                      const NatterFileIdentity *identity);
 
+/**
+ * NatterJsonlLineFunc:
+ * @line: a line of a log, without its newline (not nul-terminated)
+ * @length: its length in bytes
+ * @user_data: the data given to natter_jsonl_each_line()
+ *
+ * Returns: whether to go on to the next line
+ */
+typedef gboolean (*NatterJsonlLineFunc) (const char *line,
+                                         gsize       length,
+                                         gpointer    user_data);
+
+gboolean natter_jsonl_each_line (const char          *contents,
+                                 gsize                length,
+                                 guint               *line_number,
+                                 NatterJsonlLineFunc  func,
+                                 gpointer             user_data);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterJsonlCursor, natter_jsonl_cursor_free)
 
 G_END_DECLS

@@ -297,15 +297,7 @@ append_to_file_locked (NatterJsonlRepo  *self,
   while (fd < 0 && errno == EINTR);
 
   if (fd < 0)
-    {
-      if (errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return natter_store_set_io_error (error, errno, "open", path);
-    }
+    return natter_store_set_file_error (error, errno, "open", path);
 
   if (fstat (fd, &st) < 0)
     {
@@ -390,17 +382,7 @@ natter_jsonl_file_load (const char  *path,
     fd = open (path, O_RDONLY | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
   if (fd < 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return natter_store_set_io_error (error, saved_errno, "read", path);
-    }
+    return natter_store_set_file_error (error, errno, "read", path);
   return natter_jsonl_file_load_fd (fd, path, &info, stack_buffer, out_contents, out_length, out_heap, error);
 }
 
@@ -592,15 +574,7 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
    * nothing that the file refers to is touched (docs/sessions.md §6.3,
    * §9.4). */
   if (g_unlink (path) < 0)
-    {
-      if (errno == ENOENT)
-        {
-          g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND,
-                       "%s does not exist", path);
-          return FALSE;
-        }
-      return natter_store_set_io_error (error, errno, "delete", path);
-    }
+    return natter_store_set_file_error (error, errno, "delete", path);
   /* Gone by this process's hand: nothing of it is left to read. */
   natter_jsonl_seen_mark (self, id, &(NatterFileIdentity) { .exists = FALSE });
   return TRUE;

@@ -422,10 +422,11 @@ is_v1_type (const NatterJsonMember *type)
 
 /* Checks one complete line (without its newline) and folds it. */
 static gboolean
-scan_line (ScanState  *state,
-           const char *line,
-           gsize       line_length)
+scan_line (const char *line,
+           gsize       line_length,
+           gpointer    user_data)
 {
+  ScanState *state = user_data;
   NatterJsonMember members[MAX_EVENT_MEMBERS];
   int fields[MAX_EVENT_MEMBERS];
   const NatterJsonMember *field[N_FIELDS] = { NULL };
@@ -475,26 +476,10 @@ scan_lines (ScanState  *state,
             const char *contents,
             gsize       length)
 {
-  gsize pos = 0;
-
   /* An empty file has no session_created. */
   if (length == 0)
     return FALSE;
-
-  while (pos < length)
-    {
-      const char *line = contents + pos;
-      const char *end = memchr (line, '\n', length - pos);
-
-      state->line_number++;
-      /* A torn last line. */
-      if (end == NULL)
-        return FALSE;
-      if (!scan_line (state, line, end - line))
-        return FALSE;
-      pos = (end - contents) + 1;
-    }
-  return TRUE;
+  return natter_jsonl_each_line (contents, length, &state->line_number, scan_line, state);
 }
 
 static gboolean

@@ -580,10 +580,11 @@ scan_device (TurnScan *scan,
  * first line and only it is turn_created; the event is the file's), the
  * schema's common fields, then its type's checks. */
 static gboolean
-scan_line (TurnScan   *scan,
-           const char *line,
-           gsize       line_length)
+scan_line (const char *line,
+           gsize       line_length,
+           gpointer    user_data)
 {
+  TurnScan *scan = user_data;
   NatterJsonMember members[MAX_MEMBERS];
   guint n_members = 0;
   Member *type;
@@ -629,23 +630,10 @@ scan_lines (TurnScan   *scan,
             gsize       length,
             const char *turn_id)
 {
-  gsize pos = 0;
-
   if (!natter_id_validate (turn_id, NULL) || length == 0)
     return FALSE;
   scan->turn_id = turn_id;
-  while (pos < length)
-    {
-      const char *line = contents + pos;
-      const char *end = memchr (line, '\n', length - pos);
-
-      scan->line_number++;
-      /* A torn last line. */
-      if (end == NULL || !scan_line (scan, line, end - line))
-        return FALSE;
-      pos = (end - contents) + 1;
-    }
-  return TRUE;
+  return natter_jsonl_each_line (contents, length, &scan->line_number, scan_line, scan);
 }
 
 /* Whether the status of a file whose lines are all decided is too: a

@@ -23,6 +23,10 @@
 #include "natter-accessible.h"
 #include "natter-attachment-chip.h"
 #include "natter-attachment-content.h"
+#include "natter-builder-part.h"
+
+/* The parts this file builds by id (natter_builder_part()). */
+#define PARTS_UI "natter-attachment-view.ui"
 
 /* The largest an inline image is shown, in pixels. */
 #define PREVIEW_WIDTH 320
@@ -201,22 +205,6 @@ blob_store_of (GtkWidget *widget)
   return g_object_get_data (G_OBJECT (widget), "natter-blobs");
 }
 
-/* The part @id of natter-attachment-view.ui, with @builder holding the
- * rest of it (transfer none: it lives as long as @builder, or as what it
- * is added to). */
-static GtkWidget *
-build_part (GtkBuilder *builder,
-            const char *id)
-{
-  const char *ids[] = { id, NULL };
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-attachment-view.ui",
-                                              ids, &error))
-    g_error ("natter-attachment-view.ui: %s", error->message);
-  return GTK_WIDGET (gtk_builder_get_object (builder, id));
-}
-
 /* Says, in place of @view's image, which file cannot be shown and why:
  * the decoder's own words ("Error reading png") alone name neither. */
 static void
@@ -224,7 +212,7 @@ show_problem (GtkWidget    *view,
               const GError *error)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
-  GtkWidget *label = build_part (builder, "problem_label");
+  GtkWidget *label = natter_builder_part (builder, PARTS_UI, "problem_label");
   JsonObject *part = g_object_get_data (G_OBJECT (view), "natter-part");
   g_autofree char *text = NULL;
 
@@ -423,13 +411,13 @@ natter_attachment_view_new (JsonObject      *part,
   g_return_val_if_fail (blobs == NULL || NATTER_IS_BLOB_STORE (blobs), NULL);
 
   builder = gtk_builder_new ();
-  view = build_part (builder, "view");
+  view = natter_builder_part (builder, PARTS_UI, "view");
   g_object_set_data_full (G_OBJECT (view), "natter-part", json_object_ref (part), (GDestroyNotify) json_object_unref);
   if (blobs != NULL)
     g_object_set_data_full (G_OBJECT (view), "natter-blobs", g_object_ref (blobs), g_object_unref);
   if (natter_attachment_kind_for_media_type (media_type) == NATTER_ATTACHMENT_KIND_IMAGE)
     {
-      GtkWidget *picture = build_part (builder, "picture");
+      GtkWidget *picture = natter_builder_part (builder, PARTS_UI, "picture");
 
       gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
       gtk_box_append (GTK_BOX (view), picture);
@@ -438,7 +426,7 @@ natter_attachment_view_new (JsonObject      *part,
     }
   else
     {
-      GtkWidget *button = build_part (builder, "open_button");
+      GtkWidget *button = natter_builder_part (builder, PARTS_UI, "open_button");
       g_autofree char *tooltip = g_strdup_printf (_("Open “%s”"), name);
 
       gtk_button_set_child (GTK_BUTTON (button), natter_attachment_chip_new (name, media_type, size, NULL, FALSE));

@@ -40,6 +40,8 @@
 
 #include "natter-toast-guard.h"
 
+#include "natter-child-watch.h"
+
 /* libadwaita 1.2's longest show animation (REPLACE_DURATION, 500 ms),
  * and room for the frame clock's rounding of the time the animation
  * started at. */
@@ -59,7 +61,6 @@ typedef struct
   /* Pending adds and dismissals, oldest first. */
   GQueue      pending;
   guint       tick_id;
-  GListModel *children;
 } Guard;
 
 static void
@@ -73,7 +74,6 @@ static void
 guard_free (Guard *guard)
 {
   g_queue_clear_full (&guard->pending, (GDestroyNotify) pending_free);
-  g_clear_object (&guard->children);
   g_free (guard);
 }
 
@@ -120,18 +120,16 @@ appeared_long_ago (Guard  *guard,
 }
 
 static void
-children_changed_cb (GListModel      *children,
-                     guint            position,
-                     guint            removed,
-                     guint            added,
-                     AdwToastOverlay *overlay)
+child_added_cb (GtkWidget *overlay,
+                GtkWidget *child,
+                gpointer   user_data)
 {
-  Guard *guard = guard_for (overlay);
-  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (overlay));
+  Guard *guard = guard_for (ADW_TOAST_OVERLAY (overlay));
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (overlay);
 
   /* Without a frame clock the overlay is not mapped, and libadwaita ends
    * a show animation there as soon as it starts: nothing to wait for. */
-  if (added > 0 && guard != NULL && clock != NULL)
+  if (guard != NULL && clock != NULL)
     guard->last_shown_us = MAX (guard->last_shown_us, gdk_frame_clock_get_frame_time (clock));
 }
 
@@ -200,9 +198,8 @@ overlay_unmapped_cb (AdwToastOverlay *overlay)
     run_pending (overlay, g_queue_pop_head (&guard->pending));
 }
 
-/* The overlay goes: drop the children observer (it must not outlive the
- * widget's own bookkeeping) and the toasts still waiting, which the
- * overlay's dispose has dismissed. */
+/* The overlay goes: drop the toasts still waiting, which the overlay's
+ * dispose has dismissed. */
 static void
 overlay_destroy_cb (AdwToastOverlay *overlay)
 {
@@ -228,12 +225,8 @@ natter_toast_guard_attach (AdwToastOverlay *overlay)
   guard = g_new0 (Guard, 1);
   guard->last_shown_us = G_MININT64;
   g_queue_init (&guard->pending);
-  guard->children = gtk_widget_observe_children (GTK_WIDGET (overlay));
   g_object_set_data_full (G_OBJECT (overlay), "natter-toast-guard", guard, (GDestroyNotify) guard_free);
-  /* gtk_widget_observe_children() makes inserting and removing this
-   * widget's children slower; the overlay has a handful of them and they
-   * change only when a toast comes or goes. */
-  g_signal_connect_object (guard->children, "items-changed", G_CALLBACK (children_changed_cb), overlay, 0);
+  natter_child_watch_add (GTK_WIDGET (overlay), child_added_cb, NULL);
   g_signal_connect_after (overlay, "unmap", G_CALLBACK (overlay_unmapped_cb), NULL);
   g_signal_connect (overlay, "destroy", G_CALLBACK (overlay_destroy_cb), NULL);
 }
@@ -346,7 +339,8 @@ natter_toast_guard_add (AdwToastOverlay *overlay,
   /* Nothing waits, and nothing on screen to hide (the overlay's only child
    * is its content) or nothing still appearing: at once. */
   if (g_queue_is_empty (&guard->pending) &&
-      (clock == NULL || g_list_model_get_n_items (guard->children) <= 1 ||
+      (clock == NULL ||
+       gtk_widget_get_first_child (GTK_WIDGET (overlay)) == gtk_widget_get_last_child (GTK_WIDGET (overlay)) ||
        appeared_long_ago (guard, gdk_frame_clock_get_frame_time (clock))))
     {
       adw_toast_overlay_add_toast (overlay, g_steal_pointer (&owned));

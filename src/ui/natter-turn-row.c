@@ -23,6 +23,7 @@
 #include "natter-accessible.h"
 #include "natter-ask-human-card.h"
 #include "natter-attachment-chip.h"
+#include "natter-builder-part.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
 #include "natter-error-words.h"
@@ -30,6 +31,9 @@
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
+
+/* The parts this file builds by id (natter_builder_part()). */
+#define PARTS_UI "natter-turn-row-parts.ui"
 
 struct _NatterTurnRow
 {
@@ -114,22 +118,6 @@ text_view_new (const char *markdown)
   return view;
 }
 
-/* The part @id of natter-turn-row-parts.ui, with @builder holding the
- * rest of it (transfer none: it lives as long as @builder, or as what it
- * is added to). */
-static GtkWidget *
-build_part (GtkBuilder *builder,
-            const char *id)
-{
-  const char *ids[] = { id, NULL };
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-turn-row-parts.ui",
-                                              ids, &error))
-    g_error ("natter-turn-row-parts.ui: %s", error->message);
-  return GTK_WIDGET (gtk_builder_get_object (builder, id));
-}
-
 /* Finished reasoning is tucked away: it is there for who wants it, and
  * does not push the answer down. */
 static void
@@ -137,7 +125,7 @@ append_reasoning (GtkBox     *box,
                   const char *text)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
-  GtkWidget *expander = build_part (builder, "reasoning_expander");
+  GtkWidget *expander = natter_builder_part (builder, PARTS_UI, "reasoning_expander");
 
   gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "reasoning_label")), text);
   gtk_box_append (box, expander);
@@ -151,7 +139,7 @@ append_partial_mark (GtkBox              *box,
 {
   gboolean stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
-  GtkWidget *mark = build_part (builder, "partial_mark");
+  GtkWidget *mark = natter_builder_part (builder, PARTS_UI, "partial_mark");
 
   gtk_image_set_from_icon_name (GTK_IMAGE (gtk_builder_get_object (builder, "partial_icon")),
                                 stopped ? "process-stop-symbolic" : "dialog-warning-symbolic");

@@ -55,6 +55,22 @@ test_full (void)
   assert_json (config, "{\"humanAvailable\":false,\"cwd\":\"/home/a/project\",\"autoPermission\":true,\"maxModelCalls\":7}");
 }
 
+/* A turn's resolved model, as the compaction and the titles take it. */
+static void
+test_model_descriptor (void)
+{
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("helper");
+  g_autoptr(JsonObject) descriptor = json_object_new ();
+
+  json_object_set_string_member (descriptor, "provider", "p");
+  json_object_set_string_member (descriptor, "model", "m");
+  natter_send_options_set_model_descriptor (options, descriptor);
+
+  g_assert_true (natter_send_options_has_model (options));
+  g_assert_cmpstr (natter_send_options_get_provider (options), ==, "p");
+  g_assert_cmpstr (natter_send_options_get_model (options), ==, "m");
+}
+
 static void
 test_copy_is_independent (void)
 {
@@ -112,6 +128,7 @@ main (int   argc,
 
   g_test_add_func ("/send-options/new-defaults", test_new_defaults);
   g_test_add_func ("/send-options/full", test_full);
+  g_test_add_func ("/send-options/model-descriptor", test_model_descriptor);
   g_test_add_func ("/send-options/copy-is-independent", test_copy_is_independent);
   g_test_add_func ("/send-options/boxed-type", test_boxed_type);
   g_test_add_func ("/send-options/max-tokens", test_max_tokens);

@@ -762,8 +762,7 @@ model_resolved_cb (GObject      *object,
       fail (task, error);
       return;
     }
-  natter_send_options_set_model (state->options, json_object_get_string_member (model, "provider"),
-                                 json_object_get_string_member (model, "model"));
+  natter_send_options_set_model_descriptor (state->options, model);
   store_attachments (task);
 }
 
@@ -835,8 +834,7 @@ choose (GTask *task)
 
   descriptor = natter_model_choice_dup_descriptor (&choice);
   if (descriptor != NULL)
-    natter_send_options_set_model (state->options, json_object_get_string_member (descriptor, "provider"),
-                                   json_object_get_string_member (descriptor, "model"));
+    natter_send_options_set_model_descriptor (state->options, descriptor);
   if ((provider = natter_model_choice_provider_to_resolve (&choice)) != NULL)
     {
       natter_provider_registry_resolve_model_async (self->registry, provider, NULL, g_task_get_cancellable (task),

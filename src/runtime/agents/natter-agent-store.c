@@ -345,6 +345,23 @@ agent_file (NatterAgentStore *self,
   return g_file_get_child (self->dir, name);
 }
 
+/* The file of the agent a caller names, or %NULL with
+ * %G_IO_ERROR_INVALID_ARGUMENT when @agent_id is not a valid id: what
+ * loading and deleting check before they touch a file. */
+static GFile *
+named_agent_file (NatterAgentStore  *self,
+                  const char        *agent_id,
+                  GError           **error)
+{
+  if (!natter_agent_store_is_valid_id (agent_id))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("“%s” is not a valid agent id"), agent_id != NULL ? agent_id : "");
+      return NULL;
+    }
+  return agent_file (self, agent_id);
+}
+
 static JsonObject *
 load_file (GFile       *file,
            const char  *agent_id,
@@ -417,13 +434,9 @@ natter_agent_store_load (NatterAgentStore  *self,
   g_return_val_if_fail (NATTER_IS_AGENT_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!natter_agent_store_is_valid_id (agent_id))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("“%s” is not a valid agent id"), agent_id != NULL ? agent_id : "");
-      return NULL;
-    }
-  file = agent_file (self, agent_id);
+  file = named_agent_file (self, agent_id, error);
+  if (file == NULL)
+    return NULL;
   return load_file (file, agent_id, error);
 }
 
@@ -612,13 +625,9 @@ natter_agent_store_delete (NatterAgentStore  *self,
   g_return_val_if_fail (NATTER_IS_AGENT_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!natter_agent_store_is_valid_id (agent_id))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("“%s” is not a valid agent id"), agent_id != NULL ? agent_id : "");
-      return FALSE;
-    }
-  file = agent_file (self, agent_id);
+  file = named_agent_file (self, agent_id, error);
+  if (file == NULL)
+    return FALSE;
   if (!g_file_delete (file, NULL, &local_error))
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))

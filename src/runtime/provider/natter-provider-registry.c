@@ -593,22 +593,38 @@ natter_provider_registry_resolve_model_finish (NatterProviderRegistry  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* The provider and the model a descriptor `{provider, model}` names,
+ * both non-empty, or %FALSE with %NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND:
+ * what resolving a model and checking one both require first. */
+static gboolean
+descriptor_names (JsonObject  *descriptor,
+                  const char **out_provider,
+                  const char **out_model,
+                  GError     **error)
+{
+  *out_provider = natter_json_loose_string (descriptor, "provider");
+  *out_model = natter_json_loose_string (descriptor, "model");
+  if (*out_provider == NULL || (*out_provider)[0] == '\0' || *out_model == NULL || (*out_model)[0] == '\0')
+    {
+      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
+                           "The model descriptor does not name a provider and a model");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static NatterModel *
 natter_provider_registry_resolve (NatterModelRegistry  *registry,
                                   JsonObject           *descriptor,
                                   GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = natter_json_loose_string (descriptor, "provider");
-  const char *model = natter_json_loose_string (descriptor, "model");
+  const char *provider;
+  const char *model;
   g_autoptr(NatterOpenaiProvider) live = NULL;
 
-  if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')
-    {
-      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                           "The model descriptor does not name a provider and a model");
-      return NULL;
-    }
+  if (!descriptor_names (descriptor, &provider, &model, error))
+    return NULL;
 
   live = natter_provider_registry_get_provider (self, provider, error);
   if (live == NULL)
@@ -625,16 +641,12 @@ natter_provider_registry_check (NatterModelRegistry  *registry,
                                 GError              **error)
 {
   NatterProviderRegistry *self = NATTER_PROVIDER_REGISTRY (registry);
-  const char *provider = natter_json_loose_string (descriptor, "provider");
-  const char *model = natter_json_loose_string (descriptor, "model");
+  const char *provider;
+  const char *model;
   g_autoptr(GUri) endpoint = NULL;
 
-  if (provider == NULL || provider[0] == '\0' || model == NULL || model[0] == '\0')
-    {
-      g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_MODEL_NOT_FOUND,
-                           "The model descriptor does not name a provider and a model");
-      return FALSE;
-    }
+  if (!descriptor_names (descriptor, &provider, &model, error))
+    return FALSE;
   if (g_hash_table_contains (self->configured, provider) || (endpoint = parse_endpoint (provider)) != NULL)
     return TRUE;
   set_unknown_provider (error, provider);

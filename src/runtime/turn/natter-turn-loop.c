@@ -177,17 +177,30 @@ note_first_token (NatterTurnExecution *self)
     self->first_token_us = natter_clock_now_us (self->runtime->clock);
 }
 
+/* A piece of the open model call's live text or reasoning: kept in
+ * @partial, so that a stop or a failure keeps what arrived
+ * (build_partial()), and announced. */
+static void
+sink_delta (NatterTurnExecution *self,
+            GString             *partial,
+            NatterDeltaKind      kind,
+            const char          *delta)
+{
+  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
+
+  note_first_token (self);
+  g_string_append (partial, delta);
+  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) kind, delta);
+  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, kind, delta);
+}
+
 static void
 sink_text_delta (const char *delta,
                  gpointer    user_data)
 {
   NatterTurnExecution *self = user_data;
-  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
-  note_first_token (self);
-  g_string_append (self->partial_text, delta);
-  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_TEXT, delta);
-  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, NATTER_DELTA_TEXT, delta);
+  sink_delta (self, self->partial_text, NATTER_DELTA_TEXT, delta);
 }
 
 static void
@@ -195,13 +208,8 @@ sink_reasoning_delta (const char *delta,
                       gpointer    user_data)
 {
   NatterTurnExecution *self = user_data;
-  guint index = natter_turn_state_get_n_model_calls (self->state) - 1;
 
-  note_first_token (self);
-  g_string_append (self->partial_reasoning, delta);
-  g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) NATTER_DELTA_REASONING, delta);
-  natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index,
-                                    NATTER_DELTA_REASONING, delta);
+  sink_delta (self, self->partial_reasoning, NATTER_DELTA_REASONING, delta);
 }
 
 static void

@@ -154,6 +154,27 @@ natter_send_options_set_model (NatterSendOptions *self,
 }
 
 /**
+ * natter_send_options_set_model_descriptor:
+ * @self: options
+ * @descriptor: (transfer none): a model descriptor `{provider, model}`
+ *   with both members (docs/runtime.md §1), such as a turn's resolved
+ *   model
+ *
+ * natter_send_options_set_model() with the provider and the model that
+ * @descriptor names.
+ */
+void
+natter_send_options_set_model_descriptor (NatterSendOptions *self,
+                                          JsonObject        *descriptor)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (descriptor != NULL);
+
+  natter_send_options_set_model (self, json_object_get_string_member (descriptor, "provider"),
+                                 json_object_get_string_member (descriptor, "model"));
+}
+
+/**
  * natter_send_options_has_model:
  * @self: options
  *

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib-object.h>
+#include <json-glib/json-glib.h>
 
 #include "natter-generation-parameters.h"
 
@@ -26,6 +27,8 @@ const char        *natter_send_options_get_agent_id        (const NatterSendOpti
 void               natter_send_options_set_model           (NatterSendOptions       *self,
                                                             const char              *provider,
                                                             const char              *model);
+void               natter_send_options_set_model_descriptor (NatterSendOptions *self,
+                                                             JsonObject        *descriptor);
 gboolean           natter_send_options_has_model           (const NatterSendOptions *self);
 const char        *natter_send_options_get_provider        (const NatterSendOptions *self);
 const char        *natter_send_options_get_model           (const NatterSendOptions *self);

@@ -331,8 +331,7 @@ title_ask (TitleJob        *job,
   text = natter_title_request_text (json_object_get_member (json_object_get_object_member (definition, "input"),
                                                             "content"),
                                     answer);
-  natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
-                                 json_object_get_string_member (model, "model"));
+  natter_send_options_set_model_descriptor (options, model);
   natter_send_options_set_max_model_calls (options, 1);
   natter_send_options_set_max_tokens (options, TITLE_MAX_TOKENS);
   /* A title is text: offered no tool, the model answers in words. */

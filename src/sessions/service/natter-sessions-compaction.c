@@ -504,8 +504,7 @@ own_model_resolved_cb (GObject      *object,
       natter_sessions_op_return_error (task, error);
       return;
     }
-  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
-                                 json_object_get_string_member (model, "model"));
+  natter_send_options_set_model_descriptor (data->options, model);
   compact_summarize (g_steal_pointer (&task));
 }
 
@@ -524,8 +523,7 @@ compact_with_own_model (GTask      *task,
 
   data->options = natter_send_options_new (NATTER_BUILTIN_AGENT_ID);
   if (self->own_registry != NULL && natter_provider_registry_offers_model (self->own_registry, recorded))
-    natter_send_options_set_model (data->options, json_object_get_string_member (recorded, "provider"),
-                                   json_object_get_string_member (recorded, "model"));
+    natter_send_options_set_model_descriptor (data->options, recorded);
   else if (self->own_provider != NULL && self->own_model != NULL)
     natter_send_options_set_model (data->options, self->own_provider, self->own_model);
   else if (self->own_registry != NULL && self->own_provider != NULL)
@@ -583,8 +581,7 @@ compact_walked_cb (GObject      *object,
       return;
     }
   data->options = natter_send_options_new (json_object_get_string_member (resolved, "agentId"));
-  natter_send_options_set_model (data->options, json_object_get_string_member (model, "provider"),
-                                 json_object_get_string_member (model, "model"));
+  natter_send_options_set_model_descriptor (data->options, model);
   compact_summarize (g_steal_pointer (&task));
 }
 

@@ -511,8 +511,7 @@ options_from_json (JsonObject *object)
                                                                 : NULL;
 
   if (model != NULL)
-    natter_send_options_set_model (options, json_object_get_string_member (model, "provider"),
-                                   json_object_get_string_member (model, "model"));
+    natter_send_options_set_model_descriptor (options, model);
   natter_send_options_set_auto_permission (options, json_object_get_boolean_member (object, "autoPermission"));
   natter_send_options_set_max_model_calls (options,
                                            (guint) json_object_get_int_member_with_default (object, "maxModelCalls", 0));

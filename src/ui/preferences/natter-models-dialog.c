@@ -22,8 +22,12 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-builder-part.h"
 #include "natter-error-words.h"
 #include "natter-models-dialog.h"
+
+/* The parts this file builds by id (natter_builder_part()). */
+#define PARTS_UI "natter-models-dialog-parts.ui"
 
 struct _NatterModelsDialog
 {
@@ -56,22 +60,6 @@ struct _NatterModelsDialog
 };
 
 G_DEFINE_FINAL_TYPE (NatterModelsDialog, natter_models_dialog, ADW_TYPE_WINDOW)
-
-/* The part @id of natter-models-dialog-parts.ui, with @builder holding
- * the rest of it (transfer none: it lives as long as @builder, or as
- * what it is added to). */
-static GtkWidget *
-build_part (GtkBuilder *builder,
-            const char *id)
-{
-  const char *ids[] = { id, NULL };
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_builder_add_objects_from_resource (builder, "/io/github/natter/Natter/ui/natter-models-dialog-parts.ui",
-                                              ids, &error))
-    g_error ("natter-models-dialog-parts.ui: %s", error->message);
-  return GTK_WIDGET (gtk_builder_get_object (builder, id));
-}
 
 static void list_models (NatterModelsDialog *self);
 
@@ -194,7 +182,7 @@ delete_clicked_cb (GtkButton          *button,
   /* Translators: %s is the name of a model provider, e.g. "Ollama" */
   body = g_strdup_printf (_("Its files are removed from %s. Using it again means pulling it again, whole."),
                           natter_openai_provider_get_display_name (provider));
-  dialog = build_part (builder, "delete_dialog");
+  dialog = natter_builder_part (builder, PARTS_UI, "delete_dialog");
   gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_WINDOW (self));
   /* Heading and body are plain text: a name is the server's. */
   adw_message_dialog_set_heading (ADW_MESSAGE_DIALOG (dialog), heading);
@@ -211,7 +199,7 @@ add_model_row (NatterModelsDialog    *self,
                gboolean               deletable)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
-  GtkWidget *row = build_part (builder, "model_row");
+  GtkWidget *row = natter_builder_part (builder, PARTS_UI, "model_row");
   g_autofree char *description = describe_model (info);
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), info->name);
@@ -219,7 +207,7 @@ add_model_row (NatterModelsDialog    *self,
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (info->name), g_free);
   if (deletable)
     {
-      GtkWidget *button = build_part (builder, "delete_button");
+      GtkWidget *button = natter_builder_part (builder, PARTS_UI, "delete_button");
       /* Translators: %s is a model name; what a screen reader says of its delete button */
       g_autofree char *label = g_strdup_printf (_("Delete %s"), info->name);
 
@@ -312,7 +300,7 @@ static void
 add_layer_row (NatterModelsDialog *self)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
-  GtkWidget *row = build_part (builder, "layer_row");
+  GtkWidget *row = natter_builder_part (builder, PARTS_UI, "layer_row");
 
   g_object_set_data (G_OBJECT (row), "bar", gtk_builder_get_object (builder, "layer_bar"));
   g_ptr_array_add (self->layer_rows, row);

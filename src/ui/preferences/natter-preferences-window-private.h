@@ -54,7 +54,6 @@ struct _NatterPreferencesWindow
 
   char                 *last_toast;
   AdwToast             *undo_toast;      /* weak */
-  GListModel           *toast_children;  /* the toast overlay's children */
   guint                 n_pending;
   gboolean              updating_combos;
   gboolean              updating_context_window;

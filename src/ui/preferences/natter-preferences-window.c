@@ -25,6 +25,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-combo-row-labels.h"
 #include "natter-preferences-window-private.h"
 
@@ -59,36 +60,6 @@ find_toast_overlay (GtkWidget *root)
         return found;
     }
   return NULL;
-}
-
-/* A toast's button has a mnemonic, and GTK 4.8 names such a button by
- * its written label and by the label showing it ("_Undo Undo"): the
- * written one goes, as natter_accessible_plain_mnemonics() does in the
- * main window, whose folder this one does not call into. */
-static void
-plain_toast_buttons (GtkWidget *root)
-{
-  if (GTK_IS_BUTTON (root) && gtk_button_get_use_underline (GTK_BUTTON (root)))
-    gtk_accessible_reset_property (GTK_ACCESSIBLE (root), GTK_ACCESSIBLE_PROPERTY_LABEL);
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    plain_toast_buttons (child);
-}
-
-/* Each toast shown is a new child of the overlay, its button made with
- * its label. */
-static void
-toasts_changed_cb (GListModel *children,
-                   guint       position,
-                   guint       removed,
-                   guint       added,
-                   gpointer    user_data)
-{
-  for (guint i = position; i < position + added; i++)
-    {
-      g_autoptr(GtkWidget) child = g_list_model_get_item (children, i);
-
-      plain_toast_buttons (child);
-    }
 }
 
 /* Pending async work: each holds a reference on the window; tests wait
@@ -332,10 +303,6 @@ natter_preferences_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (natter_settings_get_gsettings (self->settings), self);
     }
   g_clear_weak_pointer (&self->undo_toast);
-  /* Before the overlay goes with libadwaita's template. */
-  if (self->toast_children != NULL)
-    g_signal_handlers_disconnect_by_func (self->toast_children, toasts_changed_cb, NULL);
-  g_clear_object (&self->toast_children);
   g_clear_weak_pointer (&self->mcp_page);
   g_clear_weak_pointer (&self->sync_page);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PREFERENCES_WINDOW);
@@ -395,13 +362,11 @@ natter_preferences_window_init (NatterPreferencesWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_combo_row_show_whole_names (self->provider_row);
   natter_combo_row_show_whole_names (self->model_row);
-  /* An Undo toast's button, made by libadwaita, is named as it shows. */
+  /* An Undo toast's button, made by libadwaita, is named as it shows,
+   * as the main window's are. */
   toast_overlay = find_toast_overlay (GTK_WIDGET (self));
   if (toast_overlay != NULL)
-    {
-      self->toast_children = gtk_widget_observe_children (toast_overlay);
-      g_signal_connect (self->toast_children, "items-changed", G_CALLBACK (toasts_changed_cb), NULL);
-    }
+    natter_accessible_plain_mnemonics_follow (toast_overlay);
 
   self->cancellable = g_cancellable_new ();
   self->provider_ids = g_ptr_array_new_with_free_func (g_free);

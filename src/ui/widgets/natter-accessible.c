@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "natter-accessible.h"
+#include "natter-child-watch.h"
 
 static void
 forget_written_label (GtkButton *button)
@@ -49,26 +50,11 @@ natter_accessible_plain_mnemonics (GtkWidget *root)
 }
 
 static void
-children_changed_cb (GListModel *children,
-                     guint       position,
-                     guint       removed,
-                     guint       added,
-                     gpointer    user_data)
+child_added_cb (GtkWidget *parent,
+                GtkWidget *child,
+                gpointer   user_data)
 {
-  for (guint i = position; i < position + added; i++)
-    {
-      g_autoptr(GtkWidget) child = g_list_model_get_item (children, i);
-
-      natter_accessible_plain_mnemonics (child);
-    }
-}
-
-/* The observer goes with the widget's own bookkeeping of its children,
- * which it must not outlive. */
-static void
-parent_destroy_cb (GtkWidget *parent)
-{
-  g_object_set_data (G_OBJECT (parent), "natter-accessible-children", NULL);
+  natter_accessible_plain_mnemonics (child);
 }
 
 /**
@@ -83,15 +69,9 @@ parent_destroy_cb (GtkWidget *parent)
 void
 natter_accessible_plain_mnemonics_follow (GtkWidget *parent)
 {
-  GListModel *children;
-
   g_return_if_fail (GTK_IS_WIDGET (parent));
-  g_return_if_fail (g_object_get_data (G_OBJECT (parent), "natter-accessible-children") == NULL);
 
-  children = gtk_widget_observe_children (parent);
-  g_object_set_data_full (G_OBJECT (parent), "natter-accessible-children", children, g_object_unref);
-  g_signal_connect (children, "items-changed", G_CALLBACK (children_changed_cb), NULL);
-  g_signal_connect (parent, "destroy", G_CALLBACK (parent_destroy_cb), NULL);
+  natter_child_watch_add (parent, child_added_cb, NULL);
 }
 
 /**
