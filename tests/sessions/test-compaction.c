@@ -186,11 +186,15 @@ test_compact_then_send (Fixture       *f,
 /* A kept turn whose file is damaged after the compaction: the next
  * message continues a history that cannot be read, and is refused as any
  * such message is (docs/sessions.md §2), with the file named; nothing is
- * asked of the model and no turn is made. */
+ * asked of the model and no turn is made. So too when the kept turn's
+ * file lost its last lines at a line's end (@data set): each line reads
+ * but the turn never ended, and its answer would be missing from the
+ * history the first message after the compaction carries inline. */
 static void
 test_damaged_kept_turn (Fixture       *f,
                         gconstpointer  data)
 {
+  gboolean end_lost = GPOINTER_TO_INT (data);
   g_autofree char *session_id = NULL;
   g_autofree char *t1 = NULL;
   g_autofree char *t2 = NULL;
@@ -212,10 +216,21 @@ test_damaged_kept_turn (Fixture       *f,
 
   file = natter_jsonl_repo_get_file (natter_services_get_turn_repo (f->services), t2, NULL);
   path = g_file_get_path (file);
-  out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, &error));
-  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error));
+  if (end_lost)
+    {
+      g_autofree char *contents = NULL;
+
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      *(strchr (contents, '\n') + 1) = '\0';
+      g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+    }
+  else
+    {
+      out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, &error));
+      g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error));
+    }
   natter_test_services_reload (f);
 
   {
@@ -665,6 +680,8 @@ main (int   argc,
   ADD ("/compaction/fork-keeps-compaction", test_fork_keeps_compaction);
   ADD ("/compaction/fork-before-the-kept-turn-inherits-none", test_fork_before_kept_turn);
   ADD ("/compaction/damaged-kept-turn-refuses-the-message", test_damaged_kept_turn);
+  g_test_add ("/compaction/kept-turn-that-lost-its-end-refuses-the-message", Fixture, GINT_TO_POINTER (TRUE),
+              natter_test_services_set_up_without_titles, test_damaged_kept_turn, natter_test_services_tear_down);
   g_test_add_func ("/compaction/event-reduces", test_event_reduces);
   g_test_add_func ("/compaction/overflow-wordings", test_overflow_wordings);
   ADD ("/compaction/overflow-from-server", test_overflow_from_server);

@@ -188,6 +188,16 @@ walk_read_cb (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
+  /* Every turn but the first read is gone on from: one without its end
+   * lost its answer, and a summary or a context built on it would be
+   * silently short (docs/runtime.md §11). The first, the latest, is
+   * the caller's to judge. */
+  if (walk->turns->len > 0 && natter_turn_state_get_terminal_event (turn) == NULL)
+    {
+      g_task_return_error (task, natter_sessions_end_lost_error (walk->self, natter_turn_state_get_turn_id (turn)));
+      natter_turn_state_unref (turn);
+      return;
+    }
   g_ptr_array_add (walk->turns, turn);
   reached = walk->stop_at != NULL && g_str_equal (walk->stop_at, natter_turn_state_get_turn_id (turn));
   walk->reached = reached;

@@ -172,10 +172,7 @@ fork_turn_read_cb (GObject      *object,
   if (data->fork_is_earlier && natter_turn_state_get_terminal_event (turn) == NULL &&
       !natter_sessions_is_turn_running (data->base.self, data->forked_from_turn_id))
     {
-      NatterJsonlRepo *turn_repo = data->base.self->turn_repo;
-      GError *lost = turn_repo != NULL ? natter_jsonl_repo_end_lost_error (turn_repo, data->forked_from_turn_id)
-                     : g_error_new (NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
-                                    "turn %s ends before the turn does", data->forked_from_turn_id);
+      GError *lost = natter_sessions_end_lost_error (data->base.self, data->forked_from_turn_id);
 
       if (g_error_matches (lost, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
         natter_sessions_op_return_error (task, natter_sessions_arriving_error (lost, data->parent_session,

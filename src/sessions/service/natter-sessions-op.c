@@ -96,6 +96,32 @@ natter_sessions_history_error (GError     *error,
 }
 
 /**
+ * natter_sessions_end_lost_error: (skip)
+ * @self: the service
+ * @turn_id: an earlier turn of a history whose file has no terminal event
+ *
+ * An earlier turn that never ended lost its last lines (docs/runtime.md
+ * §11): its answer would be missing from the history built on it, so
+ * whatever reads it as history refuses it with this store error, never
+ * a shorter history. The store's own words, naming the file, and
+ * %NATTER_STORE_ERROR_NOT_ARRIVED in a folder a synchroniser shares
+ * (docs/format.md §9.3); natter_sessions_history_error() maps either.
+ *
+ * Returns: (transfer full): %NATTER_STORE_ERROR_CORRUPT or
+ *   %NATTER_STORE_ERROR_NOT_ARRIVED
+ */
+GError *
+natter_sessions_end_lost_error (NatterSessions *self,
+                                const char     *turn_id)
+{
+  if (self->turn_repo != NULL)
+    return natter_jsonl_repo_end_lost_error (self->turn_repo, turn_id);
+  return g_error_new (NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                      "turn %s: the file ends before the turn does (its last lines are lost), yet the conversation "
+                      "goes on after it", turn_id);
+}
+
+/**
  * natter_sessions_arriving_error: (skip)
  * @error: (transfer full): %NATTER_STORE_ERROR_NOT_ARRIVED about a turn
  *   or an attachment

@@ -204,6 +204,8 @@ GError             *natter_sessions_arriving_error     (GError                *e
                                                         const char            *session_id,
                                                         const char            *turn_id);
 GError             *natter_sessions_read_only_error    (const char            *session_id);
+GError             *natter_sessions_end_lost_error     (NatterSessions        *self,
+                                                        const char            *turn_id);
 void                natter_sessions_read_session_async (NatterSessions        *self,
                                                         const char            *session_id,
                                                         GCancellable          *cancellable,
