@@ -209,7 +209,8 @@ delete_session_cb (GObject      *source,
 /* A conversation's title in a toast's sentence, as the sidebar shows it:
  * an older file's control characters and a title's bidirectional
  * overrides as their stand-ins (natter-plain-text.c), so that neither
- * breaks or turns around the sentence it is in. */
+ * breaks or turns around the sentence it is in, and a long one cut so
+ * that the sentence is read to its end. */
 static char *
 toast_title (NatterSessionIndexEntry *entry)
 {
@@ -217,7 +218,7 @@ toast_title (NatterSessionIndexEntry *entry)
 
   if (title == NULL || title[0] == '\0')
     return g_strdup (_("New chat"));
-  return natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+  return _natter_window_toast_name (title);
 }
 
 /* A message came to the conversation while its toast was up (`natter
