@@ -719,6 +719,51 @@ test_refused_edit_stays_edit (Fixture       *f,
                     ==, 1);
 }
 
+/* The same for an edit whose new file could not be stored: Retry sends
+ * the edit as the new version, and the composer is done with it. */
+static void
+test_refused_edit_retried (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GFile) blobs_dir = g_file_get_child (f->u->w->storage, "blobs");
+  g_autofree char *blobs_path = g_file_get_path (blobs_dir);
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterComposer *composer = composer_of (f);
+  ChipCount count = { composer, 1 };
+  OtherOpen other = { f, f->session_id };
+  GtkWidget *retry;
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Hello.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  turn_id = ui_send (f->u, f->session_id, "Hi");
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
+  ui_wait_until (has_text, composer);
+
+  /* Where the blobs go is a file: the edit's new file cannot be stored. */
+  natter_test_remove_tree (blobs_dir);
+  g_assert_true (g_file_set_contents (blobs_path, "not a folder", -1, &error));
+  g_assert_no_error (error);
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->errors.heading), ==, "The new version could not be made");
+  ui_wait_until (has_text, composer);
+  g_assert_true (natter_conversation_view_get_editing (f->window->conversation.view));
+
+  g_assert_cmpint (g_unlink (blobs_path), ==, 0);
+  retry = GTK_WIDGET (f->window->errors.action_button);
+  g_assert_true (gtk_widget_get_visible (retry));
+  g_signal_emit_by_name (retry, "clicked");
+  ui_wait_until (other_version_open, &other);
+  g_assert_false (natter_conversation_view_get_editing (f->window->conversation.view));
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
 /* A file is checked when it is attached, not at send: one whose bytes
  * belie its name, and one that would take the message over the limit,
  * are refused at once in the error bar, naming the file; the others stay. */
@@ -777,6 +822,7 @@ main (int   argc,
   ADD ("/attachments/history-chip-opens", test_history_chip_opens);
   ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
   ADD ("/attachments/refused-edit-stays-edit", test_refused_edit_stays_edit);
+  ADD ("/attachments/refused-edit-retried", test_refused_edit_retried);
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
   ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
 #undef ADD
