@@ -473,6 +473,7 @@ natter_json_from_line_reference (const char  *line,
   g_autofree char *canonical = NULL;
   gsize canonical_length = 0;
   gsize offset = 0;
+  const char *bad = NULL;
   JsonNode *root;
 
   g_return_val_if_fail (line != NULL, NULL);
@@ -500,10 +501,17 @@ natter_json_from_line_reference (const char  *line,
       break;
     }
 
-  if (!g_utf8_validate_len (line, length, NULL))
+  if (!g_utf8_validate_len (line, length, &bad))
     {
-      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
-                           "The line is not valid UTF-8");
+      /* Named with its place, so that whoever opens the file finds it;
+       * and a NUL as what it is: nobody looks for one when told "not
+       * UTF-8". */
+      if (*bad == '\0')
+        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                     "The line holds a NUL byte at byte %" G_GSIZE_FORMAT, (gsize) (bad - line) + 1);
+      else
+        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                     "The line is not valid UTF-8 at byte %" G_GSIZE_FORMAT, (gsize) (bad - line) + 1);
       return NULL;
     }
 

@@ -757,21 +757,38 @@ append_indexing (NatterSidebar *self,
 }
 
 /* What the search could not look at, in words under the entry. */
+/* Whether the search lists @session_id's conversation: every one, or
+ * those of the folder the search is narrowed to. */
+static gboolean
+in_search_scope (NatterSidebar *self,
+                 const char    *session_id)
+{
+  const char *scope = natter_sidebar_sections_get_scope (self->sections);
+
+  return scope == NULL || g_strcmp0 (natter_sidebar_sections_get_folder_id (self->sections, session_id), scope) == 0;
+}
+
 static void
 show_search_status (NatterSidebar *self)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   NatterSessionIndex *index = natter_sessions_list_sessions (self->sessions);
   g_autoptr(GPtrArray) damaged = natter_session_index_dup_damaged (index);
-  guint n_damaged = damaged->len;
+  guint n_damaged = 0;
 
+  /* The note speaks of the conversations listed: one outside the folder
+   * the search is narrowed to is not. */
+  for (guint i = 0; i < damaged->len; i++)
+    if (in_search_scope (self, natter_session_index_entry_get_session_id (g_ptr_array_index (damaged, i))))
+      n_damaged++;
   /* A conversation with a message the index could not read counts once,
    * whether or not it is listed as damaged too. */
   for (guint i = 0; self->unreadable != NULL && self->unreadable[i] != NULL; i++)
     {
       NatterSessionIndexEntry *entry = natter_session_index_lookup (index, self->unreadable[i]);
 
-      if (entry != NULL && natter_session_index_entry_get_error (entry) == NULL)
+      if (entry != NULL && natter_session_index_entry_get_error (entry) == NULL &&
+          in_search_scope (self, self->unreadable[i]))
         n_damaged++;
     }
 
@@ -954,6 +971,9 @@ scope_selected_cb (NatterSidebar *self)
   if (self->scope_ids != NULL && selected < self->scope_ids->len)
     folder_id = g_ptr_array_index (self->scope_ids, selected);
   natter_sidebar_sections_set_scope (self->sections, folder_id);
+  /* The note counts what the narrowed search lists. */
+  if (searching (self) && self->search != NULL)
+    show_search_status (self);
   update_page (self);
 }
 

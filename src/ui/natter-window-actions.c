@@ -134,6 +134,41 @@ set_parameters_cb (GObject      *source,
     _natter_window_show_error (self, NULL, _("The model settings were not kept"), error, NULL);
 }
 
+/* Each member of @saved the person left as the dialog showed it (@shown)
+ * takes what the conversation keeps @now: a setting changed elsewhere
+ * while the dialog was open (`natter params`, another window) is not
+ * undone by a Save that did not touch it. */
+static void
+keep_untouched (NatterGenerationParameters       *saved,
+                const NatterGenerationParameters *shown,
+                const NatterGenerationParameters *now)
+{
+  g_autoptr(NatterGenerationParameters) none = natter_generation_parameters_new ();
+
+  shown = shown != NULL ? shown : none;
+  now = now != NULL ? now : none;
+  if (saved->has_temperature == shown->has_temperature &&
+      (!saved->has_temperature || saved->temperature == shown->temperature))
+    {
+      saved->has_temperature = now->has_temperature;
+      saved->temperature = now->temperature;
+    }
+  if (saved->has_top_p == shown->has_top_p && (!saved->has_top_p || saved->top_p == shown->top_p))
+    {
+      saved->has_top_p = now->has_top_p;
+      saved->top_p = now->top_p;
+    }
+  if (saved->max_tokens == shown->max_tokens)
+    saved->max_tokens = now->max_tokens;
+  if (saved->has_seed == shown->has_seed && (!saved->has_seed || saved->seed == shown->seed))
+    {
+      saved->has_seed = now->has_seed;
+      saved->seed = now->seed;
+    }
+  if (g_strcmp0 (saved->system_instruction, shown->system_instruction) == 0)
+    natter_generation_parameters_set_system_instruction (saved, now->system_instruction);
+}
+
 static void
 parameters_response_cb (NatterParametersDialog *dialog,
                         const char             *response,
@@ -147,6 +182,8 @@ parameters_response_cb (NatterParametersDialog *dialog,
       parameters = natter_parameters_dialog_dup_parameters (dialog);
       /* Save is disabled while a field cannot be read. */
       g_return_if_fail (parameters != NULL);
+      keep_untouched (parameters, g_object_get_data (G_OBJECT (dialog), "shown"),
+                      natter_sessions_get_kept_parameters (self->sessions, session_id));
     }
   else if (g_strcmp0 (response, "defaults") != 0)
     return;
@@ -162,13 +199,18 @@ parameters_activated (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  const NatterGenerationParameters *kept;
   GtkWidget *dialog;
 
   if (!_natter_window_open_is_usable (self))
     return;
-  dialog = natter_parameters_dialog_new (GTK_WINDOW (self),
-                                         natter_sessions_get_kept_parameters (self->sessions, self->conversation.session_id));
+  kept = natter_sessions_get_kept_parameters (self->sessions, self->conversation.session_id);
+  dialog = natter_parameters_dialog_new (GTK_WINDOW (self), kept);
   g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
+  /* What the fields began with: Save changes only what was changed. */
+  if (kept != NULL)
+    g_object_set_data_full (G_OBJECT (dialog), "shown", natter_generation_parameters_copy (kept),
+                            (GDestroyNotify) natter_generation_parameters_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (parameters_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -209,7 +251,8 @@ delete_session_cb (GObject      *source,
 /* A conversation's title in a toast's sentence, as the sidebar shows it:
  * an older file's control characters and a title's bidirectional
  * overrides as their stand-ins (natter-plain-text.c), so that neither
- * breaks or turns around the sentence it is in. */
+ * breaks or turns around the sentence it is in, and a long one cut so
+ * that the sentence is read to its end. */
 static char *
 toast_title (NatterSessionIndexEntry *entry)
 {
@@ -217,7 +260,7 @@ toast_title (NatterSessionIndexEntry *entry)
 
   if (title == NULL || title[0] == '\0')
     return g_strdup (_("New chat"));
-  return natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+  return _natter_window_toast_name (title);
 }
 
 /* A message came to the conversation while its toast was up (`natter

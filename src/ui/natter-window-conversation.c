@@ -63,9 +63,18 @@ send_failed (SendData     *data,
       if (g_strcmp0 (_natter_window_choice_key (self), data->session_id) == 0)
         {
           g_autofree char *draft = natter_composer_dup_text (self->conversation.composer);
+          const char *version_of = natter_message_request_get_version_of (data->request);
 
           if (draft[0] == '\0')
             natter_composer_set_text (self->conversation.composer, text);
+          /* An edit's words go back as the edit they were: sent again,
+           * they make the new version, never a message after the old. */
+          if (draft[0] == '\0' && version_of != NULL && self->versions.editing_turn_id == NULL)
+            {
+              self->versions.editing_turn_id = g_strdup (version_of);
+              natter_conversation_view_set_editing (self->conversation.view, TRUE);
+              _natter_window_update_keyboard_actions (self);
+            }
         }
       else if (!g_hash_table_contains (self->conversation.drafts, data->session_id))
         g_hash_table_insert (self->conversation.drafts, g_strdup (data->session_id), g_strdup (text));

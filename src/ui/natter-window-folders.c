@@ -326,8 +326,8 @@ folder_restored_cb (GObject      *source,
     }
   else if (!g_str_equal (request->name, request->restored))
     {
-      g_autofree char *name = natter_visible_text (request->name, NATTER_VISIBLE_KEEP_NONE);
-      g_autofree char *restored = natter_visible_text (request->restored, NATTER_VISIBLE_KEEP_NONE);
+      g_autofree char *name = _natter_window_toast_name (request->name);
+      g_autofree char *restored = _natter_window_toast_name (request->restored);
 
       /* Translators: the first %s is a folder's name, which a new folder
        * took while the deleted one was gone; the second the name it
@@ -418,7 +418,7 @@ folder_deleted_cb (GObject      *source,
       delete_folder_free (request);
       return;
     }
-  shown = natter_visible_text (request->name, NATTER_VISIBLE_KEEP_NONE);
+  shown = _natter_window_toast_name (request->name);
   /* Translators: %s is a folder's name */
   text = g_strdup_printf (_("Folder “%s” deleted; its conversations stay"), shown);
   /* A toast's title is Pango markup, and the name is the user's text. */

@@ -444,7 +444,7 @@ _natter_window_leave_deleted (NatterWindow *self)
   /* Named as the header named it: an older title's control characters
    * as their stand-ins. */
   stored = natter_session_index_entry_get_title (self->conversation.entry);
-  title = natter_visible_text (stored != NULL && stored[0] != '\0' ? stored : _("New chat"), NATTER_VISIBLE_KEEP_NONE);
+  title = _natter_window_toast_name (stored != NULL && stored[0] != '\0' ? stored : _("New chat"));
   /* Closing keeps the draft under the conversation's key. */
   _natter_window_close_session (self);
   g_hash_table_remove (self->conversation.timelines, session_id);

@@ -260,6 +260,8 @@ struct _NatterWindow
  * the facet above installs (win.open-branched-from, win.show-toast). */
 
 /* natter-window-state.c: what every facet asks of the open conversation */
+char *
+_natter_window_toast_name (const char *name);
 const char *
 _natter_window_choice_key (NatterWindow *self);
 gboolean

@@ -4,16 +4,48 @@
  *
  * What every facet of the window asks of the open conversation: the key
  * its draft and choices are kept under, whether its answer has ended,
- * and whether a provider it names is gone. The bottom of the window's
- * facets: it only reads their shared state and calls none of them.
+ * and whether a provider it names is gone; and how a toast quotes a
+ * person's name for something. The bottom of the window's facets: it
+ * only reads their shared state and calls none of them.
  */
 
 #define G_LOG_DOMAIN "natter-window"
 
 #include "config.h"
 
+#include "natter-plain-text.h"
 #include "natter-send-pipeline.h"
 #include "natter-window-private.h"
+
+/* The most characters of a name a toast quotes. A toast is one line and
+ * cuts what does not fit at its end: a longer name (a title made of a
+ * pasted paragraph) would take the words that say what happened. */
+#define TOAST_NAME_MAX_CHARS 60
+
+/* @name (a conversation's title, a folder's name) as a toast's sentence
+ * quotes it: control characters, bidirectional controls and line
+ * separators as their stand-ins, as the sidebar shows them, and a long
+ * name cut where a cursor could stop (never inside a character a person
+ * sees as one, such as an emoji sequence) and ended with "…". Not
+ * escaped for markup. Returns: (transfer full) the text to quote. */
+char *
+_natter_window_toast_name (const char *name)
+{
+  g_autofree char *shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
+  glong n_chars = g_utf8_strlen (shown, -1);
+  g_autofree PangoLogAttr *attrs = NULL;
+  g_autofree char *head = NULL;
+  glong cut = TOAST_NAME_MAX_CHARS;
+
+  if (n_chars <= TOAST_NAME_MAX_CHARS)
+    return g_steal_pointer (&shown);
+  attrs = g_new0 (PangoLogAttr, n_chars + 1);
+  pango_get_log_attrs (shown, -1, -1, pango_language_get_default (), attrs, n_chars + 1);
+  while (cut > 1 && !attrs[cut].is_cursor_position)
+    cut--;
+  head = g_strndup (shown, g_utf8_offset_to_pointer (shown, cut) - shown);
+  return g_strconcat (g_strchomp (head), "…", NULL);
+}
 
 /* What the open conversation's draft and choices are kept under: its
  * id, or for a new conversation NATTER_WINDOW_NEW_CHAT_KEY; NULL when

@@ -560,6 +560,25 @@ test_edge_cases (void)
   assert_agree ("[1]\0", 4);
 }
 
+/* A byte that makes a line unreadable is named by its place, and a NUL
+ * as a NUL (it is no invalid UTF-8 to look for), so that a person who
+ * opens the file finds it. */
+static void
+test_bad_byte_named (void)
+{
+  g_autoptr(GError) nul = NULL;
+  g_autoptr(GError) invalid = NULL;
+  g_autoptr(JsonNode) nul_node = natter_json_from_line ("{\"a\":\"b\0c\"}", 12, &nul);
+  g_autoptr(JsonNode) invalid_node = natter_json_from_line ("{\"a\":\"b\xff" "c\"}", 12, &invalid);
+
+  g_assert_null (nul_node);
+  g_assert_error (nul, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_cmpstr (nul->message, ==, "The line holds a NUL byte at byte 8");
+  g_assert_null (invalid_node);
+  g_assert_error (invalid, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_cmpstr (invalid->message, ==, "The line is not valid UTF-8 at byte 8");
+}
+
 static GString *
 nested_line (guint       depth,
              const char *inner)
@@ -674,6 +693,7 @@ main (int   argc,
   g_test_add_func ("/json-line/every-short-line", test_every_short_line);
   g_test_add_func ("/json-line/every-string-byte-and-escape", test_every_string_byte_and_escape);
   g_test_add_func ("/json-line/edge-cases", test_edge_cases);
+  g_test_add_func ("/json-line/bad-byte-named", test_bad_byte_named);
   g_test_add_func ("/json-line/nesting-cap", test_nesting_cap);
   g_test_add_func ("/json-line/append-refuses-too-deep", test_append_refuses_too_deep);
   g_test_add_func ("/json-line/tree-is-sealed-and-usable", test_tree_is_sealed_and_usable);

@@ -668,6 +668,102 @@ test_retry_keeps_attachments (Fixture       *f,
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
 }
 
+/* An edit that could not become a new version (the attachment it kept
+ * no longer matches its blob) stays an edit: its words and file are back
+ * in the composer, still marked as editing, so sending them again once
+ * the file reads makes the new version, never a second message after
+ * the old one. */
+static void
+test_refused_edit_stays_edit (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autoptr(JsonArray) parts = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *blob_path = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterComposer *composer = composer_of (f);
+  ChipCount count = { composer, 1 };
+  OtherOpen other = { f, f->session_id };
+  NatterSessionIndexEntry *entry;
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Plum.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Still plum.\"}", NULL);
+  turn_id = ui_send_with_files (f->u, f->blobs, f->session_id, "What is in this?", &parts, f->text_file, NULL);
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
+  ui_wait_until (has_n_chips, &count);
+  /* The stored file changes behind the edit's back, its size kept. */
+  blob_path = natter_blob_store_dup_path (f->blobs, json_object_get_string_member (json_array_get_object_element (parts, 0),
+                                                                                   "sha256"));
+  g_assert_true (g_file_set_contents (blob_path, "the word is pear", 16, &error));
+  g_assert_no_error (error);
+  natter_composer_set_text (composer, "What is in it, then?");
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->errors.heading), ==, "The new version could not be made");
+  ui_wait_until (has_text, composer);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (natter_conversation_view_get_editing (f->window->conversation.view));
+
+  /* The file reads again: the same words go out as the new version. */
+  g_assert_true (g_file_set_contents (blob_path, "the word is plum", 16, &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (other_version_open, &other);
+  entry = natter_session_index_lookup (f->u->index, natter_window_get_session_id (f->window));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, f->session_id);
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (f->u->index, f->session_id)),
+                    ==, 1);
+}
+
+/* The same for an edit whose new file could not be stored: Retry sends
+ * the edit as the new version, and the composer is done with it. */
+static void
+test_refused_edit_retried (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GFile) blobs_dir = g_file_get_child (f->u->w->storage, "blobs");
+  g_autofree char *blobs_path = g_file_get_path (blobs_dir);
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterComposer *composer = composer_of (f);
+  ChipCount count = { composer, 1 };
+  OtherOpen other = { f, f->session_id };
+  GtkWidget *retry;
+
+  natter_fake_model_script (f->u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Hello.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Plum.\"}", NULL);
+  turn_id = ui_send (f->u, f->session_id, "Hi");
+  ui_wait_turn (f->u, turn_id);
+  ui_wait_until (ui_timeline_loaded, f->window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
+  ui_wait_until (has_text, composer);
+
+  /* Where the blobs go is a file: the edit's new file cannot be stored. */
+  natter_test_remove_tree (blobs_dir);
+  g_assert_true (g_file_set_contents (blobs_path, "not a folder", -1, &error));
+  g_assert_no_error (error);
+  natter_composer_add_file (composer, f->text_file);
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (natter_composer_send (composer));
+  ui_wait_until (error_bar_shown, f->window);
+  g_assert_cmpstr (gtk_label_get_text (f->window->errors.heading), ==, "The new version could not be made");
+  ui_wait_until (has_text, composer);
+  g_assert_true (natter_conversation_view_get_editing (f->window->conversation.view));
+
+  g_assert_cmpint (g_unlink (blobs_path), ==, 0);
+  retry = GTK_WIDGET (f->window->errors.action_button);
+  g_assert_true (gtk_widget_get_visible (retry));
+  g_signal_emit_by_name (retry, "clicked");
+  ui_wait_until (other_version_open, &other);
+  g_assert_false (natter_conversation_view_get_editing (f->window->conversation.view));
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
 /* A file is checked when it is attached, not at send: one whose bytes
  * belie its name, and one that would take the message over the limit,
  * are refused at once in the error bar, naming the file; the others stay. */
@@ -725,6 +821,8 @@ main (int   argc,
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
   ADD ("/attachments/history-chip-opens", test_history_chip_opens);
   ADD ("/attachments/retry-keeps-attachments", test_retry_keeps_attachments);
+  ADD ("/attachments/refused-edit-stays-edit", test_refused_edit_stays_edit);
+  ADD ("/attachments/refused-edit-retried", test_refused_edit_retried);
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
   ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
 #undef ADD

@@ -159,6 +159,77 @@ test_model_settings (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  UiWorld                          *u;
+  const char                       *session_id;
+  const NatterGenerationParameters *expected;
+} KeptAs;
+
+static gboolean
+kept_as (gpointer data)
+{
+  KeptAs *k = data;
+
+  return natter_generation_parameters_equal (natter_sessions_get_kept_parameters (k->u->sessions, k->session_id),
+                                             k->expected);
+}
+
+/* Settings changed elsewhere (`natter params`) while the dialog is open:
+ * Save keeps what the person changed in it, and leaves the others as
+ * they are now, never as the dialog first showed them. */
+static void
+test_save_keeps_changes_made_elsewhere (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Tuned twice");
+  g_autoptr(NatterGenerationParameters) first = natter_generation_parameters_new ();
+  g_autoptr(NatterGenerationParameters) elsewhere = NULL;
+  g_autoptr(NatterGenerationParameters) expected = NULL;
+  g_autoptr(GAsyncResult) set_first = NULL;
+  g_autoptr(GAsyncResult) set_elsewhere = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterParametersDialog *dialog;
+  NatterWindow *window;
+  KeptAs kept;
+
+  first->has_temperature = TRUE;
+  first->temperature = 0.5;
+  natter_sessions_set_parameters_async (u->sessions, session_id, first, NULL, ui_result_cb, &set_first);
+  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&set_first), &error));
+  g_assert_no_error (error);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
+  dialog = find_dialog ();
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "0.5");
+
+  /* Meanwhile, elsewhere: a seed and an instruction. */
+  elsewhere = natter_generation_parameters_copy (first);
+  elsewhere->has_seed = TRUE;
+  elsewhere->seed = 7;
+  natter_generation_parameters_set_system_instruction (elsewhere, "Answer in French.");
+  natter_sessions_set_parameters_async (u->sessions, session_id, elsewhere, NULL, ui_result_cb, &set_elsewhere);
+  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&set_elsewhere), &error));
+  g_assert_no_error (error);
+
+  gtk_editable_set_text (field (dialog, "Temperature (0 to 2)"), "0.9");
+  click (dialog, "_Save");
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
+  expected = natter_generation_parameters_copy (elsewhere);
+  expected->temperature = 0.9;
+  kept = (KeptAs) { u, session_id, expected };
+  ui_wait_until (kept_as, &kept);
+
+  g_clear_object (&set_first);
+  g_clear_object (&set_elsewhere);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -168,6 +239,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/parameters/model-settings", test_model_settings);
+  g_test_add_func ("/parameters/save-keeps-changes-made-elsewhere", test_save_keeps_changes_made_elsewhere);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -13,8 +13,10 @@
 
 #include <sqlite3.h>
 
+#include "natter-folder-log.h"
 #include "natter-search-index.h"
 #include "natter-search-index-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
@@ -820,6 +822,67 @@ test_damaged_stays_listed (void)
   (void) other;
 }
 
+/* The search narrowed to a folder lists only the folder's conversations:
+ * the note counts only the damaged ones it lists, and says nothing of one
+ * outside the folder, which is not listed. */
+static void
+test_damaged_note_follows_scope (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *bad = ui_create_session (u, "Wombat notes");
+  g_autofree char *turn = say (u, trip, "What lives in the savanna?", "Zebras.");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(NatterJsonlRepo) repo = NULL;
+  g_autoptr(NatterFolders) folders = NULL;
+  g_autoptr(GAsyncResult) loaded = NULL;
+  g_autoptr(GAsyncResult) created = NULL;
+  g_autoptr(GAsyncResult) moved = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work_id = NULL;
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  ui_world_restart (u);
+  repo = natter_folder_repo_new (u->w->storage);
+  folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  natter_folders_load_async (folders, NULL, ui_result_cb, &loaded);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&loaded), &error));
+  g_assert_no_error (error);
+  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &created);
+  work_id = natter_folders_create_finish (folders, ui_wait_result (&created), &error);
+  g_assert_no_error (error);
+  natter_sessions_set_folder_async (u->sessions, trip, work_id, NULL, ui_result_cb, &moved);
+  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&moved), &error));
+  g_assert_no_error (error);
+  search = ui_search_index_start (u);
+
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  wait = (NoteWait) { window, trip, bad, "1 damaged conversation stays listed" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+
+  natter_sidebar_set_search_scope (window->session_sidebar, work_id);
+  wait = (NoteWait) { window, trip, NULL, "damaged" };
+  ui_wait_until_full (lists_without_cap_note, describe_note, &wait);
+
+  /* Every conversation again: the damaged one is listed and counted. */
+  natter_sidebar_set_search_scope (window->session_sidebar, NULL);
+  wait = (NoteWait) { window, trip, bad, "1 damaged conversation stays listed" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+
+  /* Its task holds the session service, which must go with the world. */
+  g_clear_object (&moved);
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+  (void) turn;
+}
+
 /* A conversation with an earlier message whose file lost its end is not
  * whole either: the search cannot find that message's words, so the
  * conversation stays listed, its row says why, and the note counts it. */
@@ -970,6 +1033,7 @@ main (int   argc,
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/progress", test_search_progress);
   g_test_add_func ("/search/damaged-stays-listed", test_damaged_stays_listed);
+  g_test_add_func ("/search/damaged-note-follows-scope", test_damaged_note_follows_scope);
   g_test_add_func ("/search/unreadable-turn-listed", test_unreadable_turn_listed);
   g_test_add_func ("/search/damaged-while-closed", test_damaged_while_closed);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);

@@ -194,6 +194,34 @@ describe_sent (gpointer data)
                           gtk_label_get_text (s->window->errors.heading), gtk_label_get_text (s->window->errors.detail));
 }
 
+/* A long title (the first line of a pasted paragraph) in the toast of
+ * its deletion: the toast is one line, so the title is cut, where a
+ * cursor could stop (never inside the emoji sequence that straddles the
+ * cut), and the sentence is read to its end. */
+void
+test_sidebar_delete_long_title_toast (void)
+{
+  g_autofree char *head = g_strnfill (58, 'a');
+  g_autofree char *tail = g_strnfill (300, 'b');
+  /* Man, ZWJ, woman, ZWJ, girl: one emoji, five characters, 59th to 63rd. */
+  g_autofree char *title = g_strconcat (head, "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d"
+                                        "\xf0\x9f\x91\xa7", tail, NULL);
+  g_autofree char *deleted = g_strdup_printf ("\xe2\x80\x9c%s\xe2\x80\xa6\xe2\x80\x9d deleted", head);
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, title);
+  NatterWindow *window = ui_window_new (app, u);
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  ui_wait_label (natter_window_get_toast_overlay (window), deleted);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
+  ui_settle ();
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The open conversation deleted elsewhere (`natter delete`, which the
  * running window's service carries out): the window leaves it as it
  * leaves one deleted here, nothing of it left to act on, and goes on in
