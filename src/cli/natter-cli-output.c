@@ -139,12 +139,12 @@ natter_cli_fail_error (Run    *run,
   g_error_free (error);
 }
 
-/* The reason @error gives, and the way out of a damaged conversation:
- * a copy of its readable part. */
-static void
-fail_with_recover_hint (Run        *run,
-                        GError     *error,
-                        const char *session_id)
+/* The reason @error (transfer full) gives, and the way out of a damaged
+ * conversation: a copy of its readable part. */
+void
+natter_cli_fail_damaged (Run        *run,
+                         GError     *error,
+                         const char *session_id)
 {
   /* Translators: the first %s is why, the second a session id */
   natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
@@ -160,9 +160,12 @@ void
 natter_cli_fail_send_error (Run    *run,
                             GError *error)
 {
-  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) && run->session_id != NULL)
+  /* A damaged history, or a damaged latest turn or session file: either
+   * way the readable part can be copied. */
+  if ((g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) ||
+       g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT)) && run->session_id != NULL)
     {
-      fail_with_recover_hint (run, error, run->session_id);
+      natter_cli_fail_damaged (run, error, run->session_id);
       return;
     }
   natter_cli_fail_error (run, error);
@@ -180,7 +183,7 @@ natter_cli_fail_turn_error (Run        *run,
   if (error->domain == NATTER_STORE_ERROR && error->code != NATTER_STORE_ERROR_IO &&
       error->code != NATTER_STORE_ERROR_NOT_ARRIVED)
     {
-      fail_with_recover_hint (run, error, session_id);
+      natter_cli_fail_damaged (run, error, session_id);
       return;
     }
   natter_cli_fail_error (run, error);

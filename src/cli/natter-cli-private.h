@@ -144,6 +144,9 @@ void natter_cli_fail_error (Run        *run,
                             GError     *error);
 void natter_cli_fail_send_error (Run    *run,
                                  GError *error);
+void natter_cli_fail_damaged (Run        *run,
+                              GError     *error,
+                              const char *session_id);
 void natter_cli_fail_turn_error (Run        *run,
                                  GError     *error,
                                  const char *session_id);

@@ -37,8 +37,11 @@ natter_cli_lookup_session (Run        *run,
     }
   if (natter_session_index_entry_get_error (entry) != NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "Session %s cannot be used: %s"), session_id,
-                       natter_session_index_entry_get_error (entry));
+      /* Translators: the first %s is a session id, the second why */
+      natter_cli_fail_damaged (run, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                                                 natter_cli_tr (run, "Session %s cannot be used: %s"), session_id,
+                                                 natter_session_index_entry_get_error (entry)),
+                               session_id);
       return NULL;
     }
   return entry;

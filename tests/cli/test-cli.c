@@ -564,6 +564,40 @@ test_send_damaged_history (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* The latest turn's file damaged: `send` is refused as when an earlier
+ * one is, naming the file and the same way out, and nothing is sent. */
+static void
+test_send_damaged_latest_turn (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hint = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, path));
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+}
+
 /* A recovered copy holds turns first sent in the damaged session:
  * `natter retry TURN` finds the conversations that hold the turn,
  * refuses to choose between two of them (naming both, and --session),
@@ -780,6 +814,7 @@ main (int   argc,
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
+  ADD ("/cli/send/damaged-latest-turn-refused", test_send_damaged_latest_turn);
 
   cli_add_organise_tests ();
   cli_add_titles_tests ();
