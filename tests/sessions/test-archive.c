@@ -125,6 +125,28 @@ test_export_markdown_forged_headings (Fixture       *f,
                                       "```\n## Answer\n```\n"));
 }
 
+/* A message line that opens an HTML block only its own end closes (a
+ * comment, <pre>, <script>, a declaration) is escaped to read as text:
+ * left open, it would hide the rest of the conversation in a viewer.
+ * HTML that a blank line ends, inline HTML and lines in code are left as
+ * written. */
+static void
+test_export_markdown_open_html (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (f, "HTML");
+  g_autofree char *turn = NULL;
+  g_autofree char *markdown = NULL;
+
+  natter_test_sessions_script (f, "{\"role\":\"assistant\",\"content\":"
+                               "\"<PRE class=x>\\nkept\\n<div>\\nok</div>\\n```\\n<!-- in code\\n```\"}", NULL);
+  turn = natter_test_sessions_send_and_wait (f, sid, "Hi <b>there</b>\n<!-- never closed\n  <script>x\n<?php\n<!DOCTYPE x\n<![CDATA[");
+  markdown = export (f, sid, "markdown");
+  g_assert_nonnull (strstr (markdown, "## You\n\nHi <b>there</b>\n\\<!-- never closed\n  \\<script>x\n\\<?php\n"
+                                      "\\<!DOCTYPE x\n\\<![CDATA[\n\n## Answer\n\n"));
+  g_assert_nonnull (strstr (markdown, "## Answer\n\n\\<PRE class=x>\nkept\n<div>\nok</div>\n```\n<!-- in code\n```\n"));
+}
+
 /* What the export writes on lines of its own (a tool's name, an
  * attachment's name, an error, the title) stays on that line, whatever
  * it holds. */
@@ -599,6 +621,7 @@ main (int   argc,
   ADD ("/archive/export-markdown-math", test_export_markdown_math);
   ADD ("/archive/export-markdown-open-fence", test_export_markdown_open_fence);
   ADD ("/archive/export-markdown-forged-headings", test_export_markdown_forged_headings);
+  ADD ("/archive/export-markdown-open-html", test_export_markdown_open_html);
   ADD ("/archive/export-markdown-forged-names", test_export_markdown_forged_names);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);

@@ -111,6 +111,37 @@ is_underline (const char *line)
   return TRUE;
 }
 
+/* Whether @line starts one of the HTML blocks of CommonMark that end
+ * only at a marker of their own, not at a blank line: a comment, a
+ * processing instruction, a declaration, CDATA, or a `script`, `pre`,
+ * `style` or `textarea` element. Left open (a message cut off, an
+ * example typed without its end), such a block runs to the end of the
+ * document, and a viewer shows the rest of the conversation as nothing
+ * or as code. */
+static gboolean
+starts_open_ended_html (const char *line)
+{
+  static const char *const elements[] = { "script", "pre", "style", "textarea" };
+  const char *p = line;
+
+  while (*p == ' ' && p - line < 3)
+    p++;
+  if (*p != '<')
+    return FALSE;
+  p++;
+  if (*p == '?' || (*p == '!' && (g_ascii_isalpha (p[1]) || p[1] == '[' || g_str_has_prefix (p + 1, "--"))))
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (elements); i++)
+    {
+      gsize n = strlen (elements[i]);
+
+      if (g_ascii_strncasecmp (p, elements[i], n) == 0 &&
+          (p[n] == '>' || p[n] == ' ' || p[n] == '\t' || p[n] == '\r' || p[n] == '\n' || p[n] == '\0'))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether @line can be a line of a paragraph, so that an underline
  * after it would make a heading: not blank, not a heading or fence of
  * its own, not a list item or quote (an underline of '-' after those is
@@ -142,7 +173,9 @@ is_paragraph_line (const char *line)
  * goes as it was said, except where it could pass for the export's own
  * structure: a heading of level one or two (an ATX "## Answer", or a
  * line underlined with '=' or '-') has its first mark escaped, so that
- * it reads as the text it is and not as a new section; and a code block
+ * it reads as the text it is and not as a new section; so has a line
+ * that opens an HTML block only its own end marker closes (a comment,
+ * `<script>`, `<pre>`…: starts_open_ended_html()); and a code block
  * it opens and never closes (a message cut off, a fence typed and
  * forgotten) is closed at its end, or every heading after it would read
  * as code. Lines inside code blocks are left alone. */
@@ -175,7 +208,7 @@ append_text (GString    *out,
         }
       else if (open_char == 0 &&
                ((heading_level (line) >= 1 && heading_level (line) <= 2) ||
-                (is_underline (line) && after_paragraph)))
+                (is_underline (line) && after_paragraph) || starts_open_ended_html (line)))
         {
           const char *mark = line + strspn (line, " ");
 
@@ -399,8 +432,10 @@ archive_title (JsonArray *session)
  * block with its arguments and result, a partial answer, and how a turn
  * that did not complete ended. Text is written as it was said: it is
  * Markdown already; only what could pass for the export's own structure
- * is changed: a heading of level one or two is escaped to read as text,
- * and a code block a message leaves open is closed at its end, so that
+ * is changed: a heading of level one or two, and a line that opens an
+ * HTML block that only its own end marker closes (a comment, `<pre>`,
+ * `<script>`…), are escaped to read as text, and a code block a message
+ * leaves open is closed at its end, so that
  * no message can make a section or swallow the rest of the conversation.
  * Names, errors and the title go on their lines with their marks escaped.
  *
