@@ -10,8 +10,10 @@
 #define G_LOG_DOMAIN "natter-sessions"
 
 #include "natter-log-read.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
@@ -509,6 +511,38 @@ natter_sessions_inspect_damage_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* Adds to @events, for the copy @copy_id, the messages still queued in
+ * @session_id's own log as far as it reads: each waits in the copy, in
+ * the order queued, with its id and options, since the damaged log can
+ * no longer send them and is never written. For a version whose damage
+ * is inherited, the readable part is another session's, but the queue
+ * is still this one's. Raises the copy's version before the first. */
+static void
+add_queue (NatterJsonlRepo *session_repo,
+           const char      *session_id,
+           const char      *copy_id,
+           const char      *ts,
+           GPtrArray       *events,
+           GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) own = natter_session_state_new ();
+  g_autofree char *reason = NULL;
+  gboolean missing;
+  guint line = 0;
+
+  check_log (session_repo, session_id, own, &line, &reason, &missing, NULL, cancellable);
+  if (natter_session_state_get_definition (own) == NULL || natter_session_state_get_n_queued (own) == 0)
+    return;
+  for (guint i = 0; i < natter_session_state_get_n_queued (own); i++)
+    {
+      const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (own, i);
+
+      g_ptr_array_add (events, natter_session_event_new_message_queued (copy_id, ts, queued->queue_id,
+                                                                        queued->message, queued->options));
+    }
+  natter_session_events_raise (events, 1, NULL);
+}
+
 static void
 recover_thread (GTask        *task,
                 gpointer      source_object,
@@ -568,6 +602,7 @@ recover_thread (GTask        *task,
                                                                      (gint64) i + 1, turn->agent_id,
                                                                      turn->model));
     }
+  add_queue (data->session_repo, data->session_id, data->new_id, data->ts, rest, cancellable);
 
   if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
     {
@@ -641,7 +676,9 @@ recovered_cb (GObject      *object,
  * and lineage, and as its turns the turns of the readable prefix
  * (natter_sessions_inspect_damage_async()), referenced like a fork's:
  * without the turn whose log is damaged, when that is the latest turn's.
- * The damaged session's files are only read, never modified.
+ * The messages still queued in the damaged session wait in the copy's
+ * queue, in the order queued (docs/sessions.md §2). The damaged
+ * session's files are only read, never modified.
  */
 void
 natter_sessions_recover_async (NatterSessions      *self,
