@@ -9,6 +9,7 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "natter-blob-store.h"
 #include "natter-log-read.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-internal.h"
@@ -407,6 +408,7 @@ typedef struct
 {
   NatterJsonlRepo    *session_repo;
   NatterJsonlRepo    *turn_repo;
+  NatterBlobStore    *blobs;          /* nullable */
   char               *session_id;
   char               *new_id;
   char               *ts;
@@ -419,6 +421,7 @@ damage_data_free (DamageData *data)
 {
   g_clear_object (&data->session_repo);
   g_clear_object (&data->turn_repo);
+  g_clear_object (&data->blobs);
   g_free (data->session_id);
   g_free (data->new_id);
   g_free (data->ts);
@@ -435,8 +438,75 @@ damage_data_new (NatterSessions *self,
 
   data->session_repo = g_object_ref (self->session_repo);
   data->turn_repo = g_object_ref (self->turn_repo);
+  if (natter_turn_runtime_get_blob_store (self->runtime) != NULL)
+    data->blobs = g_object_ref (natter_turn_runtime_get_blob_store (self->runtime));
   data->session_id = g_strdup (session_id);
   return data;
+}
+
+/* The first attachment of the message of turn @turn_id that cannot be
+ * read whole (missing, damaged, not arrived): %FALSE with @damage's file
+ * and reason set to it. */
+static gboolean
+check_turn_attachments (NatterJsonlRepo     *turn_repo,
+                        NatterBlobStore     *blobs,
+                        const char          *turn_id,
+                        NatterSessionDamage *damage,
+                        GCancellable        *cancellable)
+{
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GPtrArray) parts = NULL;
+  JsonObject *input;
+
+  turn = natter_turn_reduce_file_sync (turn_repo, turn_id, NULL, cancellable, NULL);
+  input = turn != NULL ? json_object_get_object_member (natter_turn_state_get_definition (turn), "input") : NULL;
+  if (input == NULL)
+    return TRUE;
+  parts = natter_message_dup_blob_parts (input);
+  for (guint p = 0; p < parts->len; p++)
+    {
+      JsonObject *part = g_ptr_array_index (parts, p);
+      const char *sha256 = json_object_get_string_member (part, "sha256");
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = NULL;
+
+      bytes = natter_blob_store_read_sync (blobs, sha256, &error);
+      if (bytes != NULL)
+        continue;
+      path = natter_blob_store_dup_path (blobs, sha256);
+      g_clear_object (&damage->file);
+      damage->file = path != NULL ? g_file_new_for_path (path) : natter_jsonl_repo_get_file (turn_repo, turn_id, NULL);
+      damage->line = 0;
+      g_free (damage->reason);
+      damage->reason = g_strdup_printf ("the attachment “%s” of turn %s cannot be read: %s",
+                                        json_object_get_string_member_with_default (part, "name", ""),
+                                        turn_id, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* An attachment of the readable part that cannot be read is damage too:
+ * every message after it would fail on it (docs/sessions.md §2). The
+ * readable part then ends before the first turn whose message has one,
+ * the attachment named as the damage. */
+static void
+check_attachments (NatterJsonlRepo     *turn_repo,
+                   NatterBlobStore     *blobs,
+                   NatterSessionState  *prefix,
+                   NatterSessionDamage *damage,
+                   GCancellable        *cancellable)
+{
+  if (blobs == NULL || prefix == NULL || !damage->can_copy)
+    return;
+  for (guint i = 0; i < damage->n_turns && !g_cancellable_is_cancelled (cancellable); i++)
+    if (!check_turn_attachments (turn_repo, blobs, natter_session_state_get_turn (prefix, i)->turn_id, damage,
+                                 cancellable))
+      {
+        damage->n_turns = i;
+        return;
+      }
 }
 
 static void
@@ -446,14 +516,18 @@ inspect_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   DamageData *data = task_data;
+  g_autoptr(NatterSessionState) prefix = NULL;
   NatterSessionDamage *damage;
   GError *error = NULL;
 
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, NULL, cancellable, &error);
+  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
   if (damage == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
+  g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
 }
 
 /**
@@ -565,6 +639,7 @@ recover_thread (GTask        *task,
       g_task_return_error (task, error);
       return;
     }
+  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
   if (!damage->can_copy)
     {
       g_autofree char *path = g_file_get_path (damage->file);
