@@ -60,6 +60,12 @@ test_recover (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "Hello world"));
   g_assert_nonnull (strstr (r.out, turn_id));
 
+  /* Listed beside the damaged one, under a title that tells them apart. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\thello (recovered)\n"));
+
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", "../../etc");
   g_assert_cmpint (r.status, ==, 1);

@@ -340,9 +340,9 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
-  /* The copy has the conversation's title, and it is nobody's default:
-   * no automatic title will replace it. */
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  /* The copy has the conversation's title, marked as the copy's, and
+   * it is nobody's default: no automatic title will replace it. */
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
   g_assert_false (natter_session_state_get_title_is_default (state));
 
   next = send (f, copy, "again");
@@ -399,7 +399,7 @@ test_recover_version_with_damaged_inherited_turn (Fixture       *f,
   copy = recover_copy (f, version, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
   g_assert_null (natter_session_state_get_forked_from_turn_id (state));
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
 
   next = send (f, copy, "again");
   g_assert_nonnull (next);
@@ -580,12 +580,12 @@ test_recover_readable_prefix (Fixture       *f,
   state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one (recovered)");
   entry = natter_session_index_lookup (f->t.index, copy);
   g_assert_nonnull (entry);
   g_assert_null (natter_session_index_entry_get_error (entry));
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
-  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one (recovered)");
 
   /* The copy goes on from its last turn. */
   next = send (f, copy, "four");

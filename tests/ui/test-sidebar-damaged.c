@@ -143,7 +143,7 @@ test_sidebar_damaged_view (void)
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), >=, 1);
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
                                                                                        natter_window_get_session_id (window))),
-                   ==, "Tom & Jerry <b> notes");
+                   ==, "Tom & Jerry <b> notes (recovered)");
 
   g_assert_true (g_file_load_contents (file, NULL, &after, NULL, NULL, &error));
   g_assert_cmpstr (after, ==, torn);
@@ -289,7 +289,11 @@ test_sidebar_damaged_while_open (void)
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
                                                                                        natter_window_get_session_id (window))),
-                   ==, "Torn notes");
+                   ==, "Torn notes (recovered)");
+  /* Listed beside the damaged one, whose title it is not. */
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, natter_window_get_session_id (window))),
+                   ==, "Torn notes (recovered)");
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, bad)), ==, "Torn notes");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 1);
   /* The message the damage refused went with it, ready to send there. */
   {

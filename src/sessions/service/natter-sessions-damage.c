@@ -9,8 +9,14 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "config.h"
+
+#include <glib/gi18n.h>
+
 #include "natter-blob-store.h"
 #include "natter-log-read.h"
+#include "natter-plain-text.h"
+#include "natter-session-default-title.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
@@ -617,6 +623,25 @@ add_queue (NatterJsonlRepo *session_repo,
   natter_session_events_raise (events, 1, NULL);
 }
 
+/* The title of the copy of a conversation titled @title (nullable: one
+ * without a title has none either): the same, marked as the copy. A
+ * title an older version wrote with control characters is written
+ * without them, as every title Natter makes (docs/format.md §3.1). */
+static char *
+recovered_title (const char *title)
+{
+  g_autofree char *marked = NULL;
+
+  if (title == NULL)
+    return NULL;
+  /* Translators: the title of the copy of a damaged conversation's
+   * readable part; %s is that conversation's title */
+  marked = g_strdup_printf (_("%s (recovered)"), title);
+  if (natter_text_has_control (marked))
+    return natter_session_title_clean (marked);
+  return g_steal_pointer (&marked);
+}
+
 static void
 recover_thread (GTask        *task,
                 gpointer      source_object,
@@ -630,7 +655,7 @@ recover_thread (GTask        *task,
   g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autoptr(JsonNode) created = NULL;
   JsonObject *definition;
-  const char *title;
+  g_autofree char *title = NULL;
   GError *error = NULL;
 
   damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
@@ -664,10 +689,10 @@ recover_thread (GTask        *task,
    * turn_appended it would read as the default title derived from the
    * first message (docs/sessions.md §13), and the copy's first completed
    * answer would replace the damaged conversation's title with an
-   * automatic one. */
-  title = natter_session_state_get_title (prefix);
-  if (title != NULL &&
-      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
+   * automatic one. It says it is the copy: the damaged conversation
+   * stays listed beside it under its own. */
+  title = recovered_title (natter_session_state_get_title (prefix));
+  if (title != NULL)
     g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
   for (guint i = 0; i < damage->n_turns; i++)
     {
@@ -747,7 +772,8 @@ recovered_cb (GObject      *object,
  *
  * Copies the readable part of a damaged session to a new session, the
  * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
- * never repair or skip). The new session has the damaged one's title, folder
+ * never repair or skip). The new session has the damaged one's title marked
+ * as the copy's ("… (recovered)", in the language of the process), its folder
  * and lineage, and as its turns the turns of the readable prefix
  * (natter_sessions_inspect_damage_async()), referenced like a fork's:
  * without the turn whose log is damaged, when that is the latest turn's.
