@@ -1289,6 +1289,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
   self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
+  natter_family_filter_set_hidden (self->family_filter, self->hidden);
   g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
   self->sections = natter_sidebar_sections_new (sessions, G_LIST_MODEL (natter_sessions_list_sessions (sessions)),
@@ -1355,6 +1356,24 @@ natter_sidebar_find_position (NatterSidebar *self,
   if (self->sort_model == NULL)
     return GTK_INVALID_LIST_POSITION;
   return natter_sidebar_sections_find_position (self->sections, session_id);
+}
+
+/**
+ * natter_sidebar_dup_versions:
+ * @self: the sidebar
+ * @session_id: a session of the index, not hidden
+ *
+ * Returns: (transfer full): the versions of @session_id's conversation,
+ *   @session_id first (empty for a session the list does not know)
+ */
+GStrv
+natter_sidebar_dup_versions (NatterSidebar *self,
+                             const char    *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  if (self->family_filter == NULL)
+    return g_new0 (char *, 1);
+  return natter_family_filter_dup_versions (self->family_filter, session_id);
 }
 
 /**
@@ -1496,6 +1515,7 @@ natter_sidebar_set_hidden (NatterSidebar *self,
     g_hash_table_remove (self->hidden, session_id);
   if (self->hidden_filter == NULL)
     return;
+  natter_family_filter_hidden_changed (self->family_filter);
   gtk_filter_changed (GTK_FILTER (self->hidden_filter),
                       hidden ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
   update_page (self);
