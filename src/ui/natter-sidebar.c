@@ -883,6 +883,18 @@ index_indexing_cb (NatterSidebar *self)
     search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
+/* A conversation's turn was found damaged, or mended, after the search
+ * ran (the recheck of a conversation that opens is one job of its
+ * own): the search is run again, so that what it found and the words
+ * under the entry about what it could not read say so now, not at the
+ * next search. */
+static void
+index_unreadable_cb (NatterSidebar *self)
+{
+  if (searching (self) && !natter_search_index_get_indexing (self->search))
+    search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
 static void
 search_changed_cb (NatterSidebar *self)
 {
@@ -1606,6 +1618,8 @@ natter_sidebar_set_search_index (NatterSidebar     *self,
       g_signal_connect_object (search, "notify::n-checked", G_CALLBACK (index_progress_cb), self,
                                G_CONNECT_SWAPPED);
       g_signal_connect_object (search, "notify::indexing", G_CALLBACK (index_indexing_cb), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (search, "unreadable-changed", G_CALLBACK (index_unreadable_cb), self,
                                G_CONNECT_SWAPPED);
     }
   search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
