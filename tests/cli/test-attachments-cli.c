@@ -413,6 +413,7 @@ test_missing_and_damaged_blob (Fixture       *f,
   g_autofree char *session_id = NULL;
   g_autofree char *copy_id = NULL;
   g_autofree char *hint = NULL;
+  g_autofree char *note = NULL;
   guint turns_before;
   g_autofree char *png_blob = blob_path (f, PNG, sizeof PNG);
   g_autofree char *text_blob = blob_path (f, "the word is plum", 16);
@@ -482,6 +483,9 @@ test_missing_and_damaged_blob (Fixture       *f,
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);
   copy_id = session_of (r.out);
+  note = g_strdup_printf ("The copy ends where the session cannot be read: %s: the attachment “dot.png” of turn ",
+                          png_blob);
+  g_assert_true (g_str_has_prefix (r.err, note));
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", copy_id, "--base-url", f->server->base_url, "--model", "m1", "Again");
   g_assert_cmpint (r.status, ==, 0);
