@@ -152,6 +152,43 @@ test_sidebar_damaged_view (void)
   ui_world_free (u);
 }
 
+/* A message queued in a conversation whose log is then torn is not
+ * stranded there: the copy of the readable part takes it, and the window
+ * shows it in the copy (waiting, or sent as the queue goes on). */
+void
+test_sidebar_damaged_copy_takes_queue (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, "Queued notes");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Notes to keep");
+  ui_wait_turn (u, turn_id);
+  g_free (natter_test_store_queued (u->w->dir, bad, "And this waited", NULL, NULL));
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  g_signal_emit_by_name (ui_find_button (GTK_WIDGET (shown_status_page (window)),
+                                         "Copy Readable Part to a New Conversation"), "clicked");
+  wait.text = bad;
+  ui_wait_until (moved_on, &wait);
+  ui_wait_label (GTK_WIDGET (window), "And this waited");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A damaged conversation with a very long title: the heading stays
  * short (the whole title in its tooltip), so the explanation and the
  * way out show without scrolling. */
