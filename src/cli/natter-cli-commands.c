@@ -522,6 +522,8 @@ new_session_done_cb (GObject      *object,
       return;
     }
   natter_cli_out (run, "session %s\n", session_id);
+  if (run->note != NULL)
+    g_application_command_line_printerr (run->cmdline, "%s", run->note);
   natter_cli_finish (run, 0);
 }
 
@@ -542,6 +544,36 @@ natter_cli_command_fork (Run *run)
                               g_task_get_cancellable (run->task), new_session_done_cb, run);
 }
 
+/* Where the damage the copy ends before is, said after the copy is
+ * made: nothing is left out without a word. */
+static void
+recover_inspected_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  GError *error = NULL;
+
+  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (object), result, &error);
+  if (damage == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  if (damage->reason != NULL && damage->can_copy)
+    {
+      g_autofree char *path = g_file_get_path (damage->file);
+      g_autofree char *where = damage->line > 0 ? g_strdup_printf ("%s:%u", path, damage->line) : g_strdup (path);
+
+      run->note = g_strdup_printf (natter_cli_tr (run, "The copy ends where the session cannot be read: %s: %s\n"),
+                                   where, damage->reason);
+    }
+  run->new_session_finish = natter_sessions_recover_finish;
+  natter_sessions_recover_async (NATTER_SESSIONS (object), run->args[0], g_task_get_cancellable (run->task),
+                                 new_session_done_cb, run);
+}
+
 /* A damaged session cannot be used, so unlike the other commands this
  * one takes an errored index entry. */
 void
@@ -559,9 +591,8 @@ natter_cli_command_recover (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
-  run->new_session_finish = natter_sessions_recover_finish;
-  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
-                                 g_task_get_cancellable (run->task), new_session_done_cb, run);
+  natter_sessions_inspect_damage_async (natter_services_get_sessions (run->services), run->args[0],
+                                        g_task_get_cancellable (run->task), recover_inspected_cb, run);
 }
 
 /* ------------------------------------------------------------------ */

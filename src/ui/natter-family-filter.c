@@ -25,6 +25,7 @@ struct _NatterFamilyFilter
   GtkFilter              parent_instance;
 
   GListModel            *index;
+  GHashTable            *hidden;    /* session ids left out, or NULL */
   NatterSessionFamilies *families;
   gboolean               enabled;
 };
@@ -47,10 +48,32 @@ natter_family_filter_get_strictness (GtkFilter *filter)
   return NATTER_FAMILY_FILTER (filter)->enabled ? GTK_FILTER_MATCH_SOME : GTK_FILTER_MATCH_ALL;
 }
 
+/* The families of the sessions the list may show: a version hidden
+ * (deleted, its undo toast still up) is worked out as gone already, so
+ * its conversation keeps its row, showing the version that stays, and
+ * the number of versions the toast says are kept. */
+static NatterSessionFamilies *
+families_new (NatterFamilyFilter *self)
+{
+  g_autoptr(GListStore) shown = NULL;
+
+  if (self->hidden == NULL || g_hash_table_size (self->hidden) == 0)
+    return natter_session_families_new (self->index);
+  shown = g_list_store_new (NATTER_TYPE_SESSION_INDEX_ENTRY);
+  for (guint i = 0; i < g_list_model_get_n_items (self->index); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (self->index, i);
+
+      if (!g_hash_table_contains (self->hidden, natter_session_index_entry_get_session_id (entry)))
+        g_list_store_append (shown, entry);
+    }
+  return natter_session_families_new (G_LIST_MODEL (shown));
+}
+
 static void
 index_changed_cb (NatterFamilyFilter *self)
 {
-  g_autoptr(NatterSessionFamilies) families = natter_session_families_new (self->index);
+  g_autoptr(NatterSessionFamilies) families = families_new (self);
   gboolean same = natter_session_families_equal_heads (self->families, families);
 
   natter_session_families_free (self->families);
@@ -65,6 +88,7 @@ natter_family_filter_dispose (GObject *object)
   NatterFamilyFilter *self = NATTER_FAMILY_FILTER (object);
 
   g_clear_object (&self->index);
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->families, natter_session_families_free);
 
   G_OBJECT_CLASS (natter_family_filter_parent_class)->dispose (object);
@@ -128,6 +152,64 @@ natter_family_filter_set_enabled (NatterFamilyFilter *self,
     return;
   self->enabled = !!enabled;
   gtk_filter_changed (GTK_FILTER (self), enabled ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
+}
+
+/**
+ * natter_family_filter_set_hidden:
+ * @self: the filter
+ * @hidden: (nullable) (transfer none): a set of session ids (a
+ *   #GHashTable of strings) the list leaves out; the filter keeps a
+ *   reference and reads it again at natter_family_filter_hidden_changed()
+ *
+ * Which sessions the families leave out, as if they were deleted: a
+ * conversation whose listed version is hidden is listed as its next
+ * version, with one version less.
+ */
+void
+natter_family_filter_set_hidden (NatterFamilyFilter *self,
+                                 GHashTable         *hidden)
+{
+  g_return_if_fail (NATTER_IS_FAMILY_FILTER (self));
+
+  if (hidden != NULL)
+    g_hash_table_ref (hidden);
+  g_clear_pointer (&self->hidden, g_hash_table_unref);
+  self->hidden = hidden;
+  natter_family_filter_hidden_changed (self);
+}
+
+/**
+ * natter_family_filter_hidden_changed:
+ * @self: the filter
+ *
+ * The set given to natter_family_filter_set_hidden() changed: the
+ * families are worked out again, and the filter says it changed when
+ * the versions it lets through (or their numbers) did.
+ */
+void
+natter_family_filter_hidden_changed (NatterFamilyFilter *self)
+{
+  g_return_if_fail (NATTER_IS_FAMILY_FILTER (self));
+  index_changed_cb (self);
+}
+
+/**
+ * natter_family_filter_dup_versions:
+ * @self: the filter
+ * @session_id: a session of the index, not hidden
+ *
+ * Returns: (transfer full): the sessions of @session_id's conversation
+ *   that can be written to, @session_id first (only itself without
+ *   versions; empty for a session the index does not have)
+ */
+GStrv
+natter_family_filter_dup_versions (NatterFamilyFilter *self,
+                                   const char         *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  return natter_session_families_dup_members (self->families, session_id);
 }
 
 /**

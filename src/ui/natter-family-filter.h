@@ -22,5 +22,10 @@ gboolean            natter_family_filter_is_listed_version (NatterFamilyFilter *
                                                             const char         *session_id);
 guint               natter_family_filter_get_n_versions (NatterFamilyFilter *self,
                                                          const char         *session_id);
+void                natter_family_filter_set_hidden     (NatterFamilyFilter *self,
+                                                         GHashTable         *hidden);
+void                natter_family_filter_hidden_changed (NatterFamilyFilter *self);
+GStrv               natter_family_filter_dup_versions   (NatterFamilyFilter *self,
+                                                         const char         *session_id);
 
 G_END_DECLS

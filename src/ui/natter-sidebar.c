@@ -900,6 +900,18 @@ index_indexing_cb (NatterSidebar *self)
     search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
+/* A conversation's turn was found damaged, or mended, after the search
+ * ran (the recheck of a conversation that opens is one job of its
+ * own): the search is run again, so that what it found and the words
+ * under the entry about what it could not read say so now, not at the
+ * next search. */
+static void
+index_unreadable_cb (NatterSidebar *self)
+{
+  if (searching (self) && !natter_search_index_get_indexing (self->search))
+    search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
 static void
 search_changed_cb (NatterSidebar *self)
 {
@@ -1309,6 +1321,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), GTK_FILTER (search));
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
   self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
+  natter_family_filter_set_hidden (self->family_filter, self->hidden);
   g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
   self->sections = natter_sidebar_sections_new (sessions, G_LIST_MODEL (natter_sessions_list_sessions (sessions)),
@@ -1375,6 +1388,24 @@ natter_sidebar_find_position (NatterSidebar *self,
   if (self->sort_model == NULL)
     return GTK_INVALID_LIST_POSITION;
   return natter_sidebar_sections_find_position (self->sections, session_id);
+}
+
+/**
+ * natter_sidebar_dup_versions:
+ * @self: the sidebar
+ * @session_id: a session of the index, not hidden
+ *
+ * Returns: (transfer full): the versions of @session_id's conversation,
+ *   @session_id first (empty for a session the list does not know)
+ */
+GStrv
+natter_sidebar_dup_versions (NatterSidebar *self,
+                             const char    *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+  if (self->family_filter == NULL)
+    return g_new0 (char *, 1);
+  return natter_family_filter_dup_versions (self->family_filter, session_id);
 }
 
 /**
@@ -1516,6 +1547,7 @@ natter_sidebar_set_hidden (NatterSidebar *self,
     g_hash_table_remove (self->hidden, session_id);
   if (self->hidden_filter == NULL)
     return;
+  natter_family_filter_hidden_changed (self->family_filter);
   gtk_filter_changed (GTK_FILTER (self->hidden_filter),
                       hidden ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
   update_page (self);
@@ -1606,6 +1638,8 @@ natter_sidebar_set_search_index (NatterSidebar     *self,
       g_signal_connect_object (search, "notify::n-checked", G_CALLBACK (index_progress_cb), self,
                                G_CONNECT_SWAPPED);
       g_signal_connect_object (search, "notify::indexing", G_CALLBACK (index_indexing_cb), self,
+                               G_CONNECT_SWAPPED);
+      g_signal_connect_object (search, "unreadable-changed", G_CALLBACK (index_unreadable_cb), self,
                                G_CONNECT_SWAPPED);
     }
   search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));

@@ -28,6 +28,8 @@ GListModel   *natter_sidebar_get_model       (NatterSidebar      *self);
 GtkWidget    *natter_sidebar_get_list        (NatterSidebar      *self);
 guint         natter_sidebar_get_n_versions  (NatterSidebar      *self,
                                               const char         *session_id);
+GStrv         natter_sidebar_dup_versions    (NatterSidebar      *self,
+                                              const char         *session_id);
 guint         natter_sidebar_find_position   (NatterSidebar      *self,
                                               const char         *session_id);
 void          natter_sidebar_select          (NatterSidebar      *self,

@@ -337,6 +337,22 @@ undo_delete_activated (GtkWidget  *widget,
   _natter_window_update_keyboard_actions (self);
 }
 
+/* The position of the row that lists one of @versions (the first is
+ * the one just hidden), or GTK_INVALID_LIST_POSITION. */
+static guint
+kept_version_position (NatterWindow *self,
+                       GStrv         versions)
+{
+  for (guint i = 1; versions != NULL && versions[i] != NULL; i++)
+    {
+      guint position = natter_sidebar_find_position (self->session_sidebar, versions[i]);
+
+      if (position != GTK_INVALID_LIST_POSITION)
+        return position;
+    }
+  return GTK_INVALID_LIST_POSITION;
+}
+
 static void
 delete_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -347,6 +363,7 @@ delete_activated (GtkWidget  *widget,
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
   g_autofree char *title = NULL;
+  g_auto(GStrv) versions = NULL;
   AdwToast *toast;
   guint position;
   guint n_versions;
@@ -358,6 +375,7 @@ delete_activated (GtkWidget  *widget,
   position = natter_sidebar_find_position (self->session_sidebar, session_id);
   title = toast_title (self->conversation.entry);
   n_versions = natter_sidebar_get_n_versions (self->session_sidebar, session_id);
+  versions = natter_sidebar_dup_versions (self->session_sidebar, session_id);
   /* Delete takes the version shown; a conversation with others stays
    * listed, and the toast says so rather than that it is gone. */
   if (n_versions > 1)
@@ -397,7 +415,12 @@ delete_activated (GtkWidget  *widget,
   natter_toast_guard_add (self->toast_overlay, toast);
   _natter_window_update_keyboard_actions (self);
   /* The row below takes the deleted one's place (or the one above, at the
-   * end of the list), so a keyboard user goes on from where they were. */
+   * end of the list), so a keyboard user goes on from where they were.
+   * A conversation with versions kept stays listed, as the toast says,
+   * its row showing a version that stays: the focus stays on it, and a
+   * second Delete takes that version, never the next conversation. */
+  if (n_versions > 1 && kept_version_position (self, versions) != GTK_INVALID_LIST_POSITION)
+    position = kept_version_position (self, versions);
   _natter_window_focus_sidebar_position (self, position);
 }
 

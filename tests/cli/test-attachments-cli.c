@@ -408,9 +408,13 @@ static void
 test_missing_and_damaged_blob (Fixture       *f,
                                gconstpointer  data)
 {
-  const NatterTestResponse script[] = { ANSWER, ANSWER };
+  const NatterTestResponse script[] = { ANSWER, ANSWER, ANSWER };
   g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *hint = NULL;
+  g_autofree char *note = NULL;
+  guint turns_before;
   g_autofree char *png_blob = blob_path (f, PNG, sizeof PNG);
   g_autofree char *text_blob = blob_path (f, "the word is plum", 16);
   g_autofree char *missing = NULL;
@@ -458,13 +462,34 @@ test_missing_and_damaged_blob (Fixture       *f,
   g_assert_nonnull (strstr (json_object_get_string_member (json_array_get_object_element (attachments, 1), "error"),
                             text_blob));
 
-  /* Going on would send the history without them: refused, naming the
-   * file; no request is made. */
+  /* Going on would send the history without them: refused as a history
+   * that cannot be read, naming the attachment and its file and the way
+   * out; no request is made and no turn written. */
+  turns_before = count_files (f->dir, "storage/turns");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "More");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, png_blob));
+  g_assert_nonnull (strstr (r.err, "“dot.png”"));
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  g_assert_true (g_str_has_suffix (r.err, hint));
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_cmpuint (count_files (f->dir, "storage/turns"), ==, turns_before);
+
+  /* The way out is a copy that does not carry the unreadable
+   * attachments: it ends before the message they came with, and a
+   * message goes on from it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  copy_id = session_of (r.out);
+  note = g_strdup_printf ("The copy ends where the session cannot be read: %s: the attachment “dot.png” of turn ",
+                          png_blob);
+  g_assert_true (g_str_has_prefix (r.err, note));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", copy_id, "--base-url", f->server->base_url, "--model", "m1", "Again");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
 }
 
 static void

@@ -564,6 +564,54 @@ test_send_damaged_history (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
 }
 
+/* Messages queued in a conversation whose answer was then torn: `natter
+ * recover` makes a copy that still holds them queued (`natter queue`
+ * lists them there), so the person's words are not stranded in a
+ * conversation nothing can be sent in. */
+static void
+test_recover_keeps_queue (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *relative = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *listed = NULL;
+  g_autoptr(GFile) file = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &turn_id);
+  queue_id = natter_test_store_queued (f->dir, session_id, "waiting words", f->server->base_url, "m1");
+
+  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
+  file = g_file_resolve_relative_path (f->dir, relative);
+  path = g_file_get_path (file);
+  natter_test_append_file (path, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", copy_id);
+  g_assert_cmpint (r.status, ==, 0);
+  listed = g_strdup_printf ("%s\t", queue_id);
+  g_assert_true (g_str_has_prefix (r.out, listed));
+  g_assert_nonnull (strstr (r.out, "\twaiting words\n"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+}
+
 /* The latest turn's file damaged: `send` is refused as when an earlier
  * one is, naming the file and the same way out, and nothing is sent. */
 static void
@@ -815,6 +863,7 @@ main (int   argc,
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/send/damaged-latest-turn-refused", test_send_damaged_latest_turn);
+  ADD ("/cli/recover/keeps-queued-messages", test_recover_keeps_queue);
 
   cli_add_organise_tests ();
   cli_add_titles_tests ();

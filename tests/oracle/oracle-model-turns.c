@@ -924,7 +924,9 @@ oracle_import (Oracle   *o,
 
 /* docs/sessions.md §2: the copy holds the turns before the first one
  * that cannot be read, and goes on from there with their whole history;
- * it has the damaged conversation's title. Whether it references them
+ * it has the damaged conversation's title marked as the copy's, and the
+ * messages still queued there, in order, under their ids (the damaged
+ * conversation keeps them too). Whether it references them
  * (like a branch) or copies them is its own business: the model only
  * knows what it shows. */
 OSession *
@@ -945,9 +947,19 @@ oracle_recover (Oracle   *o,
   c->recovered = TRUE;
   c->no_versions = TRUE;
   s->no_versions = TRUE;
-  c->title = g_strdup (s->title);
+  c->title = s->title != NULL ? g_strdup_printf ("%s (recovered)", s->title) : NULL;
   c->title_kind = s->title != NULL ? OTITLE_SET : OTITLE_UNKNOWN;
   c->created_titled = c->parent != NULL && s->title != NULL;
+  for (guint i = 0; i < s->queue->len; i++)
+    {
+      OQueued *q = g_ptr_array_index (s->queue, i);
+      OQueued *copy = g_new0 (OQueued, 1);
+
+      copy->id = g_strdup (q->id);
+      copy->input = q->input;
+      copy->max_calls = q->max_calls;
+      g_ptr_array_add (c->queue, copy);
+    }
   oracle_log (o, "  model: S%u recovers %u turns of S%u", c->n, c->n_recovered, s->n);
   return c;
 }

@@ -11,6 +11,9 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-session-grants-queue.h"
+#include "natter-session-schema-upgrade.h"
+#include "natter-sessions-queue.h"
 #include "test-sessions.h"
 
 
@@ -337,9 +340,9 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
   copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
-  /* The copy has the conversation's title, and it is nobody's default:
-   * no automatic title will replace it. */
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  /* The copy has the conversation's title, marked as the copy's, and
+   * it is nobody's default: no automatic title will replace it. */
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
   g_assert_false (natter_session_state_get_title_is_default (state));
 
   next = send (f, copy, "again");
@@ -396,7 +399,7 @@ test_recover_version_with_damaged_inherited_turn (Fixture       *f,
   copy = recover_copy (f, version, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
   g_assert_null (natter_session_state_get_forked_from_turn_id (state));
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen");
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
 
   next = send (f, copy, "again");
   g_assert_nonnull (next);
@@ -577,12 +580,12 @@ test_recover_readable_prefix (Fixture       *f,
   state = natter_test_sessions_get (&f->t, copy);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
   g_assert_cmpstr (natter_session_state_get_turn (state, 0)->turn_id, ==, one);
-  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one");
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "one (recovered)");
   entry = natter_session_index_lookup (f->t.index, copy);
   g_assert_nonnull (entry);
   g_assert_null (natter_session_index_entry_get_error (entry));
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "completed");
-  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one");
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "one (recovered)");
 
   /* The copy goes on from its last turn. */
   next = send (f, copy, "four");
@@ -656,6 +659,96 @@ test_recover_before_unended_then_torn (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_latest_turn_id (state), ==, one);
 }
 
+/* Two messages queued in @sid as the window would have queued them while
+ * the latest turn ran (written to the log: the turn they waited behind
+ * is then damaged, so the service could not queue them now), with their
+ * queue ids. */
+static void
+store_queued (Fixture     *f,
+              const char  *sid,
+              const char  *first_text,
+              char       **first,
+              const char  *second_text,
+              char       **second)
+{
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *ts = natter_clock_format_ts (NATTER_CLOCK (f->t.w->clock));
+
+  *first = natter_id_generator_next (f->t.w->ids);
+  *second = natter_id_generator_next (f->t.w->ids);
+  g_ptr_array_add (events, natter_test_message_queued_new (sid, ts, *first, first_text, "helper", NULL, NULL));
+  g_ptr_array_add (events, natter_test_message_queued_new (sid, ts, *second, second_text, "helper", NULL, NULL));
+  natter_session_events_raise (events, created_version (f, sid), NULL);
+  g_assert_true (natter_jsonl_repo_append_sync (f->t.w->session_repo, sid, events, NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* Messages queued behind an answer whose file is then torn: the damaged
+ * conversation can no longer send them, and its file is only read, so
+ * the copy of its readable part takes them, still queued, in order and
+ * with their options — the person's words are not stranded in a
+ * conversation nothing can be sent in. The copy's queue is a live one:
+ * the oldest becomes the copy's next turn. */
+static void
+test_recover_keeps_queue (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *promoted = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *session_path = NULL;
+  g_autoptr(GFile) session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, sid, NULL);
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const NatterSessionQueuedMessage *queued;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  store_queued (f, sid, "queued first", &first, "queued second", &second);
+  corrupt_file (f->t.w->turn_repo, two);
+  restart (f);
+  session_path = g_file_get_path (session_file);
+  g_assert_true (g_file_get_contents (session_path, &before, NULL, NULL));
+
+  copy = recover_copy (f, sid, &state);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 2);
+  queued = natter_session_state_get_queued (state, 0);
+  g_assert_cmpstr (queued->queue_id, ==, first);
+  g_assert_cmpstr (json_object_get_string_member (queued->message, "content"), ==, "queued first");
+  g_assert_cmpstr (json_object_get_string_member (queued->options, "agentId"), ==, "helper");
+  queued = natter_session_state_get_queued (state, 1);
+  g_assert_cmpstr (queued->queue_id, ==, second);
+  g_assert_cmpstr (json_object_get_string_member (queued->message, "content"), ==, "queued second");
+  /* Created at version 1 and raised before its first queued message. */
+  g_assert_cmpint (created_version (f, copy), ==, 1);
+  g_assert_cmpint (natter_session_state_get_schema_version (state), ==, 2);
+  g_assert_true (g_file_get_contents (session_path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  natter_sessions_promote_queue_async (f->t.sessions, copy, NULL, natter_test_result_cb, &result);
+  promoted = natter_sessions_promote_queue_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                   &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (promoted);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (turn_created (f, promoted),
+                                                                                 "input"), "content"),
+                   ==, "queued first");
+  natter_test_sessions_wait_idle (&f->t);
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -682,4 +775,5 @@ sessions_add_damage_tests (void)
   ADD ("recover/version-with-inherited-turn-that-lost-its-end", test_recover_version_with_damaged_inherited_turn,
        GINT_TO_POINTER (DAMAGE_END_LOST));
   ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
+  ADD ("recover/keeps-queued-messages", test_recover_keeps_queue, NULL);
 }

@@ -987,6 +987,72 @@ test_damaged_while_closed (void)
   (void) latest;
 }
 
+/* Whether the row of the session pair[1] in the window pair[0] shows
+ * the words pair[2] as what the search found. */
+static gboolean
+row_shows_found (gpointer data)
+{
+  gpointer *triple = data;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (natter_window_get_session_list (triple[0]), NATTER_TYPE_SESSION_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterSessionRow *row = g_ptr_array_index (rows, i);
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+      const char *snippet = natter_session_row_get_snippet (row);
+
+      if (entry != NULL && g_str_equal (natter_session_index_entry_get_session_id (entry), triple[1]) &&
+          snippet != NULL && strstr (snippet, triple[2]) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The note under the entry follows the index, not only the next search:
+ * a search is on when an earlier message's file is found damaged by the
+ * recheck of its conversation (a job of its own, as when it is opened),
+ * and the note counts it at once, the search still the same. */
+static void
+test_note_follows_recheck (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *notes = ui_create_session (u, "Wombat notes");
+  g_autofree char *lost = say (u, notes, "Where do wombats live?", "In burrows.");
+  g_autofree char *latest = say (u, notes, "What do they eat?", "Grasses.");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->turn_repo, lost, NULL);
+  NatterSearchIndex *search = ui_search_index_start (u);
+  g_autoptr(GAsyncResult) result = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  natter_search_index_wait_async (search, NULL, ui_result_cb, &result);
+  g_assert_true (natter_search_index_wait_finish (search, ui_wait_result (&result), NULL));
+  g_clear_object (&result);
+  search_for (window, "grasses");
+  /* The search has come back: the row shows the words it found. */
+  ui_wait_until (row_shows_found, (gpointer[]) { window, notes, "Grasses" });
+  {
+    g_autoptr(GPtrArray) labels = ui_find_all (window, GTK_TYPE_LABEL);
+
+    for (guint i = 0; i < labels->len; i++)
+      g_assert_false (note_says (g_ptr_array_index (labels, i), "damaged conversation"));
+  }
+
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  natter_search_index_recheck_session (search, notes);
+  wait = (NoteWait) { window, notes, NULL, "1 damaged conversation stays listed" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+  (void) latest;
+}
+
 /* A folder where the index file belongs: titles are still searched, and
  * the note says why words are not, naming the folder; nothing is logged. */
 static void
@@ -1036,6 +1102,7 @@ main (int   argc,
   g_test_add_func ("/search/damaged-note-follows-scope", test_damaged_note_follows_scope);
   g_test_add_func ("/search/unreadable-turn-listed", test_unreadable_turn_listed);
   g_test_add_func ("/search/damaged-while-closed", test_damaged_while_closed);
+  g_test_add_func ("/search/note-follows-recheck", test_note_follows_recheck);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
   g_test_add_func ("/search/capped", test_search_capped);
 

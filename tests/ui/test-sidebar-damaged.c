@@ -143,10 +143,47 @@ test_sidebar_damaged_view (void)
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), >=, 1);
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
                                                                                        natter_window_get_session_id (window))),
-                   ==, "Tom & Jerry <b> notes");
+                   ==, "Tom & Jerry <b> notes (recovered)");
 
   g_assert_true (g_file_load_contents (file, NULL, &after, NULL, NULL, &error));
   g_assert_cmpstr (after, ==, torn);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A message queued in a conversation whose log is then torn is not
+ * stranded there: the copy of the readable part takes it, and the window
+ * shows it in the copy (waiting, or sent as the queue goes on). */
+void
+test_sidebar_damaged_copy_takes_queue (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, "Queued notes");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autofree char *name = g_file_get_basename (file);
+  NatterWindow *window;
+  PageWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, bad, "Notes to keep");
+  ui_wait_turn (u, turn_id);
+  g_free (natter_test_store_queued (u->w->dir, bad, "And this waited", NULL, NULL));
+  natter_test_append_file (g_file_peek_path (file), "{\"type\":");
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, bad));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  wait.window = window;
+  wait.text = name;
+  ui_wait_until (description_says, &wait);
+  g_signal_emit_by_name (ui_find_button (GTK_WIDGET (shown_status_page (window)),
+                                         "Copy Readable Part to a New Conversation"), "clicked");
+  wait.text = bad;
+  ui_wait_until (moved_on, &wait);
+  ui_wait_label (GTK_WIDGET (window), "And this waited");
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -289,7 +326,11 @@ test_sidebar_damaged_while_open (void)
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
                                                                                        natter_window_get_session_id (window))),
-                   ==, "Torn notes");
+                   ==, "Torn notes (recovered)");
+  /* Listed beside the damaged one, whose title it is not. */
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, natter_window_get_session_id (window))),
+                   ==, "Torn notes (recovered)");
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, bad)), ==, "Torn notes");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 1);
   /* The message the damage refused went with it, ready to send there. */
   {

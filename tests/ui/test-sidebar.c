@@ -329,6 +329,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/deleted-by-another-process", test_sidebar_deleted_by_another_process);
   g_test_add_func ("/sidebar/corrupt-session", test_sidebar_corrupt_session);
   g_test_add_func ("/sidebar/damaged-view-and-copy", test_sidebar_damaged_view);
+  g_test_add_func ("/sidebar/damaged-copy-takes-queue", test_sidebar_damaged_copy_takes_queue);
   g_test_add_func ("/sidebar/damaged-long-title", test_sidebar_damaged_long_title);
   g_test_add_func ("/sidebar/damaged-while-open", test_sidebar_damaged_while_open);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);

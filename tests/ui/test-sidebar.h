@@ -42,6 +42,7 @@ void test_sidebar_corrupt_session (void);
 void test_sidebar_damaged_earlier_turn (void);
 void test_sidebar_older_copy_arriving (void);
 void test_sidebar_damaged_view (void);
+void test_sidebar_damaged_copy_takes_queue (void);
 void test_sidebar_damaged_long_title (void);
 void test_sidebar_damaged_while_open (void);
 /* test-sidebar-rename.c */

@@ -326,3 +326,67 @@ test_delete_version_says_what_is_kept (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+static gboolean
+shows_session (gpointer data)
+{
+  gpointer *pair = data;
+
+  ui_settle ();
+  return g_strcmp0 (natter_window_get_session_id (pair[0]), pair[1]) == 0;
+}
+
+/* Delete from the list (the key the list binds) on a conversation with
+ * versions: as the toast says, its other version is kept, so its row
+ * stays while the toast is up, listing that version (one version now),
+ * and the keyboard goes on from it, opening it — never from the next
+ * conversation's row, which a second Delete would then take. Undo
+ * brings the deleted version back as the row's. */
+void
+test_delete_version_keeps_row (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *other = ui_create_session (u, "Other");
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *said = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NULL);
+  said = ui_send (u, other, "Hello");
+  ui_wait_turn (u, said);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
+    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+    g_assert_no_error (error);
+  }
+  edited = ui_send (u, edit, "What to cook tonight?");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, edit));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_sidebar (window, "2 versions|-", edit, other, NULL);
+
+  g_assert_true (gtk_widget_activate_action (natter_window_get_session_list (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
+  wait_sidebar (window, "-|-", original, other, NULL);
+  ui_wait_until (shows_session, (gpointer[]) { window, original });
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", edit));
+  wait_sidebar (window, "2 versions|-", edit, other, NULL);
+  ui_wait_until (shows_session, (gpointer[]) { window, edit });
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

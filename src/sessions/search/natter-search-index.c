@@ -65,6 +65,7 @@ typedef struct
   guint            n_paused;      /* pauses the worker got past */
   GHashTable      *removed;       /* session ids deleted; their hits are dropped at once */
   GStrv            unreadable;    /* sessions with a turn the index could not read, sorted */
+  gint             unreadable_changed; /* atomic: @unreadable changed since the main thread last said so */
   guint            generation;    /* bumped when the file is replaced */
   /* Why the worker cannot keep the file current, or NULL: every search
    * says it, rather than finding nothing without a word. */
@@ -102,6 +103,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_UNREADABLE_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 job_free (Job *job)
@@ -185,6 +193,8 @@ update_state (NatterSearchIndex *self)
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INDEXING]);
     }
   g_object_thaw_notify (G_OBJECT (self));
+  if (g_atomic_int_compare_and_exchange (&self->shared->unreadable_changed, 1, 0))
+    g_signal_emit (self, signals[SIGNAL_UNREADABLE_CHANGED], 0);
   if (worker_idle (self->shared))
     complete_waiters (self);
 }
@@ -313,6 +323,10 @@ note_unreadable (Shared          *shared,
   if (ids == NULL)
     return FALSE;
   g_mutex_lock (&shared->lock);
+  /* A job that changed nothing of it (most do) says nothing. */
+  if (shared->unreadable == NULL || !g_strv_equal ((const char * const *) shared->unreadable,
+                                                   (const char * const *) ids))
+    g_atomic_int_set (&shared->unreadable_changed, 1);
   g_strfreev (shared->unreadable);
   shared->unreadable = ids;
   g_mutex_unlock (&shared->lock);
@@ -1066,6 +1080,18 @@ natter_search_index_class_init (NatterSearchIndexClass *klass)
                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * NatterSearchIndex::unreadable-changed:
+   * @self: the search index
+   *
+   * The sessions with a turn the index could not read
+   * (natter_search_index_dup_unreadable()) changed: a job found one
+   * damaged, or one mended. Emitted on the main context, also for a
+   * single session's recheck, which changes none of the properties.
+   */
+  signals[SIGNAL_UNREADABLE_CHANGED] = g_signal_new ("unreadable-changed", G_TYPE_FROM_CLASS (klass),
+                                                     G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void

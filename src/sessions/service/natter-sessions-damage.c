@@ -9,9 +9,18 @@
 
 #define G_LOG_DOMAIN "natter-sessions"
 
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-blob-store.h"
 #include "natter-log-read.h"
+#include "natter-plain-text.h"
+#include "natter-session-default-title.h"
+#include "natter-session-grants-queue.h"
 #include "natter-session-index-internal.h"
 #include "natter-session-schema.h"
+#include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
@@ -405,6 +414,7 @@ typedef struct
 {
   NatterJsonlRepo    *session_repo;
   NatterJsonlRepo    *turn_repo;
+  NatterBlobStore    *blobs;          /* nullable */
   char               *session_id;
   char               *new_id;
   char               *ts;
@@ -417,6 +427,7 @@ damage_data_free (DamageData *data)
 {
   g_clear_object (&data->session_repo);
   g_clear_object (&data->turn_repo);
+  g_clear_object (&data->blobs);
   g_free (data->session_id);
   g_free (data->new_id);
   g_free (data->ts);
@@ -433,8 +444,75 @@ damage_data_new (NatterSessions *self,
 
   data->session_repo = g_object_ref (self->session_repo);
   data->turn_repo = g_object_ref (self->turn_repo);
+  if (natter_turn_runtime_get_blob_store (self->runtime) != NULL)
+    data->blobs = g_object_ref (natter_turn_runtime_get_blob_store (self->runtime));
   data->session_id = g_strdup (session_id);
   return data;
+}
+
+/* The first attachment of the message of turn @turn_id that cannot be
+ * read whole (missing, damaged, not arrived): %FALSE with @damage's file
+ * and reason set to it. */
+static gboolean
+check_turn_attachments (NatterJsonlRepo     *turn_repo,
+                        NatterBlobStore     *blobs,
+                        const char          *turn_id,
+                        NatterSessionDamage *damage,
+                        GCancellable        *cancellable)
+{
+  g_autoptr(NatterTurnState) turn = NULL;
+  g_autoptr(GPtrArray) parts = NULL;
+  JsonObject *input;
+
+  turn = natter_turn_reduce_file_sync (turn_repo, turn_id, NULL, cancellable, NULL);
+  input = turn != NULL ? json_object_get_object_member (natter_turn_state_get_definition (turn), "input") : NULL;
+  if (input == NULL)
+    return TRUE;
+  parts = natter_message_dup_blob_parts (input);
+  for (guint p = 0; p < parts->len; p++)
+    {
+      JsonObject *part = g_ptr_array_index (parts, p);
+      const char *sha256 = json_object_get_string_member (part, "sha256");
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = NULL;
+
+      bytes = natter_blob_store_read_sync (blobs, sha256, &error);
+      if (bytes != NULL)
+        continue;
+      path = natter_blob_store_dup_path (blobs, sha256);
+      g_clear_object (&damage->file);
+      damage->file = path != NULL ? g_file_new_for_path (path) : natter_jsonl_repo_get_file (turn_repo, turn_id, NULL);
+      damage->line = 0;
+      g_free (damage->reason);
+      damage->reason = g_strdup_printf ("the attachment “%s” of turn %s cannot be read: %s",
+                                        json_object_get_string_member_with_default (part, "name", ""),
+                                        turn_id, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* An attachment of the readable part that cannot be read is damage too:
+ * every message after it would fail on it (docs/sessions.md §2). The
+ * readable part then ends before the first turn whose message has one,
+ * the attachment named as the damage. */
+static void
+check_attachments (NatterJsonlRepo     *turn_repo,
+                   NatterBlobStore     *blobs,
+                   NatterSessionState  *prefix,
+                   NatterSessionDamage *damage,
+                   GCancellable        *cancellable)
+{
+  if (blobs == NULL || prefix == NULL || !damage->can_copy)
+    return;
+  for (guint i = 0; i < damage->n_turns && !g_cancellable_is_cancelled (cancellable); i++)
+    if (!check_turn_attachments (turn_repo, blobs, natter_session_state_get_turn (prefix, i)->turn_id, damage,
+                                 cancellable))
+      {
+        damage->n_turns = i;
+        return;
+      }
 }
 
 static void
@@ -444,14 +522,18 @@ inspect_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   DamageData *data = task_data;
+  g_autoptr(NatterSessionState) prefix = NULL;
   NatterSessionDamage *damage;
   GError *error = NULL;
 
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, NULL, cancellable, &error);
+  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
   if (damage == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
+  g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
 }
 
 /**
@@ -509,6 +591,57 @@ natter_sessions_inspect_damage_finish (NatterSessions  *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+/* Adds to @events, for the copy @copy_id, the messages still queued in
+ * @session_id's own log as far as it reads: each waits in the copy, in
+ * the order queued, with its id and options, since the damaged log can
+ * no longer send them and is never written. For a version whose damage
+ * is inherited, the readable part is another session's, but the queue
+ * is still this one's. Raises the copy's version before the first. */
+static void
+add_queue (NatterJsonlRepo *session_repo,
+           const char      *session_id,
+           const char      *copy_id,
+           const char      *ts,
+           GPtrArray       *events,
+           GCancellable    *cancellable)
+{
+  g_autoptr(NatterSessionState) own = natter_session_state_new ();
+  g_autofree char *reason = NULL;
+  gboolean missing;
+  guint line = 0;
+
+  check_log (session_repo, session_id, own, &line, &reason, &missing, NULL, cancellable);
+  if (natter_session_state_get_definition (own) == NULL || natter_session_state_get_n_queued (own) == 0)
+    return;
+  for (guint i = 0; i < natter_session_state_get_n_queued (own); i++)
+    {
+      const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (own, i);
+
+      g_ptr_array_add (events, natter_session_event_new_message_queued (copy_id, ts, queued->queue_id,
+                                                                        queued->message, queued->options));
+    }
+  natter_session_events_raise (events, 1, NULL);
+}
+
+/* The title of the copy of a conversation titled @title (nullable: one
+ * without a title has none either): the same, marked as the copy. A
+ * title an older version wrote with control characters is written
+ * without them, as every title Natter makes (docs/format.md §3.1). */
+static char *
+recovered_title (const char *title)
+{
+  g_autofree char *marked = NULL;
+
+  if (title == NULL)
+    return NULL;
+  /* Translators: the title of the copy of a damaged conversation's
+   * readable part; %s is that conversation's title */
+  marked = g_strdup_printf (_("%s (recovered)"), title);
+  if (natter_text_has_control (marked))
+    return natter_session_title_clean (marked);
+  return g_steal_pointer (&marked);
+}
+
 static void
 recover_thread (GTask        *task,
                 gpointer      source_object,
@@ -522,7 +655,7 @@ recover_thread (GTask        *task,
   g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autoptr(JsonNode) created = NULL;
   JsonObject *definition;
-  const char *title;
+  g_autofree char *title = NULL;
   GError *error = NULL;
 
   damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
@@ -531,6 +664,7 @@ recover_thread (GTask        *task,
       g_task_return_error (task, error);
       return;
     }
+  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
   if (!damage->can_copy)
     {
       g_autofree char *path = g_file_get_path (damage->file);
@@ -555,10 +689,10 @@ recover_thread (GTask        *task,
    * turn_appended it would read as the default title derived from the
    * first message (docs/sessions.md §13), and the copy's first completed
    * answer would replace the damaged conversation's title with an
-   * automatic one. */
-  title = natter_session_state_get_title (prefix);
-  if (title != NULL &&
-      g_strcmp0 (title, json_object_get_string_member_with_default (definition, "title", NULL)) != 0)
+   * automatic one. It says it is the copy: the damaged conversation
+   * stays listed beside it under its own. */
+  title = recovered_title (natter_session_state_get_title (prefix));
+  if (title != NULL)
     g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
   for (guint i = 0; i < damage->n_turns; i++)
     {
@@ -568,6 +702,7 @@ recover_thread (GTask        *task,
                                                                      (gint64) i + 1, turn->agent_id,
                                                                      turn->model));
     }
+  add_queue (data->session_repo, data->session_id, data->new_id, data->ts, rest, cancellable);
 
   if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
     {
@@ -637,11 +772,14 @@ recovered_cb (GObject      *object,
  *
  * Copies the readable part of a damaged session to a new session, the
  * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
- * never repair or skip). The new session has the damaged one's title, folder
+ * never repair or skip). The new session has the damaged one's title marked
+ * as the copy's ("… (recovered)", in the language of the process), its folder
  * and lineage, and as its turns the turns of the readable prefix
  * (natter_sessions_inspect_damage_async()), referenced like a fork's:
  * without the turn whose log is damaged, when that is the latest turn's.
- * The damaged session's files are only read, never modified.
+ * The messages still queued in the damaged session wait in the copy's
+ * queue, in the order queued (docs/sessions.md §2). The damaged
+ * session's files are only read, never modified.
  */
 void
 natter_sessions_recover_async (NatterSessions      *self,

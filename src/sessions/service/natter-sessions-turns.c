@@ -181,10 +181,15 @@ static void send_create_turn (GTask *task);
 
 /* %NATTER_SESSION_ERROR_ARRIVING when an attachment of @history has not
  * arrived from another device yet (docs/format.md §9.3): the turn would
- * fail on it, so the message waits, with nothing written. One stat per
- * attachment; the model call still reads and checks each. */
+ * fail on it, so the message waits, with nothing written. One that is
+ * missing or has another size is a damaged history
+ * (%NATTER_SESSION_ERROR_HISTORY_DAMAGED, naming the attachment and its
+ * file): every turn made on it would fail the same way, so nothing is
+ * written and the way out is a copy of the readable part
+ * (docs/sessions.md §2). One stat per attachment; the model call still
+ * reads and checks each. */
 static GError *
-history_attachments_arriving (NatterSessions *self,
+history_attachments_unreadable (NatterSessions *self,
                               JsonArray      *history,
                               const char     *session_id)
 {
@@ -209,6 +214,11 @@ history_attachments_arriving (NatterSessions *self,
                                                 json_object_get_int_member (part, "size"), &error) &&
               g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
             return natter_sessions_arriving_error (g_steal_pointer (&error), session_id, NULL);
+          if (error != NULL)
+            return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
+                                "The history of session %s cannot be read, so nothing was sent: "
+                                "its attachment “%s” cannot be read: %s", session_id,
+                                json_object_get_string_member_with_default (part, "name", ""), error->message);
         }
     }
   return NULL;
@@ -245,7 +255,7 @@ send_history_read_cb (GObject      *object,
         natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
-  error = history_attachments_arriving (data->base.self, transcript, data->base.session_id);
+  error = history_attachments_unreadable (data->base.self, transcript, data->base.session_id);
   if (error != NULL)
     {
       natter_sessions_op_return_error (task, g_steal_pointer (&error));
