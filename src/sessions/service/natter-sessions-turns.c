@@ -190,8 +190,8 @@ static void send_create_turn (GTask *task);
  * reads and checks each. */
 static GError *
 history_attachments_unreadable (NatterSessions *self,
-                              JsonArray      *history,
-                              const char     *session_id)
+                                JsonArray      *history,
+                                const char     *session_id)
 {
   NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
 
