@@ -165,3 +165,36 @@ test_lost_end_not_indexed (Fixture       *f,
   unreadable = natter_search_index_dup_unreadable (f->search);
   g_assert_cmpstrv (unreadable, ((const char *[]) { sid, NULL }));
 }
+
+/* A turn file damaged while Natter runs, in a conversation nothing
+ * watches: the index knows nothing of it until an operation is refused
+ * on it. That refusal has the index look at the conversation's files
+ * again: its words are no longer found, and the conversation is named
+ * as one a search cannot look at in full. */
+void
+test_damage_found_reindexed (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *t1 = exchange (f, sid, "Tell me of otters", "Otters use stones.");
+  g_autofree char *t2 = exchange (f, sid, "And beavers?", "Beavers build dams.");
+  g_autoptr(GFile) turn_file = natter_jsonl_repo_get_file (f->t.w->turn_repo, t2, NULL);
+  g_autofree char *hit_beavers = hit_line (sid, t2);
+  g_autofree char *refused = NULL;
+  g_auto(GStrv) unreadable = NULL;
+  g_autoptr(GError) error = NULL;
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "beavers", hit_beavers);
+
+  natter_test_append_file (g_file_peek_path (turn_file), "{\"type\":");
+  refused = natter_test_sessions_send (&f->t, sid, "And otters?", &error);
+  g_assert_null (refused);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+  wait_indexed (f);
+  assert_search (f, "beavers", "");
+  unreadable = natter_search_index_dup_unreadable (f->search);
+  g_assert_cmpstrv (unreadable, ((const char *[]) { sid, NULL }));
+  (void) t1;
+}

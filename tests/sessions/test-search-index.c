@@ -406,6 +406,7 @@ main (int   argc,
   ADD ("/search-index/progress", test_progress);
   ADD ("/search-index/damaged-not-indexed", test_damaged_not_indexed);
   ADD ("/search-index/earlier-turn-that-lost-its-end-not-indexed", test_lost_end_not_indexed);
+  ADD ("/search-index/damage-found-by-a-refusal-reindexed", test_damage_found_reindexed);
   ADD ("/search-index/capped", test_capped);
 
   return g_test_run ();

@@ -88,5 +88,6 @@ void test_stale_files_picked_up_at_start (Fixture *f, gconstpointer data);
 void test_progress (Fixture *f, gconstpointer data);
 void test_damaged_not_indexed (Fixture *f, gconstpointer data);
 void test_lost_end_not_indexed (Fixture *f, gconstpointer data);
+void test_damage_found_reindexed (Fixture *f, gconstpointer data);
 
 G_END_DECLS

@@ -84,6 +84,7 @@ struct _NatterSearchIndex
   GFile          *file;
   NatterSessions *sessions;
   gulong          changed_id;
+  gulong          damage_id;
   Shared         *shared;
   GThread        *worker;
   gboolean        indexing;
@@ -451,6 +452,19 @@ session_changed_cb (NatterSessions    *sessions,
     queue_job (self, JOB_SYNC_SESSION, session_id);
 }
 
+/* A refused operation found a file of @session_id damaged that no
+ * watch reported (one of a conversation not open, damaged while Natter
+ * runs): its turn files are looked at again, so that a search no longer
+ * finds the words that file held and names the conversation. */
+static void
+damage_found_cb (NatterSessions    *sessions,
+                 const char        *session_id,
+                 NatterSearchIndex *self)
+{
+  if (self->worker != NULL)
+    queue_job (self, JOB_SYNC_SESSION, session_id);
+}
+
 /* Public API */
 
 /**
@@ -493,6 +507,7 @@ natter_search_index_new (GFile           *cache_file,
       self->sessions = g_object_ref (sessions);
       self->changed_id = g_signal_connect (sessions, "session-index-changed",
                                            G_CALLBACK (session_changed_cb), self);
+      self->damage_id = g_signal_connect (sessions, "damage-found", G_CALLBACK (damage_found_cb), self);
     }
   return self;
 }
@@ -987,7 +1002,10 @@ natter_search_index_dispose (GObject *object)
   NatterSearchIndex *self = NATTER_SEARCH_INDEX (object);
 
   if (self->sessions != NULL)
-    g_clear_signal_handler (&self->changed_id, self->sessions);
+    {
+      g_clear_signal_handler (&self->changed_id, self->sessions);
+      g_clear_signal_handler (&self->damage_id, self->sessions);
+    }
   g_clear_object (&self->sessions);
   if (self->worker != NULL)
     {

@@ -569,7 +569,18 @@ void
 natter_sessions_op_return_error (GTask  *task,
                                  GError *error)
 {
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  g_autofree char *damaged = NULL;
+
+  /* Said before the error returns, so that a caller that searches next
+   * already finds the index looking at the files again. */
+  if (data->session_id != NULL &&
+      (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) ||
+       g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT)))
+    damaged = g_strdup (data->session_id);
   natter_sessions_op_finish (task);
+  if (damaged != NULL)
+    g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_DAMAGE_FOUND], 0, damaged);
   g_task_return_error (task, error);
 }
 

@@ -201,6 +201,21 @@ natter_sessions_class_init (NatterSessionsClass *klass)
   natter_sessions_signals[NATTER_SESSIONS_SIGNAL_TURN_CHANGED_ELSEWHERE] =
     g_signal_new ("turn-changed-elsewhere", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
+   * NatterSessions::damage-found:
+   * @self: the service
+   * @session_id: the session
+   *
+   * An operation on @session_id was refused because a file of it cannot
+   * be read (%NATTER_SESSION_ERROR_HISTORY_DAMAGED or
+   * %NATTER_SESSION_ERROR_CORRUPT): a file damaged while Natter runs,
+   * which no watch reported. Whoever keeps something read from its files
+   * (the search index, docs/sessions.md §8.4) looks at them again.
+   * Emitted before the operation returns its error.
+   */
+  natter_sessions_signals[NATTER_SESSIONS_SIGNAL_DAMAGE_FOUND] =
+    g_signal_new ("damage-found", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
