@@ -425,6 +425,64 @@ test_families_renamed_together (Fixture       *f,
   }
 }
 
+static void
+delete_session (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_delete_session_async (f->sessions, session_id, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+}
+
+/* Two versions of the second message of a three-message conversation,
+ * each answered once: their ids and their turns. */
+static void
+make_versions (Fixture      *f,
+               Conversation *c,
+               char        **v1,
+               char        **v1_turn,
+               char        **v2,
+               char        **v2_turn)
+{
+  make_conversation (f, c);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  *v1 = version_at (f, c->session, c->turns[0]);
+  *v1_turn = natter_test_sessions_send_and_wait (f, *v1, "Q2, said better");
+  *v2 = version_at (f, c->session, c->turns[0]);
+  *v2_turn = natter_test_sessions_send_and_wait (f, *v2, "Q2, said best");
+}
+
+/* What a version of a deleted original still sends is read back from
+ * the turn files: the fork point, then each turn its context refers to,
+ * oldest first. */
+static void
+test_original_deleted_history (Fixture       *f,
+                               gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) turns = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  delete_session (f, c.session);
+  natter_sessions_read_history_async (f->sessions, v1_turn, NULL, natter_test_result_cb, &result);
+  turns = natter_sessions_read_history_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (turns->len, ==, 2);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 0)), ==, c.turns[0]);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 1)), ==, v1_turn);
+  conversation_clear (&c);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +499,7 @@ main (int   argc,
   ADD ("/versions/families/renamed-version", test_families_renamed_version);
   ADD ("/versions/families/edit-of-an-edit", test_families_edit_of_an_edit);
   ADD ("/versions/families/renamed-together", test_families_renamed_together);
+  ADD ("/versions/original-deleted/history", test_original_deleted_history);
 #undef ADD
 
   return g_test_run ();
