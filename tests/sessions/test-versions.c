@@ -456,6 +456,36 @@ make_versions (Fixture      *f,
   *v2_turn = natter_test_sessions_send_and_wait (f, *v2, "Q2, said best");
 }
 
+/* Once the original is deleted, its versions stand alone: the lists show
+ * each as a conversation of its own, and no arrows join them. */
+static void
+test_original_deleted_no_arrows (Fixture       *f,
+                                 gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  before = versions (f, v1);
+  assert_versions (before, v1_turn,
+                   g_strdup_printf ("%s:%s %s:%s %s:%s", c.session, c.turns[1], v1, v1_turn, v2, v2_turn));
+
+  delete_session (f, c.session);
+  families = natter_session_families_new (G_LIST_MODEL (natter_sessions_list_sessions (f->sessions)));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, v1), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, v2), ==, 1);
+  after = versions (f, v1);
+  assert_versions (after, v1_turn, g_strdup (""));
+  g_assert_cmpuint (g_hash_table_size (after), ==, 0);
+  conversation_clear (&c);
+}
+
 /* What a version of a deleted original still sends is read back from
  * the turn files: the fork point, then each turn its context refers to,
  * oldest first. */
@@ -499,6 +529,7 @@ main (int   argc,
   ADD ("/versions/families/renamed-version", test_families_renamed_version);
   ADD ("/versions/families/edit-of-an-edit", test_families_edit_of_an_edit);
   ADD ("/versions/families/renamed-together", test_families_renamed_together);
+  ADD ("/versions/original-deleted/no-arrows", test_original_deleted_no_arrows);
   ADD ("/versions/original-deleted/history", test_original_deleted_history);
 #undef ADD
 
