@@ -20,7 +20,9 @@
  * inherited items read their turns lazily like the session's own, so a
  * branch of a 1,000-turn session reads one session file and the turns on
  * screen. An ancestor that cannot be read ends the walk with an error
- * marker above what could be read.
+ * marker above what could be read. An ancestor that was deleted left its
+ * turn files, which the model still gets: its history is read from them
+ * (natter_sessions_read_history_async()), below a marker that says so.
  */
 
 #define G_LOG_DOMAIN "natter-timeline-model"
