@@ -17,6 +17,7 @@
 #include "natter-cli-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-session-archive.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
 
@@ -720,12 +721,82 @@ show_next_turn (Run *run)
         json_object_set_string_member (object, "cwd", natter_session_state_get_cwd (session));
       if (natter_session_state_get_parent_session (session) != NULL)
         json_object_set_string_member (object, "parentSession", natter_session_state_get_parent_session (session));
+      if (run->inherited_turns != NULL)
+        json_object_set_array_member (object, "inheritedTurns", json_array_ref (run->inherited_turns));
       json_object_set_array_member (object, "turns", json_array_ref (run->shown_turns));
       natter_cli_out_json_object (run, object);
     }
   else
     natter_cli_print_show_text (run);
   natter_cli_finish (run, 0);
+}
+
+/* The deleted parent's turns, as the turn files keep them: what the
+ * model still receives before the session's own turns. */
+static void
+show_history_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GPtrArray) turns = NULL;
+  GError *error = NULL;
+
+  turns = natter_sessions_read_history_finish (NATTER_SESSIONS (object), result, &error);
+  if (turns == NULL)
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  run->inherited_turns = json_array_new ();
+  for (guint i = 0; i < turns->len; i++)
+    {
+      NatterTurnState *state = g_ptr_array_index (turns, i);
+      JsonObject *definition = natter_turn_state_get_definition (state);
+      JsonObject *agent = natter_turn_definition_get_resolved_agent (definition);
+      NatterSessionTurn turn = {
+        .turn_id = natter_turn_state_get_turn_id (state),
+        .session_seq = i + 1,
+        .agent_id = agent != NULL ? json_object_get_string_member_with_default (agent, "agentId", "") : "",
+        .model = natter_turn_definition_get_model (definition),
+        .ts = json_object_get_string_member_with_default (definition, "ts", ""),
+      };
+      g_autoptr(JsonObject) empty_model = turn.model == NULL ? json_object_new () : NULL;
+      JsonObject *summary;
+
+      if (turn.model == NULL)
+        turn.model = empty_model;
+      summary = natter_cli_turn_summary (&turn, state,
+                                         natter_turn_runtime_get_device (natter_services_get_runtime (run->services)));
+      json_object_set_string_member (summary, "sessionId",
+                                     json_object_get_string_member_with_default (definition, "sessionId", ""));
+      /* Not checked against their hashes: the parent that held them is gone. */
+      json_object_set_array_member (summary, "attachments", blob_parts (definition));
+      json_array_add_object_element (run->inherited_turns, summary);
+    }
+  show_next_turn (run);
+}
+
+static void
+show_parent_read_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterSessionState) parent = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parent = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  /* A parent that is there is shown by its own `show`, as forked-from
+   * names it; one that was deleted is only in the turn files. */
+  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+    {
+      natter_sessions_read_history_async (NATTER_SESSIONS (object),
+                                          natter_session_state_get_forked_from_turn_id (run->session),
+                                          g_task_get_cancellable (run->task), show_history_cb, run);
+      return;
+    }
+  show_next_turn (run);
 }
 
 static void
@@ -743,6 +814,13 @@ show_session_read_cb (GObject      *object,
       return;
     }
   run->shown_turns = json_array_new ();
+  if (natter_session_state_get_parent_session (run->session) != NULL &&
+      natter_session_state_get_forked_from_turn_id (run->session) != NULL)
+    {
+      natter_sessions_get_session_async (NATTER_SESSIONS (object), natter_session_state_get_parent_session (run->session),
+                                         g_task_get_cancellable (run->task), show_parent_read_cb, run);
+      return;
+    }
   show_next_turn (run);
 }
 

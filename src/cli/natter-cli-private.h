@@ -110,6 +110,7 @@ struct _Run
   NatterSessionState      *session;
   guint                    next_turn;
   JsonArray                *shown_turns;
+  JsonArray                *inherited_turns; /* show: a deleted parent's, from the turn files */
   char                    *latest_before;  /* send: the session's latest turn when it began */
   char                    *note;           /* recover: what the copy leaves out, said on stderr */
   int                      exit_floor;     /* the least exit status the run ends with */

@@ -673,6 +673,53 @@ print_attachments (Run       *run,
     }
 }
 
+/* One turn of `show`, as text. */
+static void
+print_show_turn (Run        *run,
+                 JsonObject *turn)
+{
+  JsonObject *model = json_object_get_object_member (turn, "model");
+  JsonArray *calls = json_object_get_array_member (turn, "toolCalls");
+
+  natter_cli_out (run, "\nturn %s %s %s %s\n", json_object_get_string_member (turn, "turnId"),
+                  json_object_get_string_member (turn, "status"),
+                  json_object_get_string_member_with_default (model, "provider", "-"),
+                  json_object_get_string_member_with_default (model, "model", "-"));
+  if (json_object_get_null_member (turn, "input"))
+    {
+      natter_cli_out (run, "%s\n", natter_cli_tr (run, "This turn has not arrived from another device yet."));
+      return;
+    }
+  natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
+  print_attachments (run, json_object_get_array_member (turn, "attachments"));
+  for (guint j = 0; j < json_array_get_length (calls); j++)
+    {
+      JsonObject *call = json_array_get_object_element (calls, j);
+      g_autofree char *arguments = node_to_string (json_object_get_member (call, "arguments"));
+
+      natter_cli_out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
+                      json_object_get_string_member (call, "toolName"), arguments,
+                      json_object_get_string_member (call, "status"));
+    }
+  if (json_object_get_boolean_member_with_default (turn, "elsewhere", FALSE))
+    {
+      JsonObject *device = json_object_get_object_member (turn, "device");
+
+      /* Translators: %s is the name of another computer */
+      natter_cli_out (run, natter_cli_tr (run, "running on another device: %s\n"),
+                      json_object_get_string_member (device, "name"));
+    }
+  if (json_object_has_member (turn, "error"))
+    {
+      g_autofree char *words = natter_cli_error_words (run->cmdline,
+                                                       json_object_get_string_member (turn, "error"));
+
+      natter_cli_out (run, "error: %s\n", words);
+    }
+  if (!json_object_get_null_member (turn, "answer"))
+    natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
+}
+
 void
 natter_cli_print_show_text (Run *run)
 {
@@ -688,48 +735,12 @@ natter_cli_print_show_text (Run *run)
     natter_cli_out (run, "forked-from %s %s\n", natter_session_state_get_parent_session (session),
                     or_dash (natter_session_state_get_forked_from_turn_id (session)));
 
-  for (guint i = 0; i < json_array_get_length (run->shown_turns); i++)
+  if (run->inherited_turns != NULL)
     {
-      JsonObject *turn = json_array_get_object_element (run->shown_turns, i);
-      JsonObject *model = json_object_get_object_member (turn, "model");
-      JsonArray *calls = json_object_get_array_member (turn, "toolCalls");
-
-      natter_cli_out (run, "\nturn %s %s %s %s\n", json_object_get_string_member (turn, "turnId"),
-                      json_object_get_string_member (turn, "status"),
-                      json_object_get_string_member_with_default (model, "provider", "-"),
-                      json_object_get_string_member_with_default (model, "model", "-"));
-      if (json_object_get_null_member (turn, "input"))
-        {
-          natter_cli_out (run, "%s\n", natter_cli_tr (run, "This turn has not arrived from another device yet."));
-          continue;
-        }
-      natter_cli_out (run, "user: %s\n", json_object_get_string_member (turn, "input"));
-      print_attachments (run, json_object_get_array_member (turn, "attachments"));
-      for (guint j = 0; j < json_array_get_length (calls); j++)
-        {
-          JsonObject *call = json_array_get_object_element (calls, j);
-          g_autofree char *arguments = node_to_string (json_object_get_member (call, "arguments"));
-
-          natter_cli_out (run, "tool: %s %s %s %s\n", json_object_get_string_member (call, "toolCallId"),
-                          json_object_get_string_member (call, "toolName"), arguments,
-                          json_object_get_string_member (call, "status"));
-        }
-      if (json_object_get_boolean_member_with_default (turn, "elsewhere", FALSE))
-        {
-          JsonObject *device = json_object_get_object_member (turn, "device");
-
-          /* Translators: %s is the name of another computer */
-          natter_cli_out (run, natter_cli_tr (run, "running on another device: %s\n"),
-                          json_object_get_string_member (device, "name"));
-        }
-      if (json_object_has_member (turn, "error"))
-        {
-          g_autofree char *words = natter_cli_error_words (run->cmdline,
-                                                           json_object_get_string_member (turn, "error"));
-
-          natter_cli_out (run, "error: %s\n", words);
-        }
-      if (!json_object_get_null_member (turn, "answer"))
-        natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
+      natter_cli_out (run, "\n%s\n", natter_cli_tr (run, "The earlier messages come from a conversation that was deleted:"));
+      for (guint i = 0; i < json_array_get_length (run->inherited_turns); i++)
+        print_show_turn (run, json_array_get_object_element (run->inherited_turns, i));
     }
+  for (guint i = 0; i < json_array_get_length (run->shown_turns); i++)
+    print_show_turn (run, json_array_get_object_element (run->shown_turns, i));
 }

@@ -48,6 +48,7 @@ run_free (Run *run)
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
+  g_clear_pointer (&run->inherited_turns, json_array_unref);
   g_free (run);
 }
 

@@ -20,7 +20,9 @@
  * inherited items read their turns lazily like the session's own, so a
  * branch of a 1,000-turn session reads one session file and the turns on
  * screen. An ancestor that cannot be read ends the walk with an error
- * marker above what could be read.
+ * marker above what could be read. An ancestor that was deleted left its
+ * turn files, which the model still gets: its history is read from them
+ * (natter_sessions_read_history_async()), below a marker that says so.
  */
 
 #define G_LOG_DOMAIN "natter-timeline-model"
@@ -304,6 +306,49 @@ static void walk_step (NatterTimelineModel *self,
                        const char          *session_id,
                        const char          *turn_id);
 
+/* The history of a deleted ancestor, read from its turn files: shown
+ * below a marker that says where it comes from, and the walk ends, as
+ * the turns reach back to the start of what the model receives. */
+static void
+history_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(NatterTimelineModel) self = user_data;
+  g_autoptr(GPtrArray) turns = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) level = NULL;
+  g_autofree char *text = NULL;
+
+  turns = natter_sessions_read_history_finish (NATTER_SESSIONS (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (turns == NULL)
+    {
+      /* Translators: %s is the reason, e.g. a file that cannot be parsed */
+      text = g_strdup_printf (_("The conversation this was branched from was deleted, and its messages cannot be read: %s"),
+                              error->message);
+      walk_done (self, text);
+      return;
+    }
+  level = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < turns->len; i++)
+    {
+      NatterTurnState *turn = g_ptr_array_index (turns, i);
+      JsonObject *definition = natter_turn_state_get_definition (turn);
+      const char *from = json_object_get_string_member_with_default (definition, "sessionId", NULL);
+      NatterTurnItem *item = natter_turn_item_new_inherited (self->sessions, natter_turn_state_get_turn_id (turn),
+                                                             i + 1, from);
+
+      natter_turn_item_set_shared_history (item, self->walk_version);
+      g_ptr_array_add (level, item);
+    }
+  g_ptr_array_add (self->walk_levels, g_steal_pointer (&level));
+  walk_done (self, self->walk_version
+                   ? _("The earlier messages come from a deleted version of this conversation.")
+                   : _("The earlier messages come from a conversation that was deleted."));
+}
+
 static void
 ancestor_cb (GObject      *source,
              GAsyncResult *result,
@@ -324,7 +369,13 @@ ancestor_cb (GObject      *source,
       g_autofree char *text = NULL;
 
       if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
-        text = g_strdup (_("The conversation this was branched from is no longer available."));
+        {
+          /* A delete keeps the turn files, and the model still receives
+           * the turns they chain to: those are shown, from the turns. */
+          natter_sessions_read_history_async (self->sessions, self->walk_turn, self->cancellable,
+                                              history_cb, g_object_ref (self));
+          return;
+        }
       else
         /* Translators: %s is the reason, e.g. a file that cannot be parsed */
         text = g_strdup_printf (_("The conversation this was branched from cannot be read: %s"), error->message);

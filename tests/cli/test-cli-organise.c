@@ -584,6 +584,34 @@ test_title_fork_delete (Fixture       *f,
   RUN (f, &r, "show", session_id);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_true (g_str_has_prefix (r.err, "natter: No session "));
+
+  /* The fork still sends the deleted parent's turn to the model, so it
+   * shows it, from the turn file, marked as coming from it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", fork_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nThe earlier messages come from a conversation that was deleted:\n"));
+  g_assert_nonnull (strstr (r.out, turn_id));
+  g_assert_nonnull (strstr (r.out, "user: hello\nassistant: Hello world\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", fork_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_autoptr(JsonNode) json = natter_test_json (r.out);
+    JsonObject *object = json_node_get_object (json);
+    JsonArray *inherited = json_object_get_array_member (object, "inheritedTurns");
+    JsonObject *turn;
+
+    g_assert_cmpuint (json_array_get_length (inherited), ==, 1);
+    turn = json_array_get_object_element (inherited, 0);
+    g_assert_cmpstr (json_object_get_string_member (turn, "turnId"), ==, turn_id);
+    g_assert_cmpstr (json_object_get_string_member (turn, "sessionId"), ==, session_id);
+    g_assert_cmpstr (json_object_get_string_member (turn, "input"), ==, "hello");
+    g_assert_cmpstr (json_object_get_string_member (turn, "answer"), ==, "Hello world");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (object, "turns")), ==, 0);
+  }
 }
 
 /* `natter recover SESSION` copies what can be read of a damaged session

@@ -13,6 +13,8 @@
 #include "natter-session-index-internal.h"
 #include "natter-sessions-private.h"
 #include "natter-session-families.h"
+#include "natter-session-placement-state.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-sessions.h"
 #include "natter-turn-reducer.h"
 
@@ -425,6 +427,148 @@ test_families_renamed_together (Fixture       *f,
   }
 }
 
+#define FOLDER_ID "2026-11-30T09-14-03Z-0000077-000"
+
+static void
+delete_session (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_delete_session_async (f->sessions, session_id, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+}
+
+/* Two versions of the second message of a three-message conversation,
+ * each answered once: their ids and their turns. */
+static void
+make_versions (Fixture      *f,
+               Conversation *c,
+               char        **v1,
+               char        **v1_turn,
+               char        **v2,
+               char        **v2_turn)
+{
+  make_conversation (f, c);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  *v1 = version_at (f, c->session, c->turns[0]);
+  *v1_turn = natter_test_sessions_send_and_wait (f, *v1, "Q2, said better");
+  *v2 = version_at (f, c->session, c->turns[0]);
+  *v2_turn = natter_test_sessions_send_and_wait (f, *v2, "Q2, said best");
+}
+
+/* Once the original is deleted, its versions stand alone: the lists show
+ * each as a conversation of its own, and no arrows join them. */
+static void
+test_original_deleted_no_arrows (Fixture       *f,
+                                 gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  before = versions (f, v1);
+  assert_versions (before, v1_turn,
+                   g_strdup_printf ("%s:%s %s:%s %s:%s", c.session, c.turns[1], v1, v1_turn, v2, v2_turn));
+
+  delete_session (f, c.session);
+  families = natter_session_families_new (G_LIST_MODEL (natter_sessions_list_sessions (f->sessions)));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, v1), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, v2), ==, 1);
+  after = versions (f, v1);
+  assert_versions (after, v1_turn, g_strdup (""));
+  g_assert_cmpuint (g_hash_table_size (after), ==, 0);
+  conversation_clear (&c);
+}
+
+/* The conversation's pin, folder and model settings live in the
+ * original's file; deleting it hands them to each version, which now
+ * stands alone, in its own file. */
+static void
+test_original_deleted_keeps_place (Fixture       *f,
+                                   gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *heirs[3];
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.25;
+  natter_sessions_set_parameters_async (f->sessions, v1, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (f->sessions, v1, TRUE, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (f->sessions, v1, FOLDER_ID, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+
+  delete_session (f, c.session);
+  heirs[0] = v1;
+  heirs[1] = v2;
+  heirs[2] = NULL;
+  for (guint i = 0; heirs[i] != NULL; i++)
+    {
+      g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, heirs[i]);
+
+      g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, heirs[i]), ==, heirs[i]);
+      g_assert_true (natter_session_state_get_pinned (state));
+      g_assert_cmpstr (natter_session_state_get_folder_id (state), ==, FOLDER_ID);
+      g_assert_true (natter_sessions_get_pinned (f->sessions, heirs[i]));
+      g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, heirs[i]), ==, FOLDER_ID);
+      g_assert_nonnull (natter_sessions_get_kept_parameters (f->sessions, heirs[i]));
+      g_assert_cmpfloat (natter_sessions_get_kept_parameters (f->sessions, heirs[i])->temperature, ==, 0.25);
+    }
+  conversation_clear (&c);
+}
+
+/* What a version of a deleted original still sends is read back from
+ * the turn files: the fork point, then each turn its context refers to,
+ * oldest first. */
+static void
+test_original_deleted_history (Fixture       *f,
+                               gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) turns = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  delete_session (f, c.session);
+  natter_sessions_read_history_async (f->sessions, v1_turn, NULL, natter_test_result_cb, &result);
+  turns = natter_sessions_read_history_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (turns->len, ==, 2);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 0)), ==, c.turns[0]);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 1)), ==, v1_turn);
+  conversation_clear (&c);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +585,9 @@ main (int   argc,
   ADD ("/versions/families/renamed-version", test_families_renamed_version);
   ADD ("/versions/families/edit-of-an-edit", test_families_edit_of_an_edit);
   ADD ("/versions/families/renamed-together", test_families_renamed_together);
+  ADD ("/versions/original-deleted/no-arrows", test_original_deleted_no_arrows);
+  ADD ("/versions/original-deleted/keeps-place", test_original_deleted_keeps_place);
+  ADD ("/versions/original-deleted/history", test_original_deleted_history);
 #undef ADD
 
   return g_test_run ();

@@ -386,12 +386,17 @@ test_branch_parent_deleted (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, fork_id));
   ui_wait_until (ui_timeline_loaded, window);
-  c = (Count) { window, 1 };
+  /* What the model receives is shown: the parent's turns up to the
+   * fork point, from their turn files, below a marker saying where they
+   * come from. */
+  c = (Count) { window, 3 };
   ui_wait_until (has_n_items, &c);
   marker = NATTER_TIMELINE_MARKER (timeline_item (window, 0));
   g_assert_cmpint (natter_timeline_marker_get_kind (marker), ==, NATTER_TIMELINE_MARKER_ERROR);
   g_assert_cmpstr (natter_timeline_marker_get_error (marker), ==,
-                   "The conversation this was branched from is no longer available.");
+                   "The earlier messages come from a conversation that was deleted.");
+  assert_inherited (window, 1, parent_id, turns[0], "Q1", "A1");
+  assert_inherited (window, 2, parent_id, turns[1], "Q2", "A2");
   g_assert_nonnull (find_branch_row (window));
   g_assert_null (ui_find_button (find_branch_row (window), "_Open"));
 
@@ -400,9 +405,9 @@ test_branch_parent_deleted (void)
   natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"B1\"}", NULL);
   own = ui_send (u, fork_id, "After the delete");
   ui_wait_turn (u, own);
-  c.n = 2;
+  c.n = 4;
   ui_wait_until (has_n_items, &c);
-  own_answer = answer_of (NATTER_TURN_ITEM (timeline_item (window, 1)));
+  own_answer = answer_of (NATTER_TURN_ITEM (timeline_item (window, 3)));
   g_assert_cmpstr (own_answer, ==, "B1");
   ui_save_window (GTK_WIDGET (window), "branch-parent-deleted.png");
 

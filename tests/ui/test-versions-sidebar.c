@@ -6,6 +6,7 @@
  * sidebar lists it once, as its latest version.
  */
 
+#include "natter-sessions-settings.h"
 #include "test-versions.h"
 
 /* What the sidebar lists, in its order, as "id id …", and the versions
@@ -386,6 +387,108 @@ test_delete_version_keeps_row (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", edit));
   wait_sidebar (window, "2 versions|-", edit, other, NULL);
   ui_wait_until (shows_session, (gpointer[]) { window, edit });
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *gone;
+  const char *heir;
+} Heir;
+
+/* The original is deleted and its version has taken the pin. */
+static gboolean
+heir_pinned (gpointer data)
+{
+  Heir *h = data;
+
+  return natter_session_index_lookup (h->u->index, h->gone) == NULL &&
+         natter_sessions_get_pinned (h->u->sessions, h->heir);
+}
+
+static GObject *
+timeline_item (NatterWindow *window,
+               guint         position)
+{
+  GObject *item = g_list_model_get_item (G_LIST_MODEL (natter_window_get_timeline (window)), position);
+
+  g_object_unref (item);  /* the model keeps it */
+  return item;
+}
+
+/* The timeline of @data's window has three items and its turns are read. */
+static gboolean
+history_shown (gpointer data)
+{
+  NatterWindow *window = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))) == 3 &&
+         NATTER_IS_TURN_ITEM (timeline_item (window, 1)) &&
+         natter_turn_item_get_state (NATTER_TURN_ITEM (timeline_item (window, 1))) != NULL;
+}
+
+/* Deleting the original of a pinned conversation, shown with its other
+ * version kept: the version keeps the pin and shows the first message,
+ * which the model still gets, below a line saying where it comes from. */
+void
+test_delete_original_keeps_history_and_pin (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *edit = NULL;
+  g_autofree char *edited = NULL;
+  g_autofree char *input = NULL;
+  NatterWindow *window;
+  Heir h;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, original, "And for dessert?");
+  ui_wait_turn (u, second);
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_fork_async (u->sessions, original, first, "Dinner", NULL, ui_result_cb, &result);
+    edit = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+    g_assert_no_error (error);
+    g_clear_object (&result);
+    natter_sessions_set_pinned_async (u->sessions, edit, TRUE, NULL, ui_result_cb, &result);
+    g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+    g_assert_no_error (error);
+  }
+  edited = ui_send (u, edit, "And for a sweet dessert?");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, original));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
+  natter_window_dismiss_pending_deletes (window);
+  h = (Heir) { u, original, edit };
+  ui_wait_until (heir_pinned, &h);
+
+  /* A window opening the version now finds its original gone. */
+  ui_destroy_window (window);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, edit));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_wait_until (history_shown, window);
+  g_assert_cmpstr (natter_timeline_marker_get_error (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
+                   "The earlier messages come from a deleted version of this conversation.");
+  g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 1))), ==, first);
+  input = natter_turn_item_dup_input_text (NATTER_TURN_ITEM (timeline_item (window, 1)));
+  g_assert_cmpstr (input, ==, "What to cook?");
+  g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 2))), ==, edited);
+  wait_switcher (window, edited, NULL);
 
   ui_destroy_window (window);
   ui_world_free (u);

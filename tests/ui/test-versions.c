@@ -223,6 +223,7 @@ main (int   argc,
   g_test_add_func ("/versions/rename-names-every-version", test_rename_names_every_version);
   g_test_add_func ("/versions/delete-says-what-is-kept", test_delete_version_says_what_is_kept);
   g_test_add_func ("/versions/delete-keeps-row", test_delete_version_keeps_row);
+  g_test_add_func ("/versions/delete-original-keeps-history-and-pin", test_delete_original_keeps_history_and_pin);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
   g_test_add_func ("/versions/try-again-not-a-branch", test_try_again_not_a_branch);
   g_test_add_func ("/versions/grown-row-stays-whole", test_grown_row_stays_whole);

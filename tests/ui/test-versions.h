@@ -73,6 +73,7 @@ void test_sidebar_lists_conversation_once (void);
 void test_rename_names_every_version (void);
 void test_delete_version_says_what_is_kept (void);
 void test_delete_version_keeps_row (void);
+void test_delete_original_keeps_history_and_pin (void);
 /* test-versions-model.c */
 void test_edit_keeps_model (void);
 void test_try_again_keeps_model (void);

@@ -271,6 +271,91 @@ walk_back_finish (GAsyncResult  *result,
   return g_ptr_array_ref (walk->turns);
 }
 
+/* A chain longer than this is taken for a loop in damaged files. */
+#define MAX_HISTORY_TURNS 100000
+
+static void
+read_history_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GPtrArray) turns = NULL;
+  g_autofree char *previous = NULL;
+  GError *error = NULL;
+  GPtrArray *oldest_first;
+
+  turns = walk_back_finish (result, &previous, &error);
+  if (turns == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (previous != NULL)
+    {
+      g_task_return_new_error (task, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                               "The history before turn %s goes back more than %u turns",
+                               natter_turn_state_get_turn_id (g_ptr_array_index (turns, turns->len - 1)),
+                               MAX_HISTORY_TURNS);
+      return;
+    }
+  oldest_first = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_turn_state_unref);
+  for (guint i = turns->len; i > 0; i--)
+    g_ptr_array_add (oldest_first, natter_turn_state_ref (g_ptr_array_index (turns, i - 1)));
+  g_task_return_pointer (task, oldest_first, (GDestroyNotify) g_ptr_array_unref);
+}
+
+/**
+ * natter_sessions_read_history_async:
+ * @self: a #NatterSessions
+ * @turn_id: the newest turn of the history
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when the history is read
+ * @user_data: data for @callback
+ *
+ * Reads the history a model receives up to and including @turn_id from
+ * the turn files alone: @turn_id, then each turn its context refers to,
+ * back to a turn whose context is inline (docs/sessions.md §9.1). This
+ * is what a fork shows above its own turns once the session it was made
+ * from is deleted: a delete keeps the turn files, so the model still
+ * receives these turns.
+ */
+void
+natter_sessions_read_history_async (NatterSessions      *self,
+                                    const char          *turn_id,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  GTask *task;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  walk_back_async (self, turn_id, NULL, MAX_HISTORY_TURNS, read_history_cb, task);
+}
+
+/**
+ * natter_sessions_read_history_finish:
+ * @self: a #NatterSessions
+ * @result: the result passed to the callback
+ * @error: return location for an error: a turn that cannot be read, an
+ *   earlier turn that lost its end, or a chain too long to be real
+ *
+ * Returns: (transfer container) (element-type NatterTurnState): the
+ *   turns, oldest first, or %NULL with @error set
+ */
+GPtrArray *
+natter_sessions_read_history_finish (NatterSessions  *self,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* The inline context of the turn after a compaction */
 
 static void

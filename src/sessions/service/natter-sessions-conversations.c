@@ -865,13 +865,42 @@ natter_sessions_set_conversation_title_finish (NatterSessions  *self,
 
 /* delete_session (docs/sessions.md §9.4) */
 
+typedef struct
+{
+  NatterSessionsOp        base;
+  NatterSessionsHeritage *heritage;  /* what the versions take, taken under the lock */
+} DeleteData;
+
+NATTER_SESSIONS_DEFINE_OP (DeleteData, delete_data)
+
+static void
+delete_data_clear (DeleteData *data)
+{
+  g_clear_pointer (&data->heritage, natter_sessions_heritage_free);
+}
+
+static void
+passed_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_heritage_pass_finish (NATTER_SESSIONS (object), result, &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
 static void
 deleted_cb (GObject      *object,
             GAsyncResult *result,
             gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  NatterSessionsOp *data = g_task_get_task_data (task);
+  DeleteData *delete = delete_data_get (task);
+  NatterSessionsOp *data = &delete->base;
   GError *error = NULL;
 
   if (!natter_jsonl_repo_delete_finish (NATTER_JSONL_REPO (object), result, &error))
@@ -887,6 +916,12 @@ deleted_cb (GObject      *object,
   natter_sessions_forget_queue (data->self, data->session_id);
   natter_sessions_op_finish (task);
   g_signal_emit (data->self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
+  if (delete->heritage != NULL)
+    {
+      natter_sessions_heritage_pass_async (data->self, g_steal_pointer (&delete->heritage), passed_cb,
+                                           g_steal_pointer (&task));
+      return;
+    }
   g_task_return_boolean (task, TRUE);
 }
 
@@ -900,6 +935,7 @@ delete_locked_cb (GObject      *object,
 
   if (!natter_sessions_op_lock_finish (task, result) || natter_sessions_op_check_cancelled (task))
     return;
+  delete_data_get (task)->heritage = natter_sessions_heritage_new (data->self, data->session_id);
   natter_jsonl_repo_delete_async (data->self->session_repo, data->session_id, NULL, deleted_cb,
                                   g_object_ref (task));
 }
@@ -915,7 +951,10 @@ delete_locked_cb (GObject      *object,
  * deleteSession of docs/sessions.md §9.4: removes the session file only — never
  * a turn file, which stays as an inert orphan — and the index entry, then emits
  * #NatterSessions::session-index-changed. Works on a corrupt session too.
- * A turn of the session that is still running is not stopped.
+ * A turn of the session that is still running is not stopped. An
+ * original's versions then stand alone, and each takes what the original
+ * kept for the conversation: its generation parameters, pin and folder,
+ * appended to its own log.
  */
 void
 natter_sessions_delete_session_async (NatterSessions      *self,
@@ -927,9 +966,8 @@ natter_sessions_delete_session_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  natter_sessions_op_lock (natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
-                                                        cancellable, callback, user_data,
-                                                        natter_sessions_delete_session_async),
+  natter_sessions_op_lock (delete_data_task_new (self, session_id, cancellable, callback, user_data,
+                                                 natter_sessions_delete_session_async),
                            delete_locked_cb);
 }
 
@@ -941,7 +979,8 @@ natter_sessions_delete_session_async (NatterSessions      *self,
  *
  * Returns: %TRUE once deleted; else %FALSE with
  *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_INVALID_ARGUMENT
- *   (not an id) or an I/O %NATTER_STORE_ERROR
+ *   (not an id) or an I/O %NATTER_STORE_ERROR; also once deleted, with
+ *   the error of a version that could not take what the original kept
  */
 gboolean
 natter_sessions_delete_session_finish (NatterSessions  *self,

@@ -192,6 +192,21 @@ struct _NatterSessionsOp
     return g_task_get_task_data (task);                                                     \
   }
 
+/* natter-sessions-settings.c: what a deleted original hands to its
+ * versions (docs/sessions.md §9.4) */
+typedef struct _NatterSessionsHeritage NatterSessionsHeritage;
+
+NatterSessionsHeritage *natter_sessions_heritage_new         (NatterSessions         *self,
+                                                              const char             *session_id);
+void                    natter_sessions_heritage_free        (NatterSessionsHeritage *heritage);
+void                    natter_sessions_heritage_pass_async  (NatterSessions         *self,
+                                                              NatterSessionsHeritage *heritage,
+                                                              GAsyncReadyCallback     callback,
+                                                              gpointer                user_data);
+gboolean                natter_sessions_heritage_pass_finish (NatterSessions         *self,
+                                                              GAsyncResult           *result,
+                                                              GError                **error);
+
 /* natter-sessions-op.c */
 GError             *natter_sessions_session_error      (GError                *error,
                                                         const char            *session_id);

@@ -20,6 +20,7 @@
 #include "natter-session-families.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-settings.h"
+#include "natter-sync-conflict-name.h"
 
 static NatterSessionIndexEntry *
 conversation_entry (NatterSessions *self,
@@ -360,4 +361,162 @@ natter_sessions_set_folder_finish (NatterSessions  *self,
                                    GError         **error)
 {
   return setting_finish (self, result, natter_sessions_set_folder_async, error);
+}
+
+/* What a deleted original hands to its versions */
+
+struct _NatterSessionsHeritage
+{
+  GStrv                       heirs;      /* the versions made of the original itself */
+  NatterGenerationParameters *parameters; /* or NULL: none kept */
+  gboolean                    pinned;
+  char                       *folder_id;  /* or NULL: in no folder */
+  guint                       next;
+};
+
+void
+natter_sessions_heritage_free (NatterSessionsHeritage *heritage)
+{
+  if (heritage == NULL)
+    return;
+  g_strfreev (heritage->heirs);
+  g_clear_pointer (&heritage->parameters, natter_generation_parameters_free);
+  g_free (heritage->folder_id);
+  g_free (heritage);
+}
+
+/*
+ * natter_sessions_heritage_new:
+ * @self: the service
+ * @session_id: a session about to be deleted
+ *
+ * What @session_id keeps for its conversation, when it is the original
+ * of versions: its generation parameters, pin and folder (docs/format.md
+ * §3.5, §3.6). Once it is deleted each version made of it stands alone
+ * as a conversation of its own, and takes them, so that the conversation
+ * the person placed keeps its place and settings.
+ *
+ * Returns: (transfer full) (nullable): the heritage, or %NULL when
+ *   @session_id keeps nothing or has no version to take it
+ */
+NatterSessionsHeritage *
+natter_sessions_heritage_new (NatterSessions *self,
+                              const char     *session_id)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, session_id);
+  const NatterGenerationParameters *parameters;
+  g_autoptr(GStrvBuilder) builder = NULL;
+  NatterSessionsHeritage *heritage;
+  guint n;
+
+  if (entry == NULL || conversation_entry (self, session_id) != entry)
+    return NULL;
+  parameters = natter_session_index_entry_get_parameters (entry);
+  if (parameters == NULL && !natter_sessions_get_pinned (self, session_id) &&
+      natter_sessions_get_folder_id (self, session_id) == NULL)
+    return NULL;
+  builder = g_strv_builder_new ();
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->index));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) other = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+      const char *id = natter_session_index_entry_get_session_id (other);
+
+      /* Another device's copy is never written (docs/format.md §9.1). */
+      if (natter_session_index_entry_get_is_version (other) &&
+          natter_session_index_entry_get_error (other) == NULL &&
+          g_strcmp0 (natter_session_index_entry_get_parent_session (other), session_id) == 0 &&
+          !natter_sync_conflict_is_candidate (id))
+        g_strv_builder_add (builder, id);
+    }
+  heritage = g_new0 (NatterSessionsHeritage, 1);
+  heritage->heirs = g_strv_builder_end (builder);
+  if (heritage->heirs[0] == NULL)
+    {
+      natter_sessions_heritage_free (heritage);
+      return NULL;
+    }
+  heritage->parameters = parameters != NULL ? natter_generation_parameters_copy (parameters) : NULL;
+  heritage->pinned = natter_sessions_get_pinned (self, session_id);
+  heritage->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
+  return heritage;
+}
+
+static void heritage_next (GTask *task);
+
+static void
+heir_appended_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsHeritage *heritage = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  if (!natter_sessions_append_events_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      g_task_return_error (task, natter_sessions_session_error (error, heritage->heirs[heritage->next]));
+      return;
+    }
+  heritage->next++;
+  heritage_next (g_steal_pointer (&task));
+}
+
+/* Takes over @owned's reference. */
+static void
+heritage_next (GTask *owned)
+{
+  g_autoptr(GTask) task = owned;
+  NatterSessions *self = g_task_get_source_object (task);
+  NatterSessionsHeritage *heritage = g_task_get_task_data (task);
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autofree char *ts = NULL;
+  const char *heir = heritage->heirs[heritage->next];
+
+  if (heir == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  ts = natter_clock_format_ts (self->clock);
+  if (heritage->parameters != NULL)
+    g_ptr_array_add (events, natter_session_event_new_parameters_changed (heir, ts, heritage->parameters));
+  if (heritage->pinned)
+    g_ptr_array_add (events, natter_session_event_new_pin_changed (heir, ts, TRUE));
+  if (heritage->folder_id != NULL)
+    g_ptr_array_add (events, natter_session_event_new_folder_changed (heir, ts, heritage->folder_id));
+  /* One write per version, raised to the version the events need first
+   * (docs/format.md §3.3). */
+  natter_sessions_append_events_async (self, heir, events, NULL, heir_appended_cb, g_steal_pointer (&task));
+}
+
+/*
+ * natter_sessions_heritage_pass_async:
+ * @self: the service
+ * @heritage: (transfer full): from natter_sessions_heritage_new(), once
+ *   the original is deleted
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Appends the heritage's events to each heir's own log, one heir after
+ * another; the first that cannot be written ends it with its error.
+ */
+void
+natter_sessions_heritage_pass_async (NatterSessions         *self,
+                                     NatterSessionsHeritage *heritage,
+                                     GAsyncReadyCallback     callback,
+                                     gpointer                user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+
+  g_task_set_task_data (task, heritage, (GDestroyNotify) natter_sessions_heritage_free);
+  heritage_next (task);
+}
+
+gboolean
+natter_sessions_heritage_pass_finish (NatterSessions  *self,
+                                      GAsyncResult    *result,
+                                      GError         **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -9,8 +9,9 @@
  * is then a version of the others: the original, the one session `O`
  * shows after its turn `P`, and the first message of every branch whose
  * `parentSession` is `O` and whose `forkedFromTurnId` is `P` (a branch
- * without a fork point is a version of `O`'s first message). Nothing is
- * stored for this; it is read from the session logs.
+ * without a fork point is a version of `O`'s first message). Once `O` is
+ * deleted its branches stand alone and are versions of nothing. Nothing
+ * is stored for this; it is read from the session logs.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
@@ -213,7 +214,15 @@ versions_thread (GTask        *task,
 
           fork_point_of (owner, k, &base, &point);
           base_state = g_hash_table_lookup (states, base);
-          original = base_state != NULL ? turn_after (base_state, point) : NULL;
+          /* The versions of a session that is gone stand alone, each a
+           * conversation of its own, as the lists show them
+           * (natter-session-families.c): no arrows between them. */
+          if (base_state == NULL)
+            {
+              g_ptr_array_unref (versions);
+              continue;
+            }
+          original = turn_after (base_state, point);
           if (original != NULL)
             g_ptr_array_add (versions, version_new (base, original));
           for (GList *l = candidates; l != NULL; l = l->next)

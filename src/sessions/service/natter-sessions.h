@@ -152,6 +152,15 @@ NatterTurnState    *natter_sessions_get_turn_reduced_finish      (NatterSessions
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 
+void                natter_sessions_read_history_async           (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+GPtrArray          *natter_sessions_read_history_finish          (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
 void                natter_sessions_send_message_async           (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   JsonObject          *input,
