@@ -395,7 +395,7 @@ test_conflict_copy_damaged (void)
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
   g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (u->index,
                                                                                        natter_window_get_session_id (window))),
-                   ==, "Trip");
+                   ==, "Trip (recovered)");
   g_assert_true (g_file_get_contents (copy_path, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, line);
   ui_destroy_window (window);
