@@ -48,20 +48,22 @@ open_clicked_cb (NatterBranchRow *self)
 static void
 update (NatterBranchRow *self)
 {
-  gboolean error = self->marker != NULL &&
-                   natter_timeline_marker_get_kind (self->marker) == NATTER_TIMELINE_MARKER_ERROR;
+  NatterTimelineMarkerKind kind = self->marker != NULL ? natter_timeline_marker_get_kind (self->marker)
+                                                      : NATTER_TIMELINE_MARKER_BRANCHED;
+  gboolean error = self->marker != NULL && kind == NATTER_TIMELINE_MARKER_ERROR;
+  gboolean sentence = self->marker != NULL && (error || kind == NATTER_TIMELINE_MARKER_NOTE);
 
   gtk_widget_set_visible (self->icon, error);
-  gtk_widget_set_visible (self->open_button, self->marker != NULL && !error);
-  if (error)
+  gtk_widget_set_visible (self->open_button, self->marker != NULL && !sentence);
+  if (sentence)
     {
-      /* A sentence: wrapped in full. */
+      /* A sentence: wrapped in full; red only when something is wrong. */
       gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
       gtk_label_set_ellipsize (GTK_LABEL (self->label), PANGO_ELLIPSIZE_NONE);
       gtk_label_set_text (GTK_LABEL (self->label), natter_timeline_marker_get_error (self->marker));
       gtk_widget_set_tooltip_text (self->label, NULL);
-      gtk_widget_remove_css_class (self->label, "dim-label");
-      gtk_widget_add_css_class (self->label, "error");
+      gtk_widget_remove_css_class (self->label, error ? "dim-label" : "error");
+      gtk_widget_add_css_class (self->label, error ? "error" : "dim-label");
     }
   else if (self->marker != NULL)
     {

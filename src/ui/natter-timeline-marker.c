@@ -97,7 +97,8 @@ natter_timeline_marker_init (NatterTimelineMarker *self)
  *   session the turns above it belong to
  * @title: (nullable): that session's title
  * @error: (nullable): for %NATTER_TIMELINE_MARKER_ERROR, a translated
- *   sentence saying why the earlier history is not shown
+ *   sentence saying why the earlier history is not shown; for
+ *   %NATTER_TIMELINE_MARKER_NOTE, the sentence saying where it comes from
  *
  * Returns: (transfer full): a new marker row for a branched timeline
  */
@@ -163,7 +164,8 @@ natter_timeline_marker_get_title (NatterTimelineMarker *self)
  * @self: a marker
  *
  * Returns: (nullable): for %NATTER_TIMELINE_MARKER_ERROR, a translated
- *   sentence saying why the earlier history is not shown
+ *   sentence saying why the earlier history is not shown; for
+ *   %NATTER_TIMELINE_MARKER_NOTE, the sentence of the note
  */
 const char *
 natter_timeline_marker_get_error (NatterTimelineMarker *self)

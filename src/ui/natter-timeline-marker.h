@@ -15,6 +15,8 @@ G_BEGIN_DECLS
  *   branched from, in the session the marker names
  * @NATTER_TIMELINE_MARKER_ERROR: the inherited history could not be read
  *   (any further back); the marker carries the reason
+ * @NATTER_TIMELINE_MARKER_NOTE: the inherited turns below come from a
+ *   conversation that was deleted; the marker carries the sentence
  *
  * What a non-turn row of a branched session's timeline says.
  */
@@ -22,6 +24,7 @@ typedef enum
 {
   NATTER_TIMELINE_MARKER_BRANCHED,
   NATTER_TIMELINE_MARKER_ERROR,
+  NATTER_TIMELINE_MARKER_NOTE,
 } NatterTimelineMarkerKind;
 
 #define NATTER_TYPE_TIMELINE_MARKER (natter_timeline_marker_get_type ())

@@ -254,10 +254,12 @@ set_loaded (NatterTimelineModel *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADED]);
 }
 
-/* Puts the levels found, oldest ancestor first, before the items. */
+/* Puts the levels found, oldest ancestor first, before the items, below
+ * a marker of @kind saying @text when there is one. */
 static void
-walk_done (NatterTimelineModel *self,
-           const char          *error)
+walk_end (NatterTimelineModel      *self,
+          NatterTimelineMarkerKind  kind,
+          const char               *text)
 {
   g_autoptr(GPtrArray) levels = g_steal_pointer (&self->walk_levels);
   NatterSessionIndexEntry *entry;
@@ -266,8 +268,8 @@ walk_done (NatterTimelineModel *self,
   g_clear_pointer (&self->walk_seen, g_hash_table_unref);
   g_clear_pointer (&self->walk_turn, g_free);
 
-  if (error != NULL)
-    g_ptr_array_add (self->prefix, natter_timeline_marker_new (NATTER_TIMELINE_MARKER_ERROR, NULL, NULL, error));
+  if (text != NULL)
+    g_ptr_array_add (self->prefix, natter_timeline_marker_new (kind, NULL, NULL, text));
   for (guint i = levels->len; i > 0; i--)
     {
       GPtrArray *level = g_ptr_array_index (levels, i - 1);
@@ -300,6 +302,15 @@ walk_done (NatterTimelineModel *self,
   entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), self->session_id);
   if (entry != NULL && natter_session_index_entry_get_turn_count (entry) > self->items->len)
     reload (self);
+}
+
+/* Ends the walk; @error (nullable) says why what lies further back is
+ * not shown. */
+static void
+walk_done (NatterTimelineModel *self,
+           const char          *error)
+{
+  walk_end (self, NATTER_TIMELINE_MARKER_ERROR, error);
 }
 
 static void walk_step (NatterTimelineModel *self,
@@ -344,9 +355,11 @@ history_cb (GObject      *source,
       g_ptr_array_add (level, item);
     }
   g_ptr_array_add (self->walk_levels, g_steal_pointer (&level));
-  walk_done (self, self->walk_version
-                   ? _("The earlier messages come from a deleted version of this conversation.")
-                   : _("The earlier messages come from a conversation that was deleted."));
+  /* Where they come from, plainly: a deleted original is the person's
+   * own doing, not damage. */
+  walk_end (self, NATTER_TIMELINE_MARKER_NOTE,
+            self->walk_version ? _("The earlier messages come from a deleted version of this conversation.")
+                               : _("The earlier messages come from a conversation that was deleted."));
 }
 
 static void

@@ -392,13 +392,22 @@ test_branch_parent_deleted (void)
   c = (Count) { window, 3 };
   ui_wait_until (has_n_items, &c);
   marker = NATTER_TIMELINE_MARKER (timeline_item (window, 0));
-  g_assert_cmpint (natter_timeline_marker_get_kind (marker), ==, NATTER_TIMELINE_MARKER_ERROR);
+  g_assert_cmpint (natter_timeline_marker_get_kind (marker), ==, NATTER_TIMELINE_MARKER_NOTE);
   g_assert_cmpstr (natter_timeline_marker_get_error (marker), ==,
                    "The earlier messages come from a conversation that was deleted.");
   assert_inherited (window, 1, parent_id, turns[0], "Q1", "A1");
   assert_inherited (window, 2, parent_id, turns[1], "Q2", "A2");
   g_assert_nonnull (find_branch_row (window));
   g_assert_null (ui_find_button (find_branch_row (window), "_Open"));
+  /* Said plainly, not as an error: the delete was the person's own. */
+  {
+    GtkWidget *label = ui_find_first (find_branch_row (window), GTK_TYPE_LABEL);
+
+    g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                     "The earlier messages come from a conversation that was deleted.");
+    g_assert_false (gtk_widget_has_css_class (label, "error"));
+    g_assert_true (gtk_widget_has_css_class (label, "dim-label"));
+  }
 
   /* The branch's own chain is in the turn files: it still sends, with
    * the history as context. */

@@ -482,6 +482,8 @@ test_delete_original_keeps_history_and_pin (void)
   g_assert_true (natter_window_open_session (window, edit));
   ui_wait_until (ui_timeline_loaded, window);
   ui_wait_until (history_shown, window);
+  g_assert_cmpint (natter_timeline_marker_get_kind (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
+                   NATTER_TIMELINE_MARKER_NOTE);
   g_assert_cmpstr (natter_timeline_marker_get_error (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
                    "The earlier messages come from a deleted version of this conversation.");
   g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 1))), ==, first);
