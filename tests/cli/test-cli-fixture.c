@@ -239,18 +239,28 @@ session_file_contents (Fixture    *f,
   return contents;
 }
 
+/* The path of the file of @turn_id (transfer full). */
+char *
+turn_file_path (Fixture    *f,
+                const char *turn_id)
+{
+  g_autofree char *relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id,
+                                               turn_id + 5, turn_id + 8, turn_id);
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+
+  return g_file_get_path (file);
+}
+
 /* Appends @text to the file of @turn_id, as a torn write would leave it. */
 void
 append_to_turn_file (Fixture    *f,
                      const char *turn_id,
                      const char *text)
 {
-  g_autofree char *relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id,
-                                               turn_id + 5, turn_id + 8, turn_id);
-  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+  g_autofree char *path = turn_file_path (f, turn_id);
 
-  g_assert_true (g_file_test (g_file_peek_path (file), G_FILE_TEST_IS_REGULAR));
-  natter_test_append_file (g_file_peek_path (file), text);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  natter_test_append_file (path, text);
 }
 
 /* Cuts the file of @turn_id back to its first line, as a file that lost
@@ -259,17 +269,15 @@ void
 keep_first_line_of_turn_file (Fixture    *f,
                               const char *turn_id)
 {
-  g_autofree char *relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id,
-                                               turn_id + 5, turn_id + 8, turn_id);
-  g_autoptr(GFile) file = g_file_resolve_relative_path (f->dir, relative);
+  g_autofree char *path = turn_file_path (f, turn_id);
   g_autofree char *contents = NULL;
   char *end;
 
-  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   end = strchr (contents, '\n');
   g_assert_nonnull (end);
   end[1] = '\0';
-  g_assert_true (g_file_set_contents (g_file_peek_path (file), contents, -1, NULL));
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
 }
 
 /* The event types of a session file, in order, space-separated with a

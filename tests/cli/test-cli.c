@@ -517,10 +517,8 @@ test_send_damaged_history (Fixture       *f,
   g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
-  g_autofree char *relative = NULL;
   g_autofree char *path = NULL;
   g_autofree char *hint = NULL;
-  g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
@@ -530,10 +528,8 @@ test_send_damaged_history (Fixture       *f,
   RUN (f, &r, "send", "--session", session_id, "second");
   g_assert_cmpint (r.status, ==, 0);
 
-  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
-  file = g_file_resolve_relative_path (f->dir, relative);
-  path = g_file_get_path (file);
-  natter_test_append_file (path, "{\"type\":\"turn_comp");
+  path = turn_file_path (f, turn_id);
+  append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "third");
@@ -577,10 +573,7 @@ test_recover_keeps_queue (Fixture       *f,
   g_autofree char *turn_id = NULL;
   g_autofree char *queue_id = NULL;
   g_autofree char *copy_id = NULL;
-  g_autofree char *relative = NULL;
-  g_autofree char *path = NULL;
   g_autofree char *listed = NULL;
-  g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
@@ -592,10 +585,7 @@ test_recover_keeps_queue (Fixture       *f,
   parse_ids (r.out, NULL, &turn_id);
   queue_id = natter_test_store_queued (f->dir, session_id, "waiting words", f->server->base_url, "m1");
 
-  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
-  file = g_file_resolve_relative_path (f->dir, relative);
-  path = g_file_get_path (file);
-  natter_test_append_file (path, "{\"type\":\"turn_comp");
+  append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
@@ -621,20 +611,16 @@ test_send_damaged_latest_turn (Fixture       *f,
   g_auto(NatterTestRun) r;
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
-  g_autofree char *relative = NULL;
   g_autofree char *path = NULL;
   g_autofree char *hint = NULL;
-  g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &turn_id);
 
-  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", turn_id, turn_id + 5, turn_id + 8, turn_id);
-  file = g_file_resolve_relative_path (f->dir, relative);
-  path = g_file_get_path (file);
-  natter_test_append_file (path, "{\"type\":\"turn_comp");
+  path = turn_file_path (f, turn_id);
+  append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "second");
@@ -662,9 +648,6 @@ test_retry_in_recovered_copy (Fixture       *f,
   g_autofree char *copy_id = NULL;
   g_autofree char *version_id = NULL;
   g_autofree char *other_id = NULL;
-  g_autofree char *relative = NULL;
-  g_autofree char *path = NULL;
-  g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
@@ -678,11 +661,7 @@ test_retry_in_recovered_copy (Fixture       *f,
   RUN (f, &r, "send", "--session", session_id, "third");
   g_assert_cmpint (r.status, ==, 0);
 
-  relative = g_strdup_printf ("storage/turns/%.4s/%.2s/%.2s/%s.jsonl", second_id, second_id + 5, second_id + 8,
-                              second_id);
-  file = g_file_resolve_relative_path (f->dir, relative);
-  path = g_file_get_path (file);
-  natter_test_append_file (path, "{\"type\":\"turn_comp");
+  append_to_turn_file (f, second_id, "{\"type\":\"turn_comp");
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);

@@ -101,6 +101,8 @@ JsonObject *request_body (Fixture *f,
 char *session_file_contents (Fixture    *f,
                              const char *session_id);
 char *session_types (const char *contents);
+char *turn_file_path (Fixture    *f,
+                      const char *turn_id);
 void keep_first_line_of_turn_file (Fixture    *f,
                                    const char *turn_id);
 void append_to_turn_file (Fixture    *f,
