@@ -237,6 +237,28 @@ renamed_everywhere (gpointer data)
                     w->title) == 0;
 }
 
+/* A version of @original's first message, made as Edit makes it, under
+ * @title, and its answered turn for @words (in @out_turn, transfer
+ * full): the version's id (transfer full). */
+static char *
+edit_first_message (UiWorld    *u,
+                    const char *original,
+                    const char *title,
+                    const char *words,
+                    char      **out_turn)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *edit;
+
+  natter_sessions_create_session_async (u->sessions, title, NULL, original, NULL, NULL, ui_result_cb, &result);
+  edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  *out_turn = ui_send (u, edit, words);
+  ui_wait_turn (u, *out_turn);
+  return edit;
+}
+
 /* Rename on a version that is not the one the list shows: the list's
  * row, the header and every version take the new title (the row shows
  * the most recently active version, whichever was renamed). */
@@ -256,17 +278,7 @@ test_rename_names_every_version (void)
   first = ui_send (u, original, "What to cook?");
   ui_wait_turn (u, first);
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  /* A version of the first message, made as Edit makes it. */
-  {
-    g_autoptr(GAsyncResult) result = NULL;
-    g_autoptr(GError) error = NULL;
-
-    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
-    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
-    g_assert_no_error (error);
-  }
-  edited = ui_send (u, edit, "What to cook tonight?");
-  ui_wait_turn (u, edited);
+  edit = edit_first_message (u, original, "Dinner", "What to cook tonight?", &edited);
 
   window = ui_window_new (app, u);
   wait.window = window;
@@ -303,16 +315,7 @@ test_delete_version_says_what_is_kept (void)
   first = ui_send (u, original, "What to cook?");
   ui_wait_turn (u, first);
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  {
-    g_autoptr(GAsyncResult) result = NULL;
-    g_autoptr(GError) error = NULL;
-
-    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
-    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
-    g_assert_no_error (error);
-  }
-  edited = ui_send (u, edit, "What to cook tonight?");
-  ui_wait_turn (u, edited);
+  edit = edit_first_message (u, original, "Dinner", "What to cook tonight?", &edited);
 
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, edit));
@@ -363,16 +366,7 @@ test_delete_version_keeps_row (void)
   first = ui_send (u, original, "What to cook?");
   ui_wait_turn (u, first);
   natter_fake_clock_advance (u->w->clock, 60 * G_USEC_PER_SEC);
-  {
-    g_autoptr(GAsyncResult) result = NULL;
-    g_autoptr(GError) error = NULL;
-
-    natter_sessions_create_session_async (u->sessions, "Dinner", NULL, original, NULL, NULL, ui_result_cb, &result);
-    edit = natter_sessions_create_session_finish (u->sessions, ui_wait_result (&result), &error);
-    g_assert_no_error (error);
-  }
-  edited = ui_send (u, edit, "What to cook tonight?");
-  ui_wait_turn (u, edited);
+  edit = edit_first_message (u, original, "Dinner", "What to cook tonight?", &edited);
 
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, edit));
