@@ -41,6 +41,24 @@ ui_timeline_loaded (gpointer data)
          natter_window_get_opening_session_id (data) == NULL;
 }
 
+static gboolean
+search_entry_shown (gpointer window)
+{
+  ui_settle ();
+  return ui_find_first (window, GTK_TYPE_SEARCH_ENTRY) != NULL;
+}
+
+/* Opens @window's search (win.search) and returns its entry once it is
+ * on screen: the search bar's revealer maps the entry only on the first
+ * frame of its animation, which a slow run (sanitizers) draws late. */
+GtkEditable *
+ui_open_search (NatterWindow *window)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL));
+  ui_wait_until (search_entry_shown, window);
+  return GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY));
+}
+
 /* Whether @window's error bar is on screen: revealed, and its
  * animation over. */
 gboolean

@@ -177,6 +177,7 @@ gboolean           ui_no_button_activating (gpointer           dialog);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);
 gboolean           ui_timeline_loaded     (gpointer            data);
+GtkEditable       *ui_open_search         (NatterWindow       *window);
 gboolean           ui_error_bar_shown     (gpointer            window);
 gboolean           ui_error_bar_hidden    (gpointer            window);
 gboolean           ui_no_toasts           (gpointer            window);

@@ -162,12 +162,6 @@ projects_toast_shown (gpointer data)
   return ui_label_shown (natter_window_get_toast_overlay (data), "Folder “Projects” deleted; its conversations stay");
 }
 
-static gboolean
-search_entry_shown (gpointer data)
-{
-  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
 /* The id of the sidebar's selected row, or NULL. */
 static const char *
 selected_session (NatterWindow *window)
@@ -207,6 +201,7 @@ test_pins_and_folders (void)
   AdwMessageDialog *dialog;
   NatterFolder *work;
   GtkWidget *scope;
+  GtkEditable *search;
   GValue dropped = G_VALUE_INIT;
   gboolean taken = FALSE;
   NatterWindow *window;
@@ -293,12 +288,11 @@ test_pins_and_folders (void)
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
   /* The search, narrowed to the folder. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_wait_until (search_entry_shown, window);
+  search = ui_open_search (window);
   scope = natter_sidebar_get_scope_dropdown (window->session_sidebar);
   g_assert_true (gtk_widget_get_visible (scope));
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (scope), GTK_ACCESSIBLE_PROPERTY_LABEL, "Search In");
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window->session_sidebar, GTK_TYPE_SEARCH_ENTRY)), "a");
+  gtk_editable_set_text (search, "a");
   wait_list (window, "Gamma Beta Alpha");
   natter_sidebar_set_search_scope (window->session_sidebar, work_id);
   g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (scope)), ==, 1);

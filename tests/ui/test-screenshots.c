@@ -226,13 +226,6 @@ publish_screenshot (const char *name)
 }
 
 static gboolean
-search_entry_shown (gpointer window)
-{
-  ui_settle ();
-  return ui_find_first (window, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
-static gboolean
 is_snippet (GtkWidget *widget)
 {
   return gtk_widget_get_mapped (widget) && strstr (gtk_label_get_label (GTK_LABEL (widget)), "<b>Slicing</b>") != NULL;
@@ -297,6 +290,7 @@ save_readme_screenshots (gboolean dark)
   g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
   g_autofree char *session_id = NULL;
   NatterSearchIndex *search;
+  GtkEditable *entry;
   NatterWindow *window;
 
   g_autoptr(JsonNode) tutor = natter_test_json ("{\"agentId\":\"helper\",\"name\":\"Python Tutor\","
@@ -330,13 +324,12 @@ save_readme_screenshots (gboolean dark)
 
   /* The search by what was said: the conversation found by a word of an
    * answer, the words around it under its title. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_wait_until (search_entry_shown, window);
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "slicing");
+  entry = ui_open_search (window);
+  gtk_editable_set_text (entry, "slicing");
   ui_wait_until (search_shows_snippet, window);
   save_screenshot (window, dark ? "search-dark.png" : "search.png");
   publish_screenshot (dark ? "search-dark.png" : "search.png");
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  gtk_editable_set_text (entry, "");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
   ui_settle ();
 

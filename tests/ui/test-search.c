@@ -124,9 +124,7 @@ static void
 search_for (NatterWindow *window,
             const char   *text)
 {
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_settle ();
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), text);
+  gtk_editable_set_text (ui_open_search (window), text);
 }
 
 typedef struct
@@ -282,12 +280,6 @@ versions_text_is (gpointer data)
 }
 
 static gboolean
-search_entry_shown (gpointer window)
-{
-  return ui_find_first (window, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
-static gboolean
 other_version_open (gpointer data)
 {
   VersionsWait *w = data;
@@ -322,8 +314,6 @@ test_search_hit_in_earlier_version (void)
   wait = (VersionsWait) { window, version, "2 versions" };
   ui_wait_until (versions_text_is, &wait);
 
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_wait_until (search_entry_shown, window);
   search_for (window, "pineapple");
   wait = (VersionsWait) { window, fruit, "Found in an earlier version (2 in all)" };
   ui_wait_until (versions_text_is, &wait);

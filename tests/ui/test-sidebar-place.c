@@ -49,13 +49,6 @@ describe_scroll (gpointer data)
   return g_strdup_printf ("the list is scrolled to %.1f, not %.1f", sidebar_scroll (w->window), w->value);
 }
 
-static gboolean
-search_entry_shown (gpointer data)
-{
-  ui_settle ();
-  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
 /* The row under the pointer stays the row it was: clearing a search or
  * undoing a deletion keeps the list's scroll position and its selection
  * (a jump there made the next click open another conversation). */
@@ -66,6 +59,7 @@ test_sidebar_keeps_place (void)
   g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   GtkWidget *scroller;
   GtkAdjustment *adjustment;
+  GtkEditable *search;
   NatterWindow *window;
   const char *chosen;
   guint chosen_position;
@@ -94,9 +88,8 @@ test_sidebar_keeps_place (void)
   g_assert_cmpuint (sidebar_selected (window), ==, chosen_position);
 
   /* A search, then the search cleared. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_wait_until (search_entry_shown, window);
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "Budget");
+  search = ui_open_search (window);
+  gtk_editable_set_text (search, "Budget");
   {
     GListModel *model = natter_window_get_sidebar_model (window);
     gboolean filtered = FALSE;
@@ -110,7 +103,7 @@ test_sidebar_keeps_place (void)
       }
     g_assert_true (filtered);
   }
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  gtk_editable_set_text (search, "");
   ui_wait_until_full (scrolled_to, describe_scroll, &wait);
   g_assert_cmpuint (g_list_model_get_n_items (natter_window_get_sidebar_model (window)), ==, 40);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, chosen);

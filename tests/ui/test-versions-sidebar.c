@@ -95,13 +95,6 @@ wait_sidebar (NatterWindow *window,
   ui_wait_until_full (sidebar_is, describe_sidebar, &w);
 }
 
-static gboolean
-search_entry_shown (gpointer data)
-{
-  ui_settle ();
-  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
 static char *
 fork_titled (UiWorld    *u,
              const char *session_id,
@@ -137,6 +130,7 @@ test_sidebar_lists_conversation_once (void)
   g_autofree char *apart_turn = NULL;
   g_autofree char *later = NULL;
   GtkSelectionModel *selection;
+  GtkEditable *search;
   NatterWindow *window;
 
   natter_fake_model_script (u->w->fakes->model,
@@ -163,11 +157,10 @@ test_sidebar_lists_conversation_once (void)
   wait_sidebar (window, "-|2 versions", apart, edit, NULL);
 
   /* A search finds every version by its words. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL));
-  ui_wait_until (search_entry_shown, window);
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "Dinner");
+  search = ui_open_search (window);
+  gtk_editable_set_text (search, "Dinner");
   wait_sidebar (window, NULL, edit, original, NULL);
-  gtk_editable_set_text (GTK_EDITABLE (ui_find_first (window, GTK_TYPE_SEARCH_ENTRY)), "");
+  gtk_editable_set_text (search, "");
   wait_sidebar (window, "-|2 versions", apart, edit, NULL);
 
   /* The row opens the latest version, whose message has ‹ 2/2 ›. */

@@ -86,13 +86,6 @@ typedef struct
 } LabelWait;
 
 static gboolean
-search_entry_shown (gpointer data)
-{
-  ui_settle ();
-  return ui_find_first (data, GTK_TYPE_SEARCH_ENTRY) != NULL;
-}
-
-static gboolean
 sidebar_has_one (gpointer data)
 {
   ui_settle ();
@@ -131,7 +124,7 @@ test_window_markup_in_titles (void)
   g_autoptr(GError) error = NULL;
   NatterWindow *window;
   LabelWait row = { NULL, MARKUP_TITLE };
-  GtkWidget *search;
+  GtkEditable *search;
 
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
   turn_id = ui_send (u, session_id, "Hello");
@@ -155,13 +148,11 @@ test_window_markup_in_titles (void)
   }
 
   /* A search for it. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.search", NULL);
-  ui_wait_until (search_entry_shown, window);
-  search = ui_find_first (window, GTK_TYPE_SEARCH_ENTRY);
-  gtk_editable_set_text (GTK_EDITABLE (search), "jerry <b");
+  search = ui_open_search (window);
+  gtk_editable_set_text (search, "jerry <b");
   ui_wait_until (sidebar_has_one, window);
   ui_wait_until (session_row_shown, &row);
-  gtk_editable_set_text (GTK_EDITABLE (search), "");
+  gtk_editable_set_text (search, "");
 
   /* The delete toast says which conversation went, and Undo brings it
    * back. */
