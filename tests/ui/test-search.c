@@ -718,6 +718,15 @@ test_search_capped (void)
  * everything. The worker stops after each commit of 2 sessions
  * (natter_search_index_pause_after_batches()) until the test lets it go
  * on, so nothing races. */
+static gboolean
+first_batch_in (gpointer search)
+{
+  guint n_checked = 0;
+
+  natter_search_index_get_progress (search, &n_checked, NULL);
+  return n_checked == 2;
+}
+
 static void
 test_search_progress (void)
 {
@@ -743,6 +752,10 @@ test_search_progress (void)
   natter_search_index_start (search);
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
+  /* The search is typed once the first batch is in: while indexing, a
+   * search runs again only when the index is done, so one typed before
+   * would find none of the first two until then. */
+  ui_wait_until (first_batch_in, search);
   search_for (window, "zebras");
 
   /* The first batch is in: two are found, and the note says so. */
