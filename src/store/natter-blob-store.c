@@ -36,7 +36,25 @@ struct _NatterBlobStore
 
   char    *storage_path;   /* <data dir>/storage */
   char    *root;           /* <storage>/blobs/sha256 */
+  /* natter_blob_store_check_whole_sync(): the blobs whose bytes were
+   * hashed and matched, each with the file's identity then (a
+   * FileIdentity), so that an unchanged file is not hashed again. Any
+   * thread may ask: the lock guards the table. */
+  GMutex      lock;
+  GHashTable *whole;
 };
+
+/* What stat() says of a blob's file: the same values mean the same
+ * bytes, short of a change that also kept its modification and status
+ * change times to the nanosecond. */
+typedef struct
+{
+  dev_t  dev;
+  ino_t  ino;
+  off_t  size;
+  struct timespec mtime;
+  struct timespec ctime;
+} FileIdentity;
 
 G_DEFINE_FINAL_TYPE (NatterBlobStore, natter_blob_store, G_TYPE_OBJECT)
 
@@ -47,6 +65,8 @@ natter_blob_store_finalize (GObject *object)
 
   g_free (self->storage_path);
   g_free (self->root);
+  g_hash_table_unref (self->whole);
+  g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (natter_blob_store_parent_class)->finalize (object);
 }
 
@@ -59,6 +79,8 @@ natter_blob_store_class_init (NatterBlobStoreClass *klass)
 static void
 natter_blob_store_init (NatterBlobStore *self)
 {
+  g_mutex_init (&self->lock);
+  self->whole = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 /**
@@ -384,6 +406,104 @@ natter_blob_store_check_present (NatterBlobStore  *self,
                    path, (gint64) st.st_size, size);
       return FALSE;
     }
+  return TRUE;
+}
+
+static void
+identity_of (const struct stat *st,
+             FileIdentity      *out)
+{
+  memset (out, 0, sizeof *out);
+  out->dev = st->st_dev;
+  out->ino = st->st_ino;
+  out->size = st->st_size;
+  out->mtime = st->st_mtim;
+  out->ctime = st->st_ctim;
+}
+
+static gboolean
+identity_equal (const FileIdentity *a,
+                const FileIdentity *b)
+{
+  return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+         a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+         a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static gboolean
+known_whole (NatterBlobStore    *self,
+             const char         *sha256,
+             const FileIdentity *identity)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  const FileIdentity *known = g_hash_table_lookup (self->whole, sha256);
+
+  return known != NULL && identity_equal (known, identity);
+}
+
+/**
+ * natter_blob_store_check_whole_sync:
+ * @self: the blob store
+ * @sha256: the blob's hash
+ * @size: the size the reference gives, in bytes
+ * @error: return location for a #GError
+ *
+ * Whether a blob is on disk with the size a reference gives and bytes
+ * that still have their hash: natter_blob_store_check_present() and then
+ * the hash, which is computed once per file as it is (its device, inode,
+ * size, modification and status change times, remembered by @self) —
+ * so a blob changed in place, even to the same size, is found before a
+ * turn is made on a history that would send it (docs/sessions.md §2),
+ * and an unchanged one costs one stat. Blocks: call it from a worker
+ * thread; any thread may.
+ *
+ * Returns: %TRUE when whole; else %FALSE with the errors of
+ *   natter_blob_store_check_present() and natter_blob_store_read_sync()
+ *   (%NATTER_STORE_ERROR_CORRUPT for bytes that no longer match)
+ */
+gboolean
+natter_blob_store_check_whole_sync (NatterBlobStore  *self,
+                                    const char       *sha256,
+                                    gint64            size,
+                                    GError          **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  FileIdentity *identity;
+  struct stat st;
+
+  g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
+
+  if (!natter_blob_store_check_present (self, sha256, size, error))
+    return FALSE;
+  path = natter_blob_store_dup_path (self, sha256);
+  if (stat (path, &st) < 0)
+    {
+      set_missing (self, path, error);
+      return FALSE;
+    }
+  identity = g_new (FileIdentity, 1);
+  identity_of (&st, identity);
+  if (known_whole (self, sha256, identity))
+    {
+      g_free (identity);
+      return TRUE;
+    }
+  /* The identity is taken before the read: a change while it reads
+   * leaves an identity that no longer matches, so it is hashed again. */
+  bytes = natter_blob_store_read_sync (self, sha256, error);
+  if (bytes == NULL || (gint64) g_bytes_get_size (bytes) != size)
+    {
+      g_free (identity);
+      if (bytes != NULL)
+        g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT,
+                     "The attachment file %s has %" G_GSIZE_FORMAT " bytes, not %" G_GINT64_FORMAT,
+                     path, g_bytes_get_size (bytes), size);
+      return FALSE;
+    }
+  g_mutex_lock (&self->lock);
+  g_hash_table_replace (self->whole, g_strdup (sha256), identity);
+  g_mutex_unlock (&self->lock);
   return TRUE;
 }
 

@@ -45,6 +45,10 @@ gboolean         natter_blob_store_check_present   (NatterBlobStore  *self,
                                                     const char       *sha256,
                                                     gint64            size,
                                                     GError          **error);
+gboolean         natter_blob_store_check_whole_sync (NatterBlobStore *self,
+                                                    const char       *sha256,
+                                                    gint64            size,
+                                                    GError          **error);
 
 gboolean         natter_blob_part_validate         (JsonObject       *part,
                                                     GError          **error);

@@ -10,8 +10,10 @@
  * is written only after its blobs, at turn schema version 2.
  */
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cairo-pdf.h>
 #include <glib/gstdio.h>
@@ -225,6 +227,53 @@ test_blob_hash_check (Fixture       *f,
   /* A name that is not a hash is never made into a path. */
   g_assert_null (natter_blob_store_read_sync (f->blobs, "../../turns", &error));
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
+}
+
+/* The whole check hashes a blob once as its file is, and again when the
+ * file changed, even in place and to the same size. */
+static void
+test_blob_whole_check (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static ("test", 4);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *sha256 = natter_blob_store_put_sync (f->blobs, bytes, &error);
+  g_autofree char *path = natter_blob_store_dup_path (f->blobs, sha256);
+  int fd;
+
+  g_assert_no_error (error);
+  g_assert_true (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_no_error (error);
+
+  /* Written over in place: the same file, the same size, other bytes. */
+  fd = open (path, O_WRONLY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, "tesT", 4), ==, 4);
+  g_assert_cmpint (close (fd), ==, 0);
+  g_assert_true (natter_blob_store_check_present (f->blobs, sha256, 4, &error));
+  g_assert_false (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, path));
+  g_clear_error (&error);
+  /* Still damaged when asked again: a failed check is not remembered as
+   * whole. */
+  g_assert_false (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+  g_clear_error (&error);
+
+  /* Mended: whole again. Of another size, or missing: said so. */
+  g_file_set_contents (path, "test", 4, &error);
+  g_assert_no_error (error);
+  g_assert_true (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_no_error (error);
+  g_assert_false (natter_blob_store_check_whole_sync (f->blobs, sha256, 5, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+  g_clear_error (&error);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_false (natter_blob_store_check_whole_sync (f->blobs, sha256, 4, &error));
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND);
 }
 
 /* ------------------------------------------------------------------ */
@@ -775,6 +824,7 @@ main (int   argc,
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/attachments/blob-round-trip", test_blob_round_trip);
   ADD ("/attachments/blob-hash-check", test_blob_hash_check);
+  ADD ("/attachments/blob-whole-check", test_blob_whole_check);
   ADD ("/attachments/store-files", test_store_files);
   ADD ("/attachments/size-limit-writes-nothing", test_size_limit_writes_nothing);
   ADD ("/attachments/unsupported-writes-nothing", test_unsupported_writes_nothing);

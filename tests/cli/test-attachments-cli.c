@@ -492,6 +492,45 @@ test_missing_and_damaged_blob (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
 }
 
+/* An attachment of the history whose bytes changed but kept their size:
+ * the first message after it is refused like a missing one, not sent to
+ * fail on it, and so is every other until the readable part is copied;
+ * no request is made and no turn written. */
+static void
+test_same_size_damaged_blob (Fixture       *f,
+                             gconstpointer  data)
+{
+  const NatterTestResponse script[] = { ANSWER, ANSWER };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *hint = NULL;
+  g_autofree char *text_blob = blob_path (f, "the word is plum", 16);
+  g_autoptr(GError) error = NULL;
+  guint turns_before;
+
+  f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "--attach", f->text, "Read this");
+  g_assert_cmpint (r.status, ==, 0);
+  session_id = session_of (r.out);
+  g_file_set_contents (text_blob, "the word is pear", -1, &error);
+  g_assert_no_error (error);
+
+  turns_before = count_files (f->dir, "storage/turns");
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+  for (guint i = 0; i < 2; i++)
+    {
+      natter_test_run_clear (&r);
+      RUN (f, &r, "send", "--session", session_id, "More");
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_nonnull (strstr (r.err, text_blob));
+      g_assert_nonnull (strstr (r.err, "is damaged"));
+      g_assert_true (g_str_has_suffix (r.err, hint));
+      g_assert_cmpuint (f->server->bodies->len, ==, 1);
+      g_assert_cmpuint (count_files (f->dir, "storage/turns"), ==, turns_before);
+    }
+}
+
 static void
 test_kill_between_blob_and_turn (Fixture       *f,
                                  gconstpointer  data)
@@ -606,6 +645,7 @@ main (int   argc,
   ADD ("/attachments-cli/ask-attach", test_ask_attach);
   ADD ("/attachments-cli/size-limit", test_size_limit);
   ADD ("/attachments-cli/missing-and-damaged-blob", test_missing_and_damaged_blob);
+  ADD ("/attachments-cli/same-size-damaged-blob", test_same_size_damaged_blob);
   ADD ("/attachments-cli/kill-between-blob-and-turn", test_kill_between_blob_and_turn);
   ADD ("/attachments-cli/server-rejects-images", test_server_rejects_images);
   ADD ("/attachments-cli/poppler-only-for-pdf", test_poppler_only_for_pdf);

@@ -326,6 +326,19 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
+/* natter-sessions-history-check.c */
+gboolean            natter_sessions_history_attachments_need_check   (NatterSessions      *self,
+                                                                      JsonArray           *history);
+void                natter_sessions_check_history_attachments_async  (NatterSessions      *self,
+                                                                      JsonArray           *history,
+                                                                      const char          *session_id,
+                                                                      GCancellable        *cancellable,
+                                                                      GAsyncReadyCallback  callback,
+                                                                      gpointer             user_data);
+gboolean            natter_sessions_check_history_attachments_finish (NatterSessions      *self,
+                                                                      GAsyncResult        *result,
+                                                                      GError             **error);
+
 /* natter-sessions-turns.c */
 void                natter_sessions_take_queued         (NatterSessionState  *state,
                                                          guint                index,

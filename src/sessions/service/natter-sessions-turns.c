@@ -179,49 +179,44 @@ send_turn_created_cb (GObject      *object,
 
 static void send_create_turn (GTask *task);
 
-/* %NATTER_SESSION_ERROR_ARRIVING when an attachment of @history has not
- * arrived from another device yet (docs/format.md §9.3): the turn would
- * fail on it, so the message waits, with nothing written. One that is
- * missing or has another size is a damaged history
- * (%NATTER_SESSION_ERROR_HISTORY_DAMAGED, naming the attachment and its
- * file): every turn made on it would fail the same way, so nothing is
- * written and the way out is a copy of the readable part
- * (docs/sessions.md §2). One stat per attachment; the model call still
- * reads and checks each. */
-static GError *
-history_attachments_unreadable (NatterSessions *self,
-                                JsonArray      *history,
-                                const char     *session_id)
+/* Every attachment the history would send was checked whole (or one was
+ * not: the message is refused, nothing written; docs/sessions.md §2). */
+static void
+send_history_checked_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
 {
-  NatterBlobStore *blobs = natter_turn_runtime_get_blob_store (self->runtime);
+  g_autoptr(GTask) task = user_data;
+  SendData *data = send_data_get (task);
+  GError *error = NULL;
 
-  if (blobs == NULL || !natter_messages_have_blob_parts (history))
-    return NULL;
-  for (guint i = 0; i < json_array_get_length (history); i++)
+  if (!natter_sessions_check_history_attachments_finish (NATTER_SESSIONS (object), result, &error))
     {
-      JsonNode *node = json_array_get_element (history, i);
-      g_autoptr(GPtrArray) parts = NULL;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      parts = natter_message_dup_blob_parts (json_node_get_object (node));
-      for (guint p = 0; p < parts->len; p++)
-        {
-          JsonObject *part = g_ptr_array_index (parts, p);
-          g_autoptr(GError) error = NULL;
-
-          if (!natter_blob_store_check_present (blobs, json_object_get_string_member (part, "sha256"),
-                                                json_object_get_int_member (part, "size"), &error) &&
-              g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED))
-            return natter_sessions_arriving_error (g_steal_pointer (&error), session_id, NULL);
-          if (error != NULL)
-            return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED,
-                                "The history of session %s cannot be read, so nothing was sent: "
-                                "its attachment “%s” cannot be read: %s", session_id,
-                                json_object_get_string_member_with_default (part, "name", ""), error->message);
-        }
+      natter_sessions_op_return_error (task, error);
+      return;
     }
-  return NULL;
+  data->history_read = TRUE;
+  send_create_turn (task);
+}
+
+/* The history @history this message continues has been read: its
+ * attachments are checked before the turn is made, off the main thread
+ * (natter-sessions-history-check.c), when it has any. */
+static void
+send_check_history (GTask     *task,
+                    JsonArray *history)
+{
+  SendData *data = send_data_get (task);
+
+  if (natter_sessions_history_attachments_need_check (data->base.self, history))
+    {
+      natter_sessions_check_history_attachments_async (data->base.self, history, data->base.session_id,
+                                                       g_task_get_cancellable (task), send_history_checked_cb,
+                                                       g_object_ref (task));
+      return;
+    }
+  data->history_read = TRUE;
+  send_create_turn (task);
 }
 
 /* The history a reference points at must read whole before a turn is
@@ -255,14 +250,7 @@ send_history_read_cb (GObject      *object,
         natter_sessions_op_return_error (task, g_steal_pointer (&error));
       return;
     }
-  error = history_attachments_unreadable (data->base.self, transcript, data->base.session_id);
-  if (error != NULL)
-    {
-      natter_sessions_op_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  data->history_read = TRUE;
-  send_create_turn (task);
+  send_check_history (task, transcript);
 }
 
 static void
@@ -282,7 +270,7 @@ send_compaction_context_cb (GObject      *object,
       natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->base.session_id, NULL));
       return;
     }
-  send_create_turn (task);
+  send_check_history (task, data->inline_context);
 }
 
 static void
