@@ -326,6 +326,19 @@ JsonObject         *natter_sessions_fork_compaction_finish    (GAsyncResult     
 JsonNode           *natter_sessions_compaction_copy           (NatterSessions      *self,
                                                                const char          *session_id,
                                                                JsonObject          *compaction);
+/* natter-sessions-turn-chain.c */
+void                natter_sessions_walk_back_async   (NatterSessions      *self,
+                                                       const char          *from,
+                                                       const char          *stop_at,
+                                                       guint                max_turns,
+                                                       gboolean             must_reach,
+                                                       GAsyncReadyCallback  callback,
+                                                       gpointer             user_data);
+GPtrArray          *natter_sessions_walk_back_finish  (GAsyncResult        *result,
+                                                       char               **out_previous,
+                                                       gboolean            *out_reached,
+                                                       GError             **error);
+
 /* natter-sessions-history-check.c */
 gboolean            natter_sessions_history_attachments_need_check   (NatterSessions      *self,
                                                                       JsonArray           *history);
