@@ -583,6 +583,59 @@ test_original_deleted_pin_follows_row (Fixture       *f,
   conversation_clear (&c);
 }
 
+/* "Branch from Here" on a message a version shows from its deleted
+ * original: the branch names the original and the turn, as one made
+ * before the delete would, and the model receives what the version
+ * showed up to that message. */
+static void
+test_original_deleted_branch (Fixture       *f,
+                              gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *before_delete = NULL;
+  g_autofree char *own = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) refused = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) turns = NULL;
+  char *none;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  /* Before the delete: asked of the version, made of the original. */
+  before_delete = natter_test_sessions_fork (f, v1, c.turns[0], NULL);
+  state = natter_test_sessions_get (f, before_delete);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  delete_session (f, c.session);
+  branch = natter_test_sessions_fork (f, v1, c.turns[0], NULL);
+  state = natter_test_sessions_get (f, branch);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, c.turns[0]);
+  g_assert_false (natter_session_state_get_is_version (state));
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  own = natter_test_sessions_send_and_wait (f, branch, "Q2, asked elsewhere");
+  natter_sessions_read_history_async (f->sessions, own, NULL, natter_test_result_cb, &result);
+  turns = natter_sessions_read_history_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (turns->len, ==, 2);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 0)), ==, c.turns[0]);
+
+  /* A turn the version does not show is no place to branch from. */
+  natter_sessions_fork_async (f->sessions, v1, c.turns[1], NULL, NULL, natter_test_result_cb, &refused);
+  none = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&refused), &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
+  conversation_clear (&c);
+}
+
 /* What a version of a deleted original still sends is read back from
  * the turn files: the fork point, then each turn its context refers to,
  * oldest first. */
@@ -630,6 +683,7 @@ main (int   argc,
   ADD ("/versions/original-deleted/keeps-place", test_original_deleted_keeps_place);
   ADD ("/versions/original-deleted/history", test_original_deleted_history);
   ADD ("/versions/original-deleted/pin-follows-row", test_original_deleted_pin_follows_row);
+  ADD ("/versions/original-deleted/branch", test_original_deleted_branch);
 #undef ADD
 
   return g_test_run ();
