@@ -463,9 +463,9 @@ fork_cb (GObject      *source,
 
 /* A new session with the history up to and including the turn
  * (a branch, docs/sessions.md §3); the original stays as it is. It is
- * asked of the conversation shown, also for a turn shown from the
- * history it was branched from: the session service finds the turn's
- * owner, a deleted one too. */
+ * asked of the conversation shown, whose settings it takes, also
+ * for a turn shown from the history it was branched from: the session
+ * service finds the turn's owner, a deleted one too. */
 static void
 branch_activated (GtkWidget  *widget,
                   const char *action_name,

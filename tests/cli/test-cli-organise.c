@@ -616,7 +616,8 @@ test_title_fork_delete (Fixture       *f,
 
 /* `natter fork VERSION TURN` at a message the version shows from its
  * original, once the original is deleted: the branch is made, with
- * the history the version showed up to there. */
+ * the history the version showed up to there, and it starts with the
+ * conversation's settings and folder but not its pin. */
 static void
 test_fork_deleted_original (Fixture       *f,
                             gconstpointer  data)
@@ -629,6 +630,7 @@ test_fork_deleted_original (Fixture       *f,
   g_autofree char *fork_id = NULL;
   g_autoptr(JsonObject) entry = NULL;
   g_autoptr(JsonObject) body = NULL;
+  g_autoptr(JsonNode) json = NULL;
   const char *sent = NULL;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
@@ -668,6 +670,11 @@ test_fork_deleted_original (Fixture       *f,
 
   entry = listed_entry (f, fork_id);
   g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", fork_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "seed"), ==, 5);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "show", fork_id);
@@ -687,6 +694,7 @@ test_fork_deleted_original (Fixture       *f,
         sent = g_ptr_array_index (f->server->bodies, i);
       }
   g_assert_nonnull (body);
+  g_assert_cmpint (json_object_get_int_member (body, "seed"), ==, 5);
   g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
   g_assert_null (strstr (sent, "and then"));
 }

@@ -523,6 +523,12 @@ test_branch_from_deleted_original (void)
   g_assert_cmpint (natter_timeline_marker_get_kind (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
                    NATTER_TIMELINE_MARKER_NOTE);
   assert_inherited (window, 1, parent_id, turns[0], "Q1", "A1");
+  /* The conversation's settings and folder, not its pin. */
+  g_assert_nonnull (natter_sessions_get_kept_parameters (u->sessions, branch_id));
+  g_assert_cmpfloat (natter_sessions_get_kept_parameters (u->sessions, branch_id)->temperature, ==, 0.5);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, branch_id), ==, folder_id);
+  g_assert_false (natter_sessions_get_pinned (u->sessions, branch_id));
+  g_assert_true (natter_sessions_get_pinned (u->sessions, version_id));
 
   for (guint i = 0; i < 3; i++)
     g_free (turns[i]);

@@ -14,8 +14,11 @@
 #include "natter-runtime-error.h"
 #include "natter-session-families.h"
 #include "natter-session-index-internal.h"
+#include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-sync-conflict-name.h"
 #include "natter-store-error.h"
 
@@ -78,15 +81,30 @@ fork_written_cb (GObject      *object,
 
 /* What a new fork's own file holds beside its `session_created`,
  * written in one append once the file exists: the compaction of the
- * turns it inherits (docs/sessions.md §5). */
+ * turns it inherits (docs/sessions.md §5), and for a branch made on
+ * purpose, a conversation of its own, the settings of the conversation
+ * it was made from and its folder (docs/format.md §3.5, §3.6). A
+ * version has none of these: it shares its original's. The pin stays
+ * behind, so that one conversation is not pinned twice over. */
 static GPtrArray *
 fork_inherited_events (CreateData *data)
 {
   NatterSessions *self = data->base.self;
   GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
+  const NatterGenerationParameters *parameters;
+  const char *folder_id;
 
   if (data->compaction != NULL)
     g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->base.session_id, data->compaction));
+  if (data->shown == NULL || data->title != NULL)
+    return events;
+  parameters = natter_sessions_get_kept_parameters (self, data->shown);
+  if (parameters != NULL)
+    g_ptr_array_add (events, natter_session_event_new_parameters_changed (data->base.session_id, ts, parameters));
+  folder_id = natter_sessions_get_folder_id (self, data->shown);
+  if (folder_id != NULL)
+    g_ptr_array_add (events, natter_session_event_new_folder_changed (data->base.session_id, ts, folder_id));
   return events;
 }
 
@@ -620,7 +638,9 @@ natter_sessions_create_session_finish (NatterSessions  *self,
  * the turn and @session_id's `cwd`. Its first
  * natter_sessions_send_message_async() uses `{previousTurnId: turn}` as
  * context, so the model sees the history shown up to that turn, and the
- * parent is never touched.
+ * parent is never touched. A branch made on purpose (no @title) starts
+ * with the generation parameters and the folder of @session_id's
+ * conversation, appended to its own file; never its pin.
  */
 void
 natter_sessions_fork_async (NatterSessions      *self,
@@ -650,8 +670,8 @@ natter_sessions_fork_async (NatterSessions      *self,
  *   %NATTER_SESSION_ERROR_READ_ONLY if the turn is another device's
  *   copy's own, or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to
  *   branch at (or one the branch's compaction keeps) cannot be read. An
- *   error of the write after the file's first line (the compaction the
- *   branch keeps) leaves the new session listed.
+ *   error of the write after the file's first line (what the branch
+ *   takes from the conversation) leaves the new session listed.
  */
 char *
 natter_sessions_fork_finish (NatterSessions  *self,
