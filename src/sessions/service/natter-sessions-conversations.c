@@ -66,8 +66,8 @@ create_data_clear (CreateData *data)
 
 static void
 fork_written_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   NatterSessionsOp *data = g_task_get_task_data (task);
@@ -283,16 +283,17 @@ fork_from_owner (GTask              *task,
 {
   CreateData *data = create_data_get (task);
   JsonObject *compaction = natter_session_state_get_compaction (owner);
+  const char *owner_id = natter_session_state_get_session_id (owner);
 
   /* A branch names its parent by id; another device's copy has none to
    * give (docs/format.md §9). */
-  if (natter_sync_conflict_is_candidate (natter_session_state_get_session_id (owner)))
+  if (natter_sync_conflict_is_candidate (owner_id))
     {
-      natter_sessions_op_return_error (task, natter_sessions_read_only_error (natter_session_state_get_session_id (owner)));
+      natter_sessions_op_return_error (task, natter_sessions_read_only_error (owner_id));
       return;
     }
   g_free (data->parent_session);
-  data->parent_session = g_strdup (natter_session_state_get_session_id (owner));
+  data->parent_session = g_strdup (owner_id);
   data->fork_is_earlier = g_strcmp0 (natter_session_state_get_latest_turn_id (owner), data->forked_from_turn_id) != 0;
   if (compaction != NULL && !kept_after (owner, compaction, data->forked_from_turn_id))
     data->compaction = json_object_ref (compaction);
