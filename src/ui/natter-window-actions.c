@@ -462,7 +462,10 @@ fork_cb (GObject      *source,
 }
 
 /* A new session with the history up to and including the turn
- * (a branch, docs/sessions.md §3); the original stays as it is. */
+ * (a branch, docs/sessions.md §3); the original stays as it is. It is
+ * asked of the conversation shown, whose settings it takes, also
+ * for a turn shown from the history it was branched from: the session
+ * service finds the turn's owner, a deleted one too. */
 static void
 branch_activated (GtkWidget  *widget,
                   const char *action_name,
@@ -470,15 +473,10 @@ branch_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *turn_id = g_variant_get_string (parameter, NULL);
-  NatterTurnItem *item = self->conversation.timeline != NULL ? natter_timeline_model_lookup_any (self->conversation.timeline, turn_id) : NULL;
-  const char *session_id = self->conversation.session_id;
 
   if (self->conversation.session_id == NULL || self->sessions == NULL)
     return;
-  /* A turn a branch shows from its history belongs to the ancestor. */
-  if (item != NULL && natter_turn_item_get_inherited_from (item) != NULL)
-    session_id = natter_turn_item_get_inherited_from (item);
-  natter_sessions_fork_async (self->sessions, session_id, turn_id,
+  natter_sessions_fork_async (self->sessions, self->conversation.session_id, turn_id,
                               NULL, self->cancellable, fork_cb, g_object_ref (self));
 }
 

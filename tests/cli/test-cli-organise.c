@@ -614,6 +614,91 @@ test_title_fork_delete (Fixture       *f,
   }
 }
 
+/* `natter fork VERSION TURN` at a message the version shows from its
+ * original, once the original is deleted: the branch is made, with
+ * the history the version showed up to there, and it starts with the
+ * conversation's settings and folder but not its pin. */
+static void
+test_fork_deleted_original (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *fork_id = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  const char *sent = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and", "then");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--seed", "5");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work");
+  g_assert_cmpint (r.status, ==, 0);
+  /* Another answer to the second message: a version that shows the
+   * first from the original. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", version_id, first);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+
+  entry = listed_entry (f, fork_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", fork_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "seed"), ==, 5);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", fork_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nThe earlier messages come from a conversation that was deleted:\n"));
+  g_assert_nonnull (strstr (r.out, "user: hello\nassistant: Hello world\n"));
+  g_assert_null (strstr (r.out, "and then"));
+
+  /* The model receives the first exchange, not the second. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", fork_id, "elsewhere");
+  g_assert_cmpint (r.status, ==, 0);
+  for (guint i = 0; i < f->server->bodies->len; i++)
+    if (strstr (g_ptr_array_index (f->server->bodies, i), "\"content\":\"elsewhere\"") != NULL)
+      {
+        body = request_body (f, i);
+        sent = g_ptr_array_index (f->server->bodies, i);
+      }
+  g_assert_nonnull (body);
+  g_assert_cmpint (json_object_get_int_member (body, "seed"), ==, 5);
+  g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
+  g_assert_null (strstr (sent, "and then"));
+}
+
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
 
@@ -968,6 +1053,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/retry-takes-it", test_queue_retry_takes_it);
+  ADD ("/cli/fork-deleted-original", test_fork_deleted_original);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);

@@ -21,6 +21,7 @@
 #include "natter-import-report.h"
 #include "natter-jsonl-repo.h"
 #include "natter-session-grants-queue.h"
+#include "natter-session-parameters-state.h"
 #include "natter-session-placement-state.h"
 #include "natter-session-scan.h"
 #include "natter-session-schema.h"
@@ -237,7 +238,10 @@ test_pin_raises_v1 (Fixture       *f,
 
 /* A version is pinned and filed with its conversation, whichever of them
  * is named: the original's file keeps it. A branch made on purpose is a
- * conversation of its own: unpinned, in no folder. */
+ * conversation of its own, which starts where the person made it: in
+ * the same folder and with the same model settings, written to its own
+ * file, but unpinned, so that the list does not pin one conversation
+ * twice over. */
 static void
 test_versions_and_branches (Fixture       *f,
                             gconstpointer  data)
@@ -269,9 +273,64 @@ test_versions_and_branches (Fixture       *f,
   later = natter_test_sessions_fork (f, sid, turn, "Kept");
   g_assert_true (natter_sessions_get_pinned (f->sessions, later));
 
-  branch = natter_test_sessions_fork (f, sid, turn, NULL);
-  g_assert_false (natter_sessions_get_pinned (f->sessions, branch));
-  g_assert_null (natter_sessions_get_folder_id (f->sessions, branch));
+  /* Made from the version, at the original's turn it shows. */
+  {
+    g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) events = NULL;
+    g_autoptr(GPtrArray) turn_events = NULL;
+    g_autoptr(NatterSessionState) branch_state = NULL;
+    g_autofree char *own = NULL;
+    JsonObject *config;
+    const char *types[] = { "session_created", "schema_upgraded", "schema_upgraded", "parameters_changed",
+                            "schema_upgraded", "folder_changed", "turn_appended", "title_changed", NULL };
+
+    parameters->has_seed = TRUE;
+    parameters->seed = 7;
+    natter_generation_parameters_set_system_instruction (parameters, "Be brief.");
+    natter_sessions_set_parameters_async (f->sessions, version, parameters, NULL, natter_test_result_cb, &result);
+    g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                          &error));
+    g_assert_no_error (error);
+
+    branch = natter_test_sessions_fork (f, version, turn, NULL);
+    g_assert_false (natter_sessions_get_pinned (f->sessions, branch));
+    g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, branch), ==, FID);
+    g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, branch), ==, branch);
+    g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, branch),
+                                                       parameters));
+
+    /* Its first message is sent with them. */
+    natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+    own = natter_test_sessions_send_and_wait (f, branch, "two");
+    events = natter_test_sessions_read (f->w->session_repo, branch);
+    assert_types (events, types);
+    branch_state = natter_test_sessions_get (f, branch);
+    g_assert_false (natter_session_state_get_pinned (branch_state));
+    turn_events = natter_test_sessions_read (f->w->turn_repo, own);
+    config = json_object_get_object_member (natter_test_find_type (turn_events, "turn_created"), "config");
+    g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (config, "parameters"), "seed"),
+                     ==, 7);
+
+    /* Made from the original at its own turn, alike. */
+    {
+      g_autofree char *plain = natter_test_sessions_fork (f, sid, turn, NULL);
+
+      g_assert_false (natter_sessions_get_pinned (f->sessions, plain));
+      g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, plain), ==, FID);
+      g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, plain),
+                                                         parameters));
+    }
+
+    /* Changing the branch's settings leaves the conversation's. */
+    parameters->seed = 8;
+    g_clear_object (&result);
+    natter_sessions_set_parameters_async (f->sessions, branch, parameters, NULL, natter_test_result_cb, &result);
+    g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                          &error));
+    g_assert_cmpint (natter_sessions_get_kept_parameters (f->sessions, sid)->seed, ==, 7);
+  }
 }
 
 /* An archive is data: where the conversation sat in the sender's list

@@ -524,21 +524,115 @@ test_original_deleted_keeps_place (Fixture       *f,
   g_assert_no_error (error);
 
   delete_session (f, c.session);
+  /* One conversation was pinned, and one stays so: the version the
+   * list showed for it, the last answered (v2). Both stay in the
+   * folder, with the settings. */
   heirs[0] = v1;
   heirs[1] = v2;
   heirs[2] = NULL;
   for (guint i = 0; heirs[i] != NULL; i++)
     {
       g_autoptr(NatterSessionState) state = natter_test_sessions_get (f, heirs[i]);
+      g_autoptr(GPtrArray) events = natter_test_sessions_read (f->w->session_repo, heirs[i]);
+      gboolean shown = heirs[i] == v2;
 
       g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, heirs[i]), ==, heirs[i]);
-      g_assert_true (natter_session_state_get_pinned (state));
+      g_assert_cmpint (natter_session_state_get_pinned (state), ==, shown);
+      g_assert_cmpuint (natter_test_count_type (events, "pin_changed"), ==, shown ? 1 : 0);
       g_assert_cmpstr (natter_session_state_get_folder_id (state), ==, FOLDER_ID);
-      g_assert_true (natter_sessions_get_pinned (f->sessions, heirs[i]));
+      g_assert_cmpint (natter_sessions_get_pinned (f->sessions, heirs[i]), ==, shown);
       g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, heirs[i]), ==, FOLDER_ID);
       g_assert_nonnull (natter_sessions_get_kept_parameters (f->sessions, heirs[i]));
       g_assert_cmpfloat (natter_sessions_get_kept_parameters (f->sessions, heirs[i])->temperature, ==, 0.25);
     }
+  conversation_clear (&c);
+}
+
+/* The pinned row showed the conversation's most recently active
+ * version; when that is a version of a version, the version it was made
+ * of takes the pin, and with it the row, which shows the same version
+ * as before. */
+static void
+test_original_deleted_pin_follows_row (Fixture       *f,
+                                       gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autofree char *nested = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  nested = version_at (f, v1, v1_turn);
+  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  natter_sessions_set_pinned_async (f->sessions, v2, TRUE, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  families = natter_session_families_new (G_LIST_MODEL (natter_sessions_list_sessions (f->sessions)));
+  g_assert_cmpstr (natter_session_families_get_head (families, c.session), ==, nested);
+
+  delete_session (f, c.session);
+  g_assert_true (natter_sessions_get_pinned (f->sessions, v1));
+  g_assert_true (natter_sessions_get_pinned (f->sessions, nested));
+  g_assert_false (natter_sessions_get_pinned (f->sessions, v2));
+  conversation_clear (&c);
+}
+
+/* "Branch from Here" on a message a version shows from its deleted
+ * original: the branch names the original and the turn, as one made
+ * before the delete would, and the model receives what the version
+ * showed up to that message. */
+static void
+test_original_deleted_branch (Fixture       *f,
+                              gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *before_delete = NULL;
+  g_autofree char *own = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) refused = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) turns = NULL;
+  char *none;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  /* Before the delete: asked of the version, made of the original. */
+  before_delete = natter_test_sessions_fork (f, v1, c.turns[0], NULL);
+  state = natter_test_sessions_get (f, before_delete);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  delete_session (f, c.session);
+  branch = natter_test_sessions_fork (f, v1, c.turns[0], NULL);
+  state = natter_test_sessions_get (f, branch);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, c.turns[0]);
+  g_assert_false (natter_session_state_get_is_version (state));
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  own = natter_test_sessions_send_and_wait (f, branch, "Q2, asked elsewhere");
+  natter_sessions_read_history_async (f->sessions, own, NULL, natter_test_result_cb, &result);
+  turns = natter_sessions_read_history_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (turns->len, ==, 2);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 0)), ==, c.turns[0]);
+
+  /* A turn the version does not show is no place to branch from. */
+  natter_sessions_fork_async (f->sessions, v1, c.turns[1], NULL, NULL, natter_test_result_cb, &refused);
+  none = natter_sessions_fork_finish (f->sessions, natter_test_sessions_wait_result (&refused), &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND);
   conversation_clear (&c);
 }
 
@@ -588,6 +682,8 @@ main (int   argc,
   ADD ("/versions/original-deleted/no-arrows", test_original_deleted_no_arrows);
   ADD ("/versions/original-deleted/keeps-place", test_original_deleted_keeps_place);
   ADD ("/versions/original-deleted/history", test_original_deleted_history);
+  ADD ("/versions/original-deleted/pin-follows-row", test_original_deleted_pin_follows_row);
+  ADD ("/versions/original-deleted/branch", test_original_deleted_branch);
 #undef ADD
 
   return g_test_run ();

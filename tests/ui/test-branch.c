@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "natter-branch-row.h"
+#include "natter-sessions-settings.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -426,6 +427,115 @@ test_branch_parent_deleted (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *away_from;
+} Away;
+
+static gboolean
+opened_other (gpointer data)
+{
+  Away *a = data;
+
+  return natter_window_get_session_id (a->window) != NULL &&
+         g_strcmp0 (natter_window_get_session_id (a->window), a->away_from) != 0;
+}
+
+/* Branch from Here on a message a version shows from its deleted
+ * original (the person edited the second message, then deleted the
+ * original and kept the version): a new conversation opens with what
+ * the version showed up to that message, and it starts with the
+ * conversation's model settings and folder, unpinned. */
+static void
+test_branch_from_deleted_original (void)
+{
+  UiWorld *u = ui_world_new ();
+  char *turns[3] = { NULL, };
+  g_autofree char *parent_id = make_parent (u, turns);
+  g_autofree char *version_id = NULL;
+  g_autofree char *answered = NULL;
+  g_autofree char *branch_id = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) turn_rows = NULL;
+  const char *folder_id = "2026-11-30T09-14-03Z-0000077-000";
+  NatterTurnRow *row = NULL;
+  NatterWindow *window;
+  GtkWidget *button;
+  Away away;
+  Count c;
+
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.5;
+  natter_sessions_set_parameters_async (u->sessions, parent_id, parameters, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (u->sessions, parent_id, TRUE, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (u->sessions, parent_id, folder_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+
+  /* The second message edited: a version at the first turn. */
+  natter_sessions_fork_async (u->sessions, parent_id, turns[0], "Original", NULL, ui_result_cb, &result);
+  version_id = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"V2\"}", NULL);
+  answered = ui_send (u, version_id, "Q2, said better");
+  ui_wait_turn (u, answered);
+  natter_sessions_delete_session_async (u->sessions, parent_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, version_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  c = (Count) { window, 3 };
+  ui_wait_until (has_n_items, &c);
+  turn_rows = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < turn_rows->len; i++)
+    if (g_strcmp0 (natter_turn_item_get_turn_id (natter_turn_row_get_item (g_ptr_array_index (turn_rows, i))),
+                   turns[0]) == 0)
+      row = g_ptr_array_index (turn_rows, i);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (natter_turn_item_get_inherited_from (natter_turn_row_get_item (row)), ==, parent_id);
+  button = ui_find_button (GTK_WIDGET (row), "_Branch from Here");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_activate (button));
+  away = (Away) { window, version_id };
+  ui_wait_until (opened_other, &away);
+  g_assert_false (ui_error_bar_shown (window));
+
+  branch_id = g_strdup (natter_window_get_session_id (window));
+  state = ui_get_session (u, branch_id);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, parent_id);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, turns[0]);
+  /* Shown as the version showed it: the note, then Q1/A1. */
+  ui_wait_until (ui_timeline_loaded, window);
+  c = (Count) { window, 2 };
+  ui_wait_until (has_n_items, &c);
+  g_assert_cmpint (natter_timeline_marker_get_kind (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
+                   NATTER_TIMELINE_MARKER_NOTE);
+  assert_inherited (window, 1, parent_id, turns[0], "Q1", "A1");
+  /* The conversation's settings and folder, not its pin. */
+  g_assert_nonnull (natter_sessions_get_kept_parameters (u->sessions, branch_id));
+  g_assert_cmpfloat (natter_sessions_get_kept_parameters (u->sessions, branch_id)->temperature, ==, 0.5);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, branch_id), ==, folder_id);
+  g_assert_false (natter_sessions_get_pinned (u->sessions, branch_id));
+  g_assert_true (natter_sessions_get_pinned (u->sessions, version_id));
+
+  for (guint i = 0; i < 3; i++)
+    g_free (turns[i]);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A long parent: opening its branch reads no turn file to find the chain,
  * only the turns shown (lazily, as their rows come into view). */
 static void
@@ -478,6 +588,7 @@ main (int   argc,
   g_test_add_func ("/branch/shows-history", test_branch_shows_history);
   g_test_add_func ("/branch/branch-of-branch", test_branch_of_branch);
   g_test_add_func ("/branch/parent-deleted", test_branch_parent_deleted);
+  g_test_add_func ("/branch/from-deleted-original", test_branch_from_deleted_original);
   g_test_add_func ("/branch/long-parent-lazy", test_branch_long_parent_lazy);
 
   status = g_test_run ();

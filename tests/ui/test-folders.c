@@ -395,6 +395,106 @@ test_delete_pinned_member_undo (void)
   ui_world_free (u);
 }
 
+/* A version of @session_id's message after @turn_id, answered: what an
+ * edit of it makes. */
+static char *
+answered_version (UiWorld    *u,
+                  const char *session_id,
+                  const char *turn_id,
+                  const char *text)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *answered = NULL;
+  char *version;
+
+  natter_sessions_fork_async (u->sessions, session_id, turn_id, "Dinner", NULL, ui_result_cb, &result);
+  version = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  answered = ui_send (u, version, text);
+  ui_wait_turn (u, answered);
+  return version;
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *gone;
+} Gone;
+
+static gboolean
+session_gone (gpointer data)
+{
+  Gone *wait = data;
+
+  return natter_session_index_lookup (wait->u->index, wait->gone) == NULL;
+}
+
+/* A pinned conversation in a folder, its second message edited twice,
+ * its original deleted from the window: the two versions stand alone,
+ * both in the folder, and the one its pinned row showed (the latest)
+ * stays pinned, alone under Pinned. */
+static void
+test_delete_pinned_original_of_versions (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *work_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *older = NULL;
+  g_autofree char *latest = NULL;
+  NatterWindow *window;
+  Gone gone;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &result);
+  work_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, original, "And for dessert?");
+  ui_wait_turn (u, second);
+  older = answered_version (u, original, first, "And for a sweet dessert?");
+  latest = answered_version (u, original, first, "And for a light dessert?");
+  natter_sessions_set_pinned_async (u->sessions, original, TRUE, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (u->sessions, original, work_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  wait_list (window, "[Pinned] Dinner [Work]");
+  g_assert_true (natter_window_open_session (window, original));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window),
+                 "This version of “Dinner” deleted; its 2 other versions are kept");
+  natter_window_dismiss_pending_deletes (window);
+  gone = (Gone) { u, original };
+  ui_wait_until (session_gone, &gone);
+
+  wait_list (window, "[Pinned] Dinner [Work] Dinner");
+  g_assert_true (natter_sessions_get_pinned (u->sessions, latest));
+  g_assert_false (natter_sessions_get_pinned (u->sessions, older));
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, latest), ==, work_id);
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, older), ==, work_id);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static gboolean
 renamed_toast_shown (gpointer data)
 {
@@ -648,6 +748,7 @@ main (int   argc,
 
   g_test_add_func ("/folders/pin-move-narrow-delete-undo", test_pins_and_folders);
   g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
+  g_test_add_func ("/folders/delete-pinned-original-of-versions", test_delete_pinned_original_of_versions);
   g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 

@@ -396,6 +396,49 @@ natter_session_families_get_n_versions (NatterSessionFamilies *self,
 }
 
 /**
+ * natter_session_families_find_latest:
+ * @self: families
+ * @session_ids: sessions of the index
+ *
+ * The one of @session_ids whose family a list showing each family once
+ * shows highest: the one whose head was most recently active, equal
+ * times going to the later head, as between the versions of a family.
+ *
+ * Returns: (transfer none) (nullable): an element of @session_ids, or
+ *   %NULL when the index has none of them
+ */
+const char *
+natter_session_families_find_latest (NatterSessionFamilies *self,
+                                     const char * const    *session_ids)
+{
+  const char *latest = NULL;
+  const char *latest_head = NULL;
+  const char *latest_activity = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  for (guint i = 0; session_ids != NULL && session_ids[i] != NULL; i++)
+    {
+      const char *head = natter_session_families_get_head (self, session_ids[i]);
+      NatterSessionIndexEntry *entry = head != NULL ? g_hash_table_lookup (self->members, head) : NULL;
+      const char *activity;
+      int order;
+
+      if (entry == NULL)
+        continue;
+      activity = activity_time (entry);
+      order = g_strcmp0 (activity, latest_activity);
+      if (latest == NULL || order > 0 || (order == 0 && g_strcmp0 (head, latest_head) > 0))
+        {
+          latest = session_ids[i];
+          latest_head = head;
+          latest_activity = activity;
+        }
+    }
+  return latest;
+}
+
+/**
  * natter_session_families_is_head:
  * @self: families
  * @session_id: a session

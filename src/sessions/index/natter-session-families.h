@@ -25,6 +25,8 @@ guint                  natter_session_families_get_n_versions (NatterSessionFami
                                                                const char            *session_id);
 gboolean               natter_session_families_is_head        (NatterSessionFamilies *self,
                                                                const char            *session_id);
+const char            *natter_session_families_find_latest    (NatterSessionFamilies *self,
+                                                               const char * const    *session_ids);
 NatterSessionIndexEntry *natter_session_families_find_original (NatterSessionIndex *index,
                                                                 const char         *session_id);
 gboolean               natter_session_families_equal_heads    (NatterSessionFamilies *a,

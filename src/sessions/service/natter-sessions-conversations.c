@@ -14,12 +14,19 @@
 #include "natter-runtime-error.h"
 #include "natter-session-families.h"
 #include "natter-session-index-internal.h"
+#include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-sync-conflict-name.h"
 #include "natter-store-error.h"
 
 /* create_session / fork */
+
+/* A branch of a branch of …: a fork looks this many ancestors up for
+ * its turn. */
+#define MAX_FORK_ANCESTORS 64
 
 typedef struct
 {
@@ -31,6 +38,14 @@ typedef struct
   gboolean          inherit_cwd;      /* a fork: the parent's cwd and latest turn */
   gboolean          fork_is_earlier;  /* the fork point is not the parent's latest turn */
   JsonObject       *compaction;       /* a fork: the parent's, while it may apply; then the one kept */
+  /* A fork: the session it was asked of, whose conversation's settings
+   * the branch takes; and, while the turn is looked for in the history
+   * that session shows, the ancestor and fork point to look in next. */
+  char             *shown;
+  char             *walk_session;
+  char             *walk_point;
+  guint             walk_hops;
+  JsonObject       *walk_compaction;  /* the shown session's, of turns it inherits */
 } CreateData;
 
 NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
@@ -43,12 +58,16 @@ create_data_clear (CreateData *data)
   g_free (data->parent_session);
   g_free (data->forked_from_turn_id);
   g_clear_pointer (&data->compaction, json_object_unref);
+  g_free (data->shown);
+  g_free (data->walk_session);
+  g_free (data->walk_point);
+  g_clear_pointer (&data->walk_compaction, json_object_unref);
 }
 
 static void
-fork_compacted_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
+fork_written_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   NatterSessionsOp *data = g_task_get_task_data (task);
@@ -60,6 +79,35 @@ fork_compacted_cb (GObject      *object,
     g_task_return_pointer (task, g_strdup (data->session_id), g_free);
 }
 
+/* What a new fork's own file holds beside its `session_created`,
+ * written in one append once the file exists: the compaction of the
+ * turns it inherits (docs/sessions.md §5), and for a branch made on
+ * purpose, a conversation of its own, the settings of the conversation
+ * it was made from and its folder (docs/format.md §3.5, §3.6). A
+ * version has none of these: it shares its original's. The pin stays
+ * behind, so that one conversation is not pinned twice over. */
+static GPtrArray *
+fork_inherited_events (CreateData *data)
+{
+  NatterSessions *self = data->base.self;
+  GPtrArray *events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autofree char *ts = natter_clock_format_ts (self->clock);
+  const NatterGenerationParameters *parameters;
+  const char *folder_id;
+
+  if (data->compaction != NULL)
+    g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->base.session_id, data->compaction));
+  if (data->shown == NULL || data->title != NULL)
+    return events;
+  parameters = natter_sessions_get_kept_parameters (self, data->shown);
+  if (parameters != NULL)
+    g_ptr_array_add (events, natter_session_event_new_parameters_changed (data->base.session_id, ts, parameters));
+  folder_id = natter_sessions_get_folder_id (self, data->shown);
+  if (folder_id != NULL)
+    g_ptr_array_add (events, natter_session_event_new_folder_changed (data->base.session_id, ts, folder_id));
+  return events;
+}
+
 static void
 created_cb (GObject      *object,
             GAsyncResult *result,
@@ -68,6 +116,7 @@ created_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   NatterSessionsOp *data = g_task_get_task_data (task);
   NatterSessions *self = data->self;
+  g_autoptr(GPtrArray) events = NULL;
   GError *error = NULL;
 
   if (!natter_jsonl_repo_create_finish (NATTER_JSONL_REPO (object), result, &error))
@@ -78,15 +127,10 @@ created_cb (GObject      *object,
   natter_session_index_update_from_state (self->index, data->state, NATTER_LATEST_TURN_STATUS_NONE);
   natter_sessions_op_finish (task);
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, data->session_id);
-  if (create_data_get (task)->compaction != NULL)
+  events = fork_inherited_events (create_data_get (task));
+  if (events->len > 0)
     {
-      /* The branch keeps the compaction of the turns it inherits
-       * (docs/sessions.md §5). */
-      g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-
-      g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->session_id,
-                                                                create_data_get (task)->compaction));
-      natter_sessions_append_events_async (self, data->session_id, events, NULL, fork_compacted_cb,
+      natter_sessions_append_events_async (self, data->session_id, events, NULL, fork_written_cb,
                                            g_steal_pointer (&task));
       return;
     }
@@ -232,6 +276,178 @@ kept_after (NatterSessionState *parent,
   return FALSE;
 }
 
+/* The fork point is a turn of @owner: the branch is made of @owner. */
+static void
+fork_from_owner (GTask              *task,
+                 NatterSessionState *owner)
+{
+  CreateData *data = create_data_get (task);
+  JsonObject *compaction = natter_session_state_get_compaction (owner);
+  const char *owner_id = natter_session_state_get_session_id (owner);
+
+  /* A branch names its parent by id; another device's copy has none to
+   * give (docs/format.md §9). */
+  if (natter_sync_conflict_is_candidate (owner_id))
+    {
+      natter_sessions_op_return_error (task, natter_sessions_read_only_error (owner_id));
+      return;
+    }
+  g_free (data->parent_session);
+  data->parent_session = g_strdup (owner_id);
+  data->fork_is_earlier = g_strcmp0 (natter_session_state_get_latest_turn_id (owner), data->forked_from_turn_id) != 0;
+  if (compaction != NULL && !kept_after (owner, compaction, data->forked_from_turn_id))
+    data->compaction = json_object_ref (compaction);
+  natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
+                                   fork_turn_read_cb, g_object_ref (task));
+}
+
+static void inherited_step (GTask *task);
+
+/* The turn is in the history of an ancestor that was deleted, read from
+ * the turn files as the conversation shows it (docs/sessions.md §9.4):
+ * the branch names that ancestor, as one made before the delete would,
+ * and shows and sends the same history. The ancestor's compaction went
+ * with its file; the one the shown session kept of it still counts. */
+static void
+fork_from_deleted (GTask *task)
+{
+  CreateData *data = create_data_get (task);
+
+  g_free (data->parent_session);
+  data->parent_session = g_strdup (data->walk_session);
+  data->fork_is_earlier = TRUE;
+  data->compaction = g_steal_pointer (&data->walk_compaction);
+  natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
+                                   fork_turn_read_cb, g_object_ref (task));
+}
+
+static GError *
+no_such_turn_error (CreateData *data)
+{
+  return g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND, "Session %s has no turn %s",
+                      data->shown != NULL ? data->shown : data->parent_session, data->forked_from_turn_id);
+}
+
+/* The session the turn was first sent in, read when a deleted
+ * ancestor's history held it: one that is there and has it is the
+ * branch's parent, as it was before the delete. */
+static void
+first_sender_read_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  g_autoptr(NatterSessionState) sender = NULL;
+
+  sender = natter_sessions_read_session_finish (result, NULL);
+  if (sender != NULL && natter_session_state_find_turn (sender, data->forked_from_turn_id) != NULL)
+    {
+      fork_from_owner (task, sender);
+      return;
+    }
+  fork_from_deleted (task);
+}
+
+static void
+deleted_history_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  g_autoptr(GPtrArray) turns = NULL;
+  GError *error = NULL;
+  const char *sender = NULL;
+
+  turns = natter_sessions_read_history_finish (NATTER_SESSIONS (object), result, &error);
+  if (turns == NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_history_error (error, data->shown, data->walk_point));
+      return;
+    }
+  for (guint i = 0; i < turns->len && sender == NULL; i++)
+    if (g_strcmp0 (natter_turn_state_get_turn_id (g_ptr_array_index (turns, i)), data->forked_from_turn_id) == 0)
+      sender = json_object_get_string_member_with_default (
+                 natter_turn_state_get_definition (g_ptr_array_index (turns, i)), "sessionId", "");
+  if (sender == NULL)
+    {
+      natter_sessions_op_return_error (task, no_such_turn_error (data));
+      return;
+    }
+  if (*sender != '\0' && g_strcmp0 (sender, data->walk_session) != 0)
+    {
+      natter_sessions_read_session_async (data->base.self, sender, g_task_get_cancellable (task),
+                                          first_sender_read_cb, g_object_ref (task));
+      return;
+    }
+  fork_from_deleted (task);
+}
+
+/* One ancestor of the shown session read: the turn is its own, up to
+ * the fork point the shown history continues; or it is further back. */
+static void
+ancestor_read_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  CreateData *data = create_data_get (task);
+  g_autoptr(NatterSessionState) ancestor = NULL;
+  const NatterSessionTurn *turn;
+  const NatterSessionTurn *point;
+  GError *error = NULL;
+
+  ancestor = natter_sessions_read_session_finish (result, &error);
+  if (ancestor == NULL && g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+    {
+      g_error_free (error);
+      natter_sessions_read_history_async (data->base.self, data->walk_point, g_task_get_cancellable (task),
+                                          deleted_history_cb, g_object_ref (task));
+      return;
+    }
+  if (ancestor == NULL)
+    {
+      natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->walk_session));
+      return;
+    }
+  turn = natter_session_state_find_turn (ancestor, data->forked_from_turn_id);
+  point = natter_session_state_find_turn (ancestor, data->walk_point);
+  if (turn != NULL && point != NULL && turn->session_seq <= point->session_seq)
+    {
+      fork_from_owner (task, ancestor);
+      return;
+    }
+  if (turn != NULL || point == NULL)
+    {
+      natter_sessions_op_return_error (task, no_such_turn_error (data));
+      return;
+    }
+  g_free (data->walk_session);
+  g_free (data->walk_point);
+  data->walk_session = g_strdup (natter_session_state_get_parent_session (ancestor));
+  data->walk_point = g_strdup (natter_session_state_get_forked_from_turn_id (ancestor));
+  inherited_step (task);
+}
+
+/* A session shows the history it was branched from above its own turns
+ * (docs/format.md §3.2): a branch can be made at any of those turns as
+ * at its own. The ancestors are looked in one by one, up to the one the
+ * turn belongs to. */
+static void
+inherited_step (GTask *task)
+{
+  CreateData *data = create_data_get (task);
+
+  if (data->walk_session == NULL || data->walk_point == NULL || data->walk_hops++ >= MAX_FORK_ANCESTORS)
+    {
+      natter_sessions_op_return_error (task, no_such_turn_error (data));
+      return;
+    }
+  natter_sessions_read_session_async (data->base.self, data->walk_session, g_task_get_cancellable (task),
+                                      ancestor_read_cb, g_object_ref (task));
+}
+
 static void
 parent_read_cb (GObject      *object,
                 GAsyncResult *result,
@@ -240,6 +456,7 @@ parent_read_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   CreateData *data = create_data_get (task);
   g_autoptr(NatterSessionState) parent = NULL;
+  JsonObject *compaction;
   GError *error = NULL;
 
   parent = natter_sessions_read_session_finish (result, &error);
@@ -265,19 +482,24 @@ parent_read_cb (GObject      *object,
       create_write (task);
       return;
     }
-  if (natter_session_state_find_turn (parent, data->forked_from_turn_id) == NULL)
+  if (natter_session_state_find_turn (parent, data->forked_from_turn_id) != NULL)
     {
-      natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
-                                                          "Session %s has no turn %s", data->parent_session,
-                                                          data->forked_from_turn_id));
+      fork_from_owner (task, parent);
       return;
     }
-  data->fork_is_earlier = g_strcmp0 (natter_session_state_get_latest_turn_id (parent), data->forked_from_turn_id) != 0;
-  if (natter_session_state_get_compaction (parent) != NULL &&
-      !kept_after (parent, natter_session_state_get_compaction (parent), data->forked_from_turn_id))
-    data->compaction = json_object_ref (natter_session_state_get_compaction (parent));
-  natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
-                                   fork_turn_read_cb, g_object_ref (task));
+  if (!data->inherit_cwd)
+    {
+      natter_sessions_op_return_error (task, no_such_turn_error (data));
+      return;
+    }
+  g_free (data->walk_session);
+  data->walk_session = g_strdup (natter_session_state_get_parent_session (parent));
+  data->walk_point = g_strdup (natter_session_state_get_forked_from_turn_id (parent));
+  compaction = natter_session_state_get_compaction (parent);
+  if (compaction != NULL &&
+      natter_session_state_find_turn (parent, json_object_get_string_member (compaction, "firstKeptTurnId")) == NULL)
+    data->walk_compaction = json_object_ref (compaction);
+  inherited_step (task);
 }
 
 static void
@@ -322,8 +544,12 @@ create_session_start (NatterSessions      *self,
       return;
     }
   /* A branch names its parent by id; another device's copy has none to
-   * give (docs/format.md §9). */
-  if (natter_sync_conflict_is_candidate (parent_session))
+   * give (docs/format.md §9). A fork is asked of the session shown,
+   * which may be a copy showing turns of the log: its turn's owner is
+   * found first (fork_from_owner()). */
+  if (is_fork)
+    data->shown = g_strdup (parent_session);
+  else if (natter_sync_conflict_is_candidate (parent_session))
     {
       natter_sessions_op_return_error (task, natter_sessions_read_only_error (parent_session));
       return;
@@ -395,21 +621,27 @@ natter_sessions_create_session_finish (NatterSessions  *self,
 /**
  * natter_sessions_fork_async:
  * @self: the service
- * @session_id: the session to fork
- * @turn_id: (nullable): the settled turn to continue from; %NULL for the
- *   session's latest turn
- * @title: (nullable): the new session's title; %NULL to derive one from
- *   its first message
+ * @session_id: the session to fork: the one the person sees
+ * @turn_id: (nullable): the settled turn to continue from, one of
+ *   @session_id's own or one it shows from the history it was branched
+ *   from; %NULL for the session's latest turn
+ * @title: (nullable): the new session's title, which makes it a version
+ *   of the parent (docs/format.md §3.2); %NULL for a branch made on
+ *   purpose, titled from its first message
  * @cancellable: (nullable): a #GCancellable
  * @callback: called on the main context
  * @user_data: data for @callback
  *
  * Forks a session (dsh-session.md "Replay/fork", without copying any
- * event): a new session with `parentSession` = @session_id,
- * `forkedFromTurnId` = the turn and the parent's `cwd`. Its first
+ * turn): a new session with `parentSession` = the session that has the
+ * turn as its own (@session_id, or the ancestor it shows the turn of,
+ * also one deleted since: docs/sessions.md §9.4), `forkedFromTurnId` =
+ * the turn and @session_id's `cwd`. Its first
  * natter_sessions_send_message_async() uses `{previousTurnId: turn}` as
- * context, so the model sees the parent's history up to that turn and the
- * parent is never touched.
+ * context, so the model sees the history shown up to that turn, and the
+ * parent is never touched. A branch made on purpose (no @title) starts
+ * with the generation parameters and the folder of @session_id's
+ * conversation, appended to its own file; never its pin.
  */
 void
 natter_sessions_fork_async (NatterSessions      *self,
@@ -436,8 +668,11 @@ natter_sessions_fork_async (NatterSessions      *self,
  * Returns: (transfer full) (nullable): the new session's id; or %NULL
  *   with the errors of natter_sessions_create_session_finish(),
  *   %NATTER_SESSION_ERROR_INVALID_ARGUMENT if the session has no turns,
- *   or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to branch at (or
- *   one the branch's compaction keeps) cannot be read
+ *   %NATTER_SESSION_ERROR_READ_ONLY if the turn is another device's
+ *   copy's own, or %NATTER_SESSION_ERROR_HISTORY_DAMAGED if the turn to
+ *   branch at (or one the branch's compaction keeps) cannot be read. An
+ *   error of the write after the file's first line (what the branch
+ *   takes from the conversation) leaves the new session listed.
  */
 char *
 natter_sessions_fork_finish (NatterSessions  *self,

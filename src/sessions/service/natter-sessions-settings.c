@@ -369,7 +369,7 @@ struct _NatterSessionsHeritage
 {
   GStrv                       heirs;      /* the versions made of the original itself */
   NatterGenerationParameters *parameters; /* or NULL: none kept */
-  gboolean                    pinned;
+  char                       *pinned;     /* the heir that takes the pin, or NULL: not pinned */
   char                       *folder_id;  /* or NULL: in no folder */
   guint                       next;
 };
@@ -381,8 +381,35 @@ natter_sessions_heritage_free (NatterSessionsHeritage *heritage)
     return;
   g_strfreev (heritage->heirs);
   g_clear_pointer (&heritage->parameters, natter_generation_parameters_free);
+  g_free (heritage->pinned);
   g_free (heritage->folder_id);
   g_free (heritage);
+}
+
+/* Which of @heirs takes the pin of @original's conversation: the person
+ * pinned one conversation, and one stays pinned once its versions stand
+ * alone. It is the heir whose conversation the list shows where the
+ * pinned row was: the one holding the most recently active version
+ * that stays, which the row showed (or shows once the original is
+ * gone, when the original was that version). */
+static char *
+pinned_heir (NatterSessions *self,
+             const char     *original,
+             GStrv           heirs)
+{
+  g_autoptr(GListStore) kept = g_list_store_new (NATTER_TYPE_SESSION_INDEX_ENTRY);
+  g_autoptr(NatterSessionFamilies) families = NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->index));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+
+      if (g_strcmp0 (natter_session_index_entry_get_session_id (entry), original) != 0)
+        g_list_store_append (kept, entry);
+    }
+  families = natter_session_families_new (G_LIST_MODEL (kept));
+  return g_strdup (natter_session_families_find_latest (families, (const char * const *) heirs));
 }
 
 /*
@@ -394,7 +421,8 @@ natter_sessions_heritage_free (NatterSessionsHeritage *heritage)
  * of versions: its generation parameters, pin and folder (docs/format.md
  * §3.5, §3.6). Once it is deleted each version made of it stands alone
  * as a conversation of its own, and takes them, so that the conversation
- * the person placed keeps its place and settings.
+ * the person placed keeps its place and settings: each its parameters
+ * and folder, one of them the pin (pinned_heir()).
  *
  * Returns: (transfer full) (nullable): the heritage, or %NULL when
  *   @session_id keeps nothing or has no version to take it
@@ -437,7 +465,8 @@ natter_sessions_heritage_new (NatterSessions *self,
       return NULL;
     }
   heritage->parameters = parameters != NULL ? natter_generation_parameters_copy (parameters) : NULL;
-  heritage->pinned = natter_sessions_get_pinned (self, session_id);
+  if (natter_sessions_get_pinned (self, session_id))
+    heritage->pinned = pinned_heir (self, session_id, heritage->heirs);
   heritage->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
   return heritage;
 }
@@ -481,7 +510,7 @@ heritage_next (GTask *owned)
   ts = natter_clock_format_ts (self->clock);
   if (heritage->parameters != NULL)
     g_ptr_array_add (events, natter_session_event_new_parameters_changed (heir, ts, heritage->parameters));
-  if (heritage->pinned)
+  if (g_strcmp0 (heritage->pinned, heir) == 0)
     g_ptr_array_add (events, natter_session_event_new_pin_changed (heir, ts, TRUE));
   if (heritage->folder_id != NULL)
     g_ptr_array_add (events, natter_session_event_new_folder_changed (heir, ts, heritage->folder_id));
