@@ -61,6 +61,24 @@ test_ask_unreachable (Fixture       *f,
   g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
 }
 
+/* Providers set by hand, none chosen as the default: the first message
+ * goes to the first of them, never to an Ollama the person did not ask
+ * for. */
+static void
+test_send_first_listed_provider (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+
+  use_own_provider_listed (f);
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "Say", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+}
+
 static void
 test_send_list_show (Fixture       *f,
                      gconstpointer  data)
@@ -828,6 +846,7 @@ main (int   argc,
   ADD ("/cli/ask/completed", test_ask_completed);
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/send/first-listed-provider", test_send_first_listed_provider);
   ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/send/permission-deny", test_permission_deny);
