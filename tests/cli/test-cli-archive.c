@@ -152,13 +152,15 @@ test_import_shared_archive (Fixture       *f,
                             gconstpointer  data)
 {
   g_autoptr(NatterTestServer) elsewhere = natter_test_server_new (NULL, 0);
-  NatterTestShared shared = { .provider = elsewhere->base_url, .model = "m1", .grant = TRUE, .queued = TRUE };
+  NatterTestShared shared = { .provider = elsewhere->base_url, .model = "m1", .grant = TRUE, .queued = TRUE,
+                              .instruction = TRUE };
   g_autofree char *text = natter_test_shared_archive (&shared);
   g_autoptr(GFile) archive = g_file_get_child (f->dir, "shared.json");
   g_autofree char *path = g_file_get_path (archive);
   g_autofree char *session_id = NULL;
   g_autofree char *waiting = NULL;
   g_autofree char *said = NULL;
+  g_autoptr(JsonObject) body = NULL;
   g_auto(NatterTestRun) r;
 
   use_own_provider (f);
@@ -179,13 +181,19 @@ test_import_shared_archive (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
   g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 0), "Send me the notes"));
+  /* The file's settings tune the answer; its instruction steers none. */
+  body = request_body (f, 0);
+  g_assert_cmpfloat (json_object_get_double_member (body, "temperature"), ==, 0.3);
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 0), "example.com"));
   /* The tear-down checks it carried the person's key. */
   g_assert_cmpuint (elsewhere->paths->len, ==, 0);
   g_assert_cmpstr (said, ==,
                    "natter: 1 “Always Allow” permission was not brought over: tools ask again.\n"
                    "natter: 1 queued message was not brought over and will not be sent.\n"
                    "natter: 1 answer came from a server address named in the file: it is shown as a label and "
-                   "never contacted; new messages go to your own providers.\n");
+                   "never contacted; new messages go to your own providers.\n"
+                   "natter: 1 system instruction the file added to the conversation was not brought over: "
+                   "answers follow only what you set here.\n");
 }
 
 /* A ChatGPT export: the conversations that can be read come in and
