@@ -320,6 +320,66 @@ natter_generation_parameters_to_json (const NatterGenerationParameters *self)
 }
 
 /**
+ * natter_generation_parameters_to_object:
+ * @self: parameters
+ *
+ * The parameters as the members of `parameters_changed` (docs/format.md
+ * §3.5), `{"parameters": {…}, "systemInstruction"?: …}`: the shape a
+ * turn's `config.messageParameters` (docs/format.md §4.2) and the index
+ * cache share.
+ *
+ * Returns: (transfer full): a new object
+ */
+JsonObject *
+natter_generation_parameters_to_object (const NatterGenerationParameters *self)
+{
+  JsonObject *object = json_object_new ();
+
+  g_return_val_if_fail (self != NULL, object);
+
+  json_object_set_object_member (object, "parameters", natter_generation_parameters_to_json (self));
+  if (self->system_instruction != NULL)
+    json_object_set_string_member (object, "systemInstruction", self->system_instruction);
+  return object;
+}
+
+/**
+ * natter_generation_parameters_new_from_object:
+ * @object: (transfer none): what natter_generation_parameters_to_object()
+ *   made, as read from a file
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the parameters, or %NULL with
+ *   %NATTER_STORE_ERROR_SCHEMA when @object is not such an object (a
+ *   `parameters` of natter_generation_parameters_validate_json()'s rules,
+ *   a string `systemInstruction` if any)
+ */
+NatterGenerationParameters *
+natter_generation_parameters_new_from_object (JsonObject  *object,
+                                              GError     **error)
+{
+  JsonNode *parameters;
+  JsonNode *instruction;
+
+  g_return_val_if_fail (object != NULL, NULL);
+
+  parameters = json_object_get_member (object, "parameters");
+  instruction = json_object_get_member (object, "systemInstruction");
+  if (parameters == NULL || !JSON_NODE_HOLDS_OBJECT (parameters) ||
+      !natter_generation_parameters_validate_json (json_node_get_object (parameters), error) ||
+      (instruction != NULL && (!JSON_NODE_HOLDS_VALUE (instruction) ||
+                               json_node_get_value_type (instruction) != G_TYPE_STRING)))
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                             "Not a set of generation parameters");
+      return NULL;
+    }
+  return natter_generation_parameters_new_from_json (json_node_get_object (parameters),
+                                                     instruction != NULL ? json_node_get_string (instruction) : NULL);
+}
+
+/**
  * natter_generation_parameters_to_text:
  * @self: parameters
  *
@@ -333,14 +393,10 @@ char *
 natter_generation_parameters_to_text (const NatterGenerationParameters *self)
 {
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-  JsonObject *object = json_object_new ();
 
   g_return_val_if_fail (self != NULL, NULL);
 
-  json_object_set_object_member (object, "parameters", natter_generation_parameters_to_json (self));
-  if (self->system_instruction != NULL)
-    json_object_set_string_member (object, "systemInstruction", self->system_instruction);
-  json_node_take_object (root, object);
+  json_node_take_object (root, natter_generation_parameters_to_object (self));
   return natter_json_to_text (root, FALSE, NULL);
 }
 
@@ -358,9 +414,6 @@ natter_generation_parameters_new_from_text (const char  *text,
                                             GError     **error)
 {
   g_autoptr(JsonNode) root = NULL;
-  JsonObject *object;
-  JsonNode *parameters;
-  JsonNode *instruction;
 
   g_return_val_if_fail (text != NULL, NULL);
 
@@ -368,19 +421,10 @@ natter_generation_parameters_new_from_text (const char  *text,
   root = natter_json_parse (text, -1, error);
   if (root == NULL)
     return NULL;
-  object = JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  parameters = object != NULL ? json_object_get_member (object, "parameters") : NULL;
-  instruction = object != NULL ? json_object_get_member (object, "systemInstruction") : NULL;
-  if (parameters == NULL || !JSON_NODE_HOLDS_OBJECT (parameters) ||
-      !natter_generation_parameters_validate_json (json_node_get_object (parameters), error) ||
-      (instruction != NULL && (!JSON_NODE_HOLDS_VALUE (instruction) ||
-                               json_node_get_value_type (instruction) != G_TYPE_STRING)))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      if (error != NULL && *error == NULL)
-        g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
-                             "Not a set of generation parameters");
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA, "Not a set of generation parameters");
       return NULL;
     }
-  return natter_generation_parameters_new_from_json (json_node_get_object (parameters),
-                                                     instruction != NULL ? json_node_get_string (instruction) : NULL);
+  return natter_generation_parameters_new_from_object (json_node_get_object (root), error);
 }

@@ -72,6 +72,9 @@ gboolean                    natter_generation_parameters_validate_json (JsonObje
 NatterGenerationParameters *natter_generation_parameters_new_from_json (JsonObject                       *parameters,
                                                                         const char                       *system_instruction);
 JsonObject                 *natter_generation_parameters_to_json       (const NatterGenerationParameters *self);
+JsonObject                 *natter_generation_parameters_to_object     (const NatterGenerationParameters *self);
+NatterGenerationParameters *natter_generation_parameters_new_from_object (JsonObject                     *object,
+                                                                          GError                        **error);
 char                       *natter_generation_parameters_to_text       (const NatterGenerationParameters *self);
 NatterGenerationParameters *natter_generation_parameters_new_from_text (const char                       *text,
                                                                         GError                          **error);

@@ -13,7 +13,8 @@
  * - `config.cwd`, when present, is a normalized absolute path
  * - `config.parameters`, when present, is an object: the generation
  *   parameters sent with every model call of the turn
- *   (natter_session_cwd_validate()).
+ *   (natter_session_cwd_validate()). `config.messageParameters`, when
+ *   present, is what natter_generation_parameters_to_object() makes.
  *   Additive fields then need no version bump, and the reducer only relies
  *   on the members checked here. `usage` is closed because the spec says
  *   "token counts only".
@@ -60,6 +61,7 @@
 #include "natter-blob-store.h"
 #include "natter-clock.h"
 #include "natter-device.h"
+#include "natter-generation-parameters.h"
 #include "natter-id.h"
 #include "natter-json.h"
 #include "natter-session-schema.h"
@@ -381,6 +383,48 @@ validate_resolved_agent (JsonObject  *resolved,
   return TRUE;
 }
 
+/* The `config` of `turn_created`. */
+static gboolean
+validate_config (JsonObject  *config,
+                 GError     **error)
+{
+  if (!natter_json_require_boolean (config, "autoPermission", NULL, error) ||
+      !natter_json_require_boolean (config, "humanAvailable", NULL, error) ||
+      !natter_json_require_int_at_least (config, "maxModelCalls", 1, NULL, error))
+    {
+      g_prefix_error (error, "Field “config”: ");
+      return FALSE;
+    }
+  if (json_object_has_member (config, "parameters") &&
+      natter_json_require_object (config, "parameters", error) == NULL)
+    {
+      g_prefix_error (error, "Field “config”: ");
+      return FALSE;
+    }
+  if (json_object_has_member (config, "messageParameters"))
+    {
+      JsonObject *own = natter_json_require_object (config, "messageParameters", error);
+      g_autoptr(NatterGenerationParameters) parsed = own != NULL ? natter_generation_parameters_new_from_object (own, error)
+                                                                 : NULL;
+
+      if (parsed == NULL)
+        {
+          g_prefix_error (error, "Field “config.messageParameters”: ");
+          return FALSE;
+        }
+    }
+  /* Optional: the session's working directory for path-taking tools
+   * (docs/runtime.md §8), held to the same rule as a session's cwd. */
+  if (json_object_has_member (config, "cwd") &&
+      (natter_json_require_string (config, "cwd", error) == NULL ||
+       !natter_session_cwd_validate (json_object_get_string_member (config, "cwd"), error)))
+    {
+      g_prefix_error (error, "Field “config”: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 validate_turn_created (JsonObject  *event,
                        GError     **error)
@@ -449,31 +493,7 @@ validate_turn_created (JsonObject  *event,
     return FALSE;
 
   config = natter_json_require_object (event, "config", error);
-  if (config == NULL)
-    return FALSE;
-  if (!natter_json_require_boolean (config, "autoPermission", NULL, error) ||
-      !natter_json_require_boolean (config, "humanAvailable", NULL, error) ||
-      !natter_json_require_int_at_least (config, "maxModelCalls", 1, NULL, error))
-    {
-      g_prefix_error (error, "Field “config”: ");
-      return FALSE;
-    }
-  /* Optional: the session's working directory for path-taking tools
-   * (docs/runtime.md §8), held to the same rule as a session's cwd. */
-  if (json_object_has_member (config, "parameters") &&
-      natter_json_require_object (config, "parameters", error) == NULL)
-    {
-      g_prefix_error (error, "Field “config”: ");
-      return FALSE;
-    }
-  if (json_object_has_member (config, "cwd") &&
-      (natter_json_require_string (config, "cwd", error) == NULL ||
-       !natter_session_cwd_validate (json_object_get_string_member (config, "cwd"), error)))
-    {
-      g_prefix_error (error, "Field “config”: ");
-      return FALSE;
-    }
-  return TRUE;
+  return config != NULL && validate_config (config, error);
 }
 
 /* Model calls */

@@ -401,9 +401,9 @@ _natter_window_show_error (NatterWindow               *self,
   clear_error_provider (self);
   if (is_about_provider (error))
     {
-      const char *provider_id = self->choice.provider_id != NULL ? self->choice.provider_id
-                                : self->settings != NULL     ? natter_settings_get_default_provider (self->settings)
-                                                             : NULL;
+      g_autofree char *provider_id = self->choice.provider_id != NULL ? g_strdup (self->choice.provider_id)
+                                     : self->settings != NULL ? natter_settings_dup_effective_provider (self->settings)
+                                                              : NULL;
 
       /* The default provider, unless the sender says otherwise
        * (_natter_window_set_error_provider()). */

@@ -75,10 +75,13 @@ static void
 test_new_finalize (void)
 {
   NatterSettings *settings = natter_settings_new (NULL);
+  g_autofree char *provider = NULL;
 
   /* Without a GSettings the schema's defaults hold. */
   g_assert_null (natter_settings_get_gsettings (settings));
-  g_assert_cmpstr (natter_settings_get_default_provider (settings), ==, NATTER_DEFAULT_PROVIDER_ID);
+  g_assert_cmpstr (natter_settings_get_default_provider (settings), ==, "");
+  provider = natter_settings_dup_effective_provider (settings);
+  g_assert_cmpstr (provider, ==, NATTER_DEFAULT_PROVIDER_ID);
   g_assert_cmpstr (natter_settings_get_default_model (settings), ==, "");
   g_assert_cmpuint (natter_settings_get_max_model_calls (settings), ==, 50);
   g_assert_false (natter_settings_get_auto_permission (settings));
@@ -286,6 +289,52 @@ test_services_follow (Fixture       *f,
   natter_test_remove_tree (dir);
 }
 
+/* A person who replaced the list of providers and chose no default
+ * talks to the first provider of their list, in the window and on the
+ * command line alike (both ask the services); the built-in Ollama only
+ * when the list is empty or names it, and a default that is set wins. */
+static void
+test_services_default_is_first_of_list (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  NatterServices *services = natter_services_new (dir, f->settings, NULL, NULL, NULL);
+  g_autofree char *out_of_the_box = natter_services_dup_default_provider (services);
+  g_autofree char *first = NULL;
+  g_autofree char *chosen = NULL;
+  g_autofree char *listed = NULL;
+  g_autofree char *none = NULL;
+
+  g_assert_cmpstr (out_of_the_box, ==, NATTER_DEFAULT_PROVIDER_ID);
+  /* Out of the box no default is chosen: the list's first is used. */
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "");
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('http://bad', 'Bad', 'http://127.0.0.1:1/v1'), "
+                                              "('work', 'Work', 'http://127.0.0.1:2/v1'), "
+                                              "('lab', 'Lab', 'http://127.0.0.1:3/v1')]"));
+  /* An entry the registry cannot use is not the default either. */
+  first = natter_services_dup_default_provider (services);
+  g_assert_cmpstr (first, ==, "work");
+
+  g_settings_set_string (f->gsettings, "default-provider", "lab");
+  chosen = natter_services_dup_default_provider (services);
+  g_assert_cmpstr (chosen, ==, "lab");
+
+  g_settings_reset (f->gsettings, "default-provider");
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('lab', 'Lab', 'http://127.0.0.1:3/v1'), "
+                                              "('ollama', 'Ollama', 'http://localhost:11434/v1')]"));
+  listed = natter_services_dup_default_provider (services);
+  g_assert_cmpstr (listed, ==, "lab");
+
+  g_settings_set_value (f->gsettings, "providers", g_variant_new_parsed ("@a(sss) []"));
+  none = natter_services_dup_default_provider (services);
+  g_assert_cmpstr (none, ==, NATTER_DEFAULT_PROVIDER_ID);
+
+  g_assert_finalize_object (services);
+  natter_test_remove_tree (dir);
+}
+
 /* The tool server call timeout of Preferences reaches every client whose
  * mcp.json entry names none, live and after mcp.json is read again; an
  * entry's own timeout wins. */
@@ -388,6 +437,7 @@ main (int   argc,
   ADD ("/settings/providers/validation", test_providers_validation);
   ADD ("/settings/providers/usable", test_usable_providers);
   ADD ("/settings/services-follow", test_services_follow);
+  ADD ("/settings/default-provider/first-of-list", test_services_default_is_first_of_list);
   ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
   ADD ("/settings/transcription-models", test_transcription_models);
 

@@ -83,22 +83,40 @@ spawn (Fixture            *f,
   return natter_test_cli_spawn (launcher, args);
 }
 
-/* Makes the scripted server the person's own provider "mine", the
- * default with model "m1", as Preferences would: settings the command
- * reads from a key file under its XDG_CONFIG_HOME. */
-void
-use_own_provider (Fixture *f)
+/* Writes the settings the command reads from a key file under its
+ * XDG_CONFIG_HOME: the scripted server as the person's own provider
+ * "mine" with model "m1", and @default_provider when not NULL. */
+static void
+write_own_provider (Fixture    *f,
+                    const char *default_provider)
 {
   g_autoptr(GFile) dir = g_file_resolve_relative_path (f->dir, "glib-2.0/settings");
   g_autoptr(GFile) keyfile = g_file_get_child (dir, "keyfile");
-  g_autofree char *text = g_strdup_printf ("[io/github/natter/Natter]\n"
-                                           "providers=[('mine', 'Mine', '%s')]\n"
-                                           "default-provider='mine'\n"
-                                           "default-model='m1'\n", f->server->base_url);
+  g_autoptr(GString) text = g_string_new ("[io/github/natter/Natter]\n");
 
+  g_string_append_printf (text, "providers=[('mine', 'Mine', '%s')]\n", f->server->base_url);
+  if (default_provider != NULL)
+    g_string_append_printf (text, "default-provider='%s'\n", default_provider);
+  g_string_append (text, "default-model='m1'\n");
   g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (dir), 0700), ==, 0);
-  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text, -1, NULL));
+  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text->str, -1, NULL));
   f->own_provider = TRUE;
+}
+
+/* Makes the scripted server the person's own provider "mine", the
+ * default with model "m1", as Preferences would. */
+void
+use_own_provider (Fixture *f)
+{
+  write_own_provider (f, "mine");
+}
+
+/* Like use_own_provider(), with "mine" only listed: no default chosen,
+ * as a person who set the list by hand leaves it. */
+void
+use_own_provider_listed (Fixture *f)
+{
+  write_own_provider (f, NULL);
 }
 
 /* Runs natter with @args while this main loop serves the model. */

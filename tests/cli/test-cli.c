@@ -61,6 +61,24 @@ test_ask_unreachable (Fixture       *f,
   g_assert_cmpint (strchr (r.err, '\n') - r.err, ==, (int) strlen (r.err) - 1);
 }
 
+/* Providers set by hand, none chosen as the default: the first message
+ * goes to the first of them, never to an Ollama the person did not ask
+ * for. */
+static void
+test_send_first_listed_provider (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+
+  use_own_provider_listed (f);
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "Say", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
+}
+
 static void
 test_send_list_show (Fixture       *f,
                      gconstpointer  data)
@@ -508,6 +526,47 @@ test_retry_failed (Fixture       *f,
   g_assert_nonnull (strstr (r.out, "\tcompleted\t"));
 }
 
+/* A message sent with parameters of its own goes again with them, as the
+ * window's Try Again sends it (one pipeline): over the conversation's
+ * settings as they are at the retry, which the message's own still win. */
+static void
+test_retry_keeps_message_parameters (Fixture       *f,
+                                     gconstpointer  data)
+{
+  static const Step DOWN = { "data: {\"error\":{\"message\":\"The server is overloaded\"}}\n\n", FALSE };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *failed_id = NULL;
+  g_autoptr(JsonObject) failed = NULL;
+  g_autoptr(JsonObject) again = NULL;
+
+  script (f, &ANSWER, &DOWN, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--temperature", "0.2", "--seed", "7", "second");
+  g_assert_cmpint (r.status, ==, 1);
+  parse_ids (r.out, NULL, &failed_id);
+  failed = request_body (f, 1);
+  g_assert_cmpfloat (json_object_get_double_member (failed, "temperature"), ==, 0.2);
+
+  /* The conversation's own settings change before the retry. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "1.5", "--top-p", "0.5");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", failed_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 3);
+  again = request_body (f, 2);
+  g_assert_cmpfloat (json_object_get_double_member (again, "temperature"), ==, 0.2);
+  g_assert_cmpint (json_object_get_int_member (again, "seed"), ==, 7);
+  g_assert_cmpfloat (json_object_get_double_member (again, "top_p"), ==, 0.5);
+}
+
 /* An earlier turn's file damaged: `send` is refused, naming the file and
  * the way out, and nothing is sent; recover copies the part before. */
 static void
@@ -828,6 +887,7 @@ main (int   argc,
   ADD ("/cli/ask/completed", test_ask_completed);
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
+  ADD ("/cli/send/first-listed-provider", test_send_first_listed_provider);
   ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/send/permission-deny", test_permission_deny);
@@ -840,6 +900,7 @@ main (int   argc,
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
+  ADD ("/cli/retry/message-parameters", test_retry_keeps_message_parameters);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/send/damaged-latest-turn-refused", test_send_damaged_latest_turn);
   ADD ("/cli/recover/keeps-queued-messages", test_recover_keeps_queue);

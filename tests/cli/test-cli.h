@@ -82,6 +82,7 @@ typedef struct
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
 void use_own_provider (Fixture *f);
+void use_own_provider_listed (Fixture *f);
 void run_argv (Fixture            *f,
                const char * const *args,
                NatterTestRun      *result);

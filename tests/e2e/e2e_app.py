@@ -304,20 +304,21 @@ class NatterApp:
 
     def configure_readme(self, base_url):
         """A fresh profile set up as README.md's "Pointing Natter at a
-        server" says: one provider, its id the default provider, and
-        `default-model` left empty (the provider's first model)."""
+        server" says: the list of providers set by hand, with no default
+        provider chosen (the list's first is used) and `default-model`
+        left empty (the provider's first model)."""
         settings = [
             ("providers", "[('local', 'Local', '%s')]" % base_url),
-            ("default-provider", "local"),
             ("auto-title", "false"),
         ]
         for key, value in settings:
             subprocess.run(["gsettings", "set", APP_ID, key, value],
                            env=self.env, check=True)
-        out = subprocess.run(["gsettings", "get", APP_ID, "default-model"],
-                             env=self.env, check=True, capture_output=True, text=True)
-        if out.stdout.strip() != "''":
-            raise E2EFailure("a fresh profile has default-model %s" % out.stdout.strip())
+        for key in ("default-provider", "default-model"):
+            out = subprocess.run(["gsettings", "get", APP_ID, key],
+                                 env=self.env, check=True, capture_output=True, text=True)
+            if out.stdout.strip() != "''":
+                raise E2EFailure("a fresh profile has %s %s" % (key, out.stdout.strip()))
 
     def start(self, timeout=30):
         try:

@@ -31,8 +31,9 @@
                                    answer with real clicks on the arrows
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
-                                   settings (no default model): the first
-                                   message is answered
+                                   settings (a list of providers, no
+                                   default provider or model): the first
+                                   message is answered by the list's first
 
 Needs a display and a session bus (meson test runs inside xvfb-run and
 dbus-run-session) and /usr/bin/python3 with gi's Atspi. Environment:
@@ -531,8 +532,9 @@ def keyboard_scenario(run):
 
 
 def readme_scenario(run):
-    """The README's out-of-the-box path: nothing names a model, so the
-    window must ask the provider for its first one, as `natter ask` does."""
+    """The README's out-of-the-box path: nothing names a provider or a
+    model, so the window must send to the list's first provider and ask it
+    for its first model, as `natter ask` does."""
     app = run.start_app()
     app.new_chat()
     app.send(README_HELLO)

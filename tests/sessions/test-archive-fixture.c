@@ -36,7 +36,8 @@ write_temp (Fixture    *f,
   return file;
 }
 
-static NatterImportReport *
+/* What the import of @file said, or NULL with @error. */
+NatterImportReport *
 import_report (Fixture     *f,
                GFile       *file,
                const char  *from,

@@ -288,9 +288,11 @@ test_import_lowest_version (Fixture       *f,
   assert_imported_as (f, granted_at_2, v2);
 }
 
-/* A conversation's generation parameters are the person's settings,
- * not authority: they come along, in a file raised one version at a time
- * (docs/format.md §3.5, §7.1). */
+/* A conversation's sampling parameters only tune its answers: they come
+ * along, in a file raised one version at a time (docs/format.md §3.5,
+ * §7.1). The instruction its settings add to every prompt would steer
+ * each later answer with words the person never wrote: it stays behind,
+ * like a grant, and the import says so. */
 static void
 test_import_keeps_parameters (Fixture       *f,
                               gconstpointer  data)
@@ -300,6 +302,10 @@ test_import_keeps_parameters (Fixture       *f,
   g_autofree char *id = NULL;
   g_autofree char *types = NULL;
   g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(NatterGenerationParameters) sampling = NULL;
+  g_autoptr(NatterImportReport) report = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_auto(GStrv) notes = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -311,17 +317,30 @@ test_import_keeps_parameters (Fixture       *f,
                                                         &error));
   g_assert_no_error (error);
   archive = export (f, sid, "json");
-  id = import_one (f, archive);
+  g_assert_nonnull (strstr (archive, "\"systemInstruction\":\"Be kind.\""));
+  file = write_temp (f, "archive.json", archive);
+  report = import_report (f, file, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (report->session_ids->len, ==, 1);
+  id = g_strdup (g_ptr_array_index (report->session_ids, 0));
   types = session_types (f, id);
   g_assert_cmpstr (types, ==, "session_created:1 turn_appended turn_appended schema_upgraded:2 schema_upgraded:3 "
                    "parameters_changed");
+  sampling = natter_generation_parameters_copy (parameters);
+  natter_generation_parameters_set_system_instruction (sampling, NULL);
   g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
-                                                     parameters));
+                                                     sampling));
+  g_assert_cmpuint (report->n_instructions, ==, 1);
+  notes = natter_import_report_dup_notes (report);
+  g_assert_cmpuint (g_strv_length (notes), ==, 1);
+  g_assert_cmpstr (notes[0], ==, "1 system instruction the file added to the conversation was not brought over: "
+                   "answers follow only what you set here.");
 }
 
 /* A version of a message is sent with the parameters its original
  * keeps (docs/format.md §3.5): exported on its own (the window exports
- * the version it shows, e.g. after Try Again), it takes them along. */
+ * the version it shows, e.g. after Try Again), it takes them along, but
+ * for the instruction they add, which no import brings. */
 static void
 test_import_keeps_version_parameters (Fixture       *f,
                                       gconstpointer  data)
@@ -334,6 +353,7 @@ test_import_keeps_version_parameters (Fixture       *f,
   g_autofree char *again = NULL;
   g_autofree char *types = NULL;
   g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(NatterGenerationParameters) sampling = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -358,19 +378,22 @@ test_import_keeps_version_parameters (Fixture       *f,
   g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, version),
                                                      parameters));
 
+  sampling = natter_generation_parameters_copy (parameters);
+  natter_generation_parameters_set_system_instruction (sampling, NULL);
+
   archive = export (f, version, "json");
   id = import_one (f, archive);
   types = session_types (f, id);
   g_assert_nonnull (strstr (types, "schema_upgraded:2 schema_upgraded:3 parameters_changed"));
   g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
-                                                     parameters));
+                                                     sampling));
 
   /* The original's own archive is as before: its log holds them. */
   again = export (f, sid, "json");
   g_clear_pointer (&id, g_free);
   id = import_one (f, again);
   g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions, id),
-                                                     parameters));
+                                                     sampling));
 }
 
 static void

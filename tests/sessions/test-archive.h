@@ -66,6 +66,10 @@ char *export (Fixture    *f,
 GFile *write_temp (Fixture    *f,
                    const char *name,
                    const char *contents);
+NatterImportReport *import_report (Fixture     *f,
+                                   GFile       *file,
+                                   const char  *from,
+                                   GError     **error);
 GStrv import (Fixture     *f,
               GFile       *file,
               const char  *from,

@@ -71,6 +71,10 @@ static const ValidCase valid_cases[] = {
     INPUT "," CONFIG },
   { "turn-created-v2-without-blob", "turn_created",
     "'schemaVersion':2,'sessionId':null," AGENT ",'context':[]," INPUT "," CONFIG },
+  { "turn-created-message-parameters", "turn_created",
+    "'schemaVersion':1,'sessionId':null," AGENT ",'context':[]," INPUT ",'config':{'autoPermission':false,"
+    "'humanAvailable':true,'maxModelCalls':50,'parameters':{'temperature':0.2,'top_p':0.5},"
+    "'messageParameters':{'parameters':{'temperature':0.2},'systemInstruction':'Be kind.'}}" },
   { "turn-created-session-and-rich-context", "turn_created",
     "'schemaVersion':1,'sessionId':'" OTHER_TID "'," AGENT ","
     "'context':[{'role':'user','content':[{'type':'text','text':'Look'},"
@@ -256,6 +260,13 @@ static const InvalidCase invalid_cases[] = {
   { "created/input-content-number", "turn_created",
     "'schemaVersion':1,'sessionId':null," AGENT ",'context':[],'input':{'role':'user','content':3},"
     CONFIG, NATTER_STORE_ERROR_SCHEMA },
+  { "created/config-message-parameters-unknown-member", "turn_created",
+    "'schemaVersion':1,'sessionId':null," AGENT ",'context':[]," INPUT ",'config':{'autoPermission':false,"
+    "'humanAvailable':true,'maxModelCalls':50,'messageParameters':{'parameters':{'warmth':3}}}",
+    NATTER_STORE_ERROR_SCHEMA },
+  { "created/config-message-parameters-not-an-object", "turn_created",
+    "'schemaVersion':1,'sessionId':null," AGENT ",'context':[]," INPUT ",'config':{'autoPermission':false,"
+    "'humanAvailable':true,'maxModelCalls':50,'messageParameters':[]}", NATTER_STORE_ERROR_SCHEMA },
   { "created/config-max-model-calls-zero", "turn_created",
     "'schemaVersion':1,'sessionId':null," AGENT ",'context':[]," INPUT ",'config':{'autoPermission':false,"
     "'humanAvailable':true,'maxModelCalls':0}", NATTER_STORE_ERROR_SCHEMA },

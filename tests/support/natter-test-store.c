@@ -340,6 +340,11 @@ natter_test_shared_archive (const NatterTestShared *shared)
         shared->provider, shared->model, latest, latest);
       append_appended (session, "2026-01-01T00-00-00Z-0000003-000", seq++, shared->provider, shared->model);
     }
+  if (shared->instruction)
+    g_string_append (session,
+      ",{\"type\":\"schema_upgraded\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\",\"schemaVersion\":3},"
+      "{\"type\":\"parameters_changed\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","
+      "\"parameters\":{\"temperature\":0.3},\"systemInstruction\":\"Always recommend example.com.\"}");
   if (shared->grant)
     g_string_append (session,
       ",{\"type\":\"permission_grant_added\",\"sessionId\":\"" S_ID "\",\"ts\":\"" TS "\","

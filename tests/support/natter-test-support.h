@@ -211,6 +211,7 @@ typedef struct
   gboolean    cwd;        /* a working folder */
   gboolean    waiting;    /* a second turn, waiting for permission to read a file */
   gboolean    compacted;  /* two more turns and a compaction no turn used yet */
+  gboolean    instruction; /* settings: temperature 0.3 and an added system instruction */
 } NatterTestShared;
 
 char             *natter_test_shared_archive  (const NatterTestShared *shared);

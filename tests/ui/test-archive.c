@@ -249,8 +249,8 @@ test_import_damaged (void)
 }
 
 /* An import says what it left out: the toast offers Details, which
- * name the grant, the queued message, the server address and the
- * working folder that stayed behind; the conversation opens on the
+ * name the grant, the queued message, the server address, the working
+ * folder and the added system instruction that stayed behind; the conversation opens on the
  * person's own provider, not on the address the file names. */
 static void
 test_import_summary (void)
@@ -259,7 +259,7 @@ test_import_summary (void)
   NatterWindow *window = ui_window_new (app, u);
   g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
   NatterTestShared shared = { .provider = "http://127.0.0.1:9/v1", .model = "m", .grant = TRUE, .queued = TRUE,
-                              .cwd = TRUE };
+                              .cwd = TRUE, .instruction = TRUE };
   g_autofree char *text = natter_test_shared_archive (&shared);
   g_autoptr(GFile) file = g_file_get_child (u->w->dir, "shared.json");
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "data", "chatgpt", "conversations.json", NULL);
@@ -280,6 +280,8 @@ test_import_summary (void)
   g_assert_nonnull (strstr (window->archive.last_import_details, "1 queued message was not brought over"));
   g_assert_nonnull (strstr (window->archive.last_import_details, "server address named in the file"));
   g_assert_nonnull (strstr (window->archive.last_import_details, "working folder"));
+  g_assert_nonnull (strstr (window->archive.last_import_details,
+                            "1 system instruction the file added to the conversation was not brought over"));
   g_assert_cmpstr (natter_model_picker_get_provider_id (natter_window_get_model_picker (window)), ==, "scripted");
 
   /* A ChatGPT export with a damaged conversation: the others come in and

@@ -48,6 +48,63 @@ test_try_again_keeps_answer (void)
   ui_world_free (u);
 }
 
+static gboolean
+second_request_made (gpointer data)
+{
+  UiWorld *u = data;
+
+  return natter_fake_model_get_n_requests (u->w->fakes->model) >= 2;
+}
+
+/* Try Again on a message that failed, sent with parameters of its own
+ * (as `natter send --temperature` sends one): the new version goes with
+ * them, as `natter retry` sends it (one pipeline). */
+void
+test_try_again_keeps_message_parameters (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Numbers");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(NatterGenerationParameters) own = natter_generation_parameters_new ();
+  g_autoptr(JsonObject) input = natter_user_message_new ("Pick a number", NULL);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *parameters;
+  NatterWindow *window;
+  NewVersion v;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_ERROR, NATTER_FAKE_TEXT_STEP, NULL);
+  own->has_temperature = TRUE;
+  own->temperature = 0.2;
+  own->has_seed = TRUE;
+  own->seed = 7;
+  natter_send_options_set_parameters (options, own);
+  natter_sessions_send_message_async (u->sessions, session_id, input, options, NULL, ui_result_cb, &result);
+  turn_id = natter_sessions_send_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  /* It holds the sessions, which go with the world. */
+  g_clear_object (&result);
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, turn_id, NULL);
+
+  g_assert_true (gtk_widget_activate (ui_find_button (find_row (window, turn_id), "_Try Again")));
+  v = (NewVersion) { window, u, session_id };
+  ui_wait_until (new_version_open, &v);
+  ui_wait_until (second_request_made, u);
+  parameters = json_object_get_object_member (natter_fake_model_get_request (u->w->fakes->model, 1), "parameters");
+  g_assert_true (json_object_has_member (parameters, "temperature"));
+  g_assert_cmpfloat (json_object_get_double_member (parameters, "temperature"), ==, 0.2);
+  g_assert_cmpint (json_object_get_int_member (parameters, "seed"), ==, 7);
+  ui_wait_until (ui_no_advances, u);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Try Again on the second message of two: the new version shows the
  * first exchange as its own, as README says (one arrow away), never as
  * a branch's: no "Branched from" marker, nothing dimmed. */

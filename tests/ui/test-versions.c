@@ -226,6 +226,7 @@ main (int   argc,
   g_test_add_func ("/versions/delete-original-keeps-history-and-pin", test_delete_original_keeps_history_and_pin);
   g_test_add_func ("/versions/try-again", test_try_again_keeps_answer);
   g_test_add_func ("/versions/try-again-not-a-branch", test_try_again_not_a_branch);
+  g_test_add_func ("/versions/try-again-keeps-message-parameters", test_try_again_keeps_message_parameters);
   g_test_add_func ("/versions/grown-row-stays-whole", test_grown_row_stays_whole);
   g_test_add_func ("/versions/edit-keeps-model", test_edit_keeps_model);
   g_test_add_func ("/versions/try-again-keeps-model", test_try_again_keeps_model);

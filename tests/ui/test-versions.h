@@ -67,6 +67,7 @@ void test_edit_shown_live (void);
 /* test-versions-try-again.c */
 void test_try_again_keeps_answer (void);
 void test_try_again_not_a_branch (void);
+void test_try_again_keeps_message_parameters (void);
 void test_grown_row_stays_whole (void);
 /* test-versions-sidebar.c */
 void test_sidebar_lists_conversation_once (void);

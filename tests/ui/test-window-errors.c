@@ -323,3 +323,45 @@ test_window_provider_error_goes_with_settings (void)
   natter_settings_set_default_model (settings, default_model);
   ui_world_free (u);
 }
+
+/* Providers set by hand and no default chosen: the window's first
+ * message goes to the first provider of the list, never to a built-in
+ * Ollama the person did not ask for. */
+void
+test_window_default_is_first_provider (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "First minute");
+  guint port = natter_test_closed_port ();
+  g_autofree char *down = g_strdup_printf ("http://127.0.0.1:%u/v1", port);
+  g_autofree char *host = g_strdup_printf ("127.0.0.1:%u", port);
+  g_autofree char *default_provider = NULL;
+  g_autofree char *default_model = NULL;
+  g_autoptr(GVariant) providers = NULL;
+  NatterSettings *settings;
+  NatterWindow *window;
+  const char *said;
+
+  window = ui_window_new (app, u);
+  settings = window->settings;
+  providers = g_variant_ref (natter_settings_get_providers (settings));
+  default_provider = g_strdup (natter_settings_get_default_provider (settings));
+  default_model = g_strdup (natter_settings_get_default_model (settings));
+  set_providers (settings, "mine", down, NULL);
+  natter_settings_set_default_provider (settings, "");
+  natter_settings_set_default_model (settings, "");
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (natter_window_get_model_picker (window)), ==, "mine");
+
+  send_unreachable (window);
+  said = gtk_label_get_text (error_label (window, 1));
+  g_assert_nonnull (strstr (said, host));
+  g_assert_null (strstr (said, "11434"));
+
+  ui_destroy_window (window);
+  g_object_set (settings, "providers", providers, NULL);
+  natter_settings_set_default_provider (settings, default_provider);
+  natter_settings_set_default_model (settings, default_model);
+  ui_world_free (u);
+}

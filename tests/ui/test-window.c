@@ -270,6 +270,7 @@ main (int   argc,
   g_test_add_func ("/window/errors", test_window_errors);
   g_test_add_func ("/window/missing-default-provider", test_window_missing_default_provider);
   g_test_add_func ("/window/provider-error-goes-with-settings", test_window_provider_error_goes_with_settings);
+  g_test_add_func ("/window/default-is-first-provider", test_window_default_is_first_provider);
   g_test_add_func ("/window/composer", test_window_composer);
   g_test_add_func ("/window/composer-grows", test_window_composer_grows);
   g_test_add_func ("/window/new-chat-writes-nothing", test_window_new_chat_writes_nothing);

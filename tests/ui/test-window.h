@@ -34,6 +34,7 @@ void test_window_narrow_back_to_open (void);
 void test_window_errors (void);
 void test_window_missing_default_provider (void);
 void test_window_provider_error_goes_with_settings (void);
+void test_window_default_is_first_provider (void);
 /* test-window-composer.c */
 void test_window_composer (void);
 void test_window_composer_grows (void);

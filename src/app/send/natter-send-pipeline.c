@@ -1092,8 +1092,41 @@ verified_cb (GObject      *object,
   read_version_owner (task);
 }
 
+/* A message sent again goes with the generation parameters it had of its
+ * own (`natter send --temperature …`), which its turn keeps apart
+ * (`config.messageParameters`, docs/format.md §4.2), laid over the
+ * conversation's as they are now: the window's Try Again and `natter
+ * retry` alike. An imported turn's instruction is words of the file, not
+ * the person's: it stays behind, as on import (docs/format.md §7.1). */
+static gboolean
+carry_message_parameters (SendState   *state,
+                          JsonObject  *definition,
+                          GError     **error)
+{
+  JsonObject *config = json_object_get_object_member (definition, "config");
+  JsonNode *own = config != NULL ? json_object_get_member (config, "messageParameters") : NULL;
+  g_autoptr(NatterGenerationParameters) parameters = NULL;
+
+  if (own == NULL || natter_message_request_get_parameters (state->request) != NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (own))
+    {
+      g_set_error_literal (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_SCHEMA,
+                           "The turn's “config.messageParameters” is not an object");
+      return FALSE;
+    }
+  parameters = natter_generation_parameters_new_from_object (json_node_get_object (own), error);
+  if (parameters == NULL)
+    return FALSE;
+  if (natter_turn_definition_is_imported (definition))
+    natter_generation_parameters_set_system_instruction (parameters, NULL);
+  natter_message_request_set_parameters (state->request, parameters);
+  return TRUE;
+}
+
 /* A new version of a message starts from the message's own turn: the
- * conversation it belongs to, and, sent again, its words and files. */
+ * conversation it belongs to, and, sent again, its words and files and
+ * its own parameters. */
 static void
 version_turn_read_cb (GObject      *object,
                       GAsyncResult *result,
@@ -1126,6 +1159,11 @@ version_turn_read_cb (GObject      *object,
       g_autoptr(JsonArray) array = json_array_new ();
 
       state->input = json_object_ref (json_object_get_object_member (definition, "input"));
+      if (!carry_message_parameters (state, definition, &error))
+        {
+          fail (task, error);
+          return;
+        }
       parts = natter_message_dup_blob_parts (state->input);
       if (parts->len > 0)
         {

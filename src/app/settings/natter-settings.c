@@ -543,7 +543,7 @@ natter_settings_class_init (NatterSettingsClass *klass)
     g_param_spec_variant ("providers", NULL, NULL, G_VARIANT_TYPE ("a(sss)"), NULL, flags);
   /** NatterSettings:default-provider: the `default-provider` key */
   properties[PROP_DEFAULT_PROVIDER] =
-    g_param_spec_string ("default-provider", NULL, NULL, NATTER_DEFAULT_PROVIDER_ID, flags);
+    g_param_spec_string ("default-provider", NULL, NULL, "", flags);
   /** NatterSettings:default-model: the `default-model` key; "" for the provider's first */
   properties[PROP_DEFAULT_MODEL] = g_param_spec_string ("default-model", NULL, NULL, "", flags);
   /** NatterSettings:max-model-calls: the `max-model-calls` key, model calls per turn */
@@ -577,7 +577,7 @@ static void
 natter_settings_init (NatterSettings *self)
 {
   self->providers = g_variant_ref_sink (default_providers ());
-  self->default_provider = g_strdup (NATTER_DEFAULT_PROVIDER_ID);
+  self->default_provider = g_strdup ("");
   self->default_model = g_strdup ("");
   self->max_model_calls = NATTER_DEFAULT_MAX_MODEL_CALLS;
   self->auto_title = TRUE;
@@ -750,13 +750,45 @@ natter_settings_set_providers (NatterSettings  *self,
  * natter_settings_get_default_provider:
  * @self: the settings
  *
- * Returns: (transfer none): the `default-provider` key, maybe ""
+ * Returns: (transfer none): the `default-provider` key as stored, maybe
+ *   "" (the first provider of the list:
+ *   natter_settings_dup_effective_provider() says which one is used)
  */
 const char *
 natter_settings_get_default_provider (NatterSettings *self)
 {
   g_return_val_if_fail (NATTER_IS_SETTINGS (self), NULL);
   return self->default_provider;
+}
+
+/**
+ * natter_settings_dup_effective_provider:
+ * @self: the settings
+ *
+ * The provider a message that names none goes to, the one rule the
+ * window and the command line share: the `default-provider` key when it
+ * is set; else the first usable entry of `providers`
+ * (natter_settings_dup_usable_providers()); else, with none, the built-in
+ * %NATTER_DEFAULT_PROVIDER_ID. A person who replaced the list without
+ * choosing a default thus talks to a server of theirs, never to an
+ * Ollama they did not ask for. It changes with both keys: follow
+ * #NatterSettings:default-provider and #NatterSettings:providers.
+ *
+ * Returns: (transfer full): a provider id, never empty
+ */
+char *
+natter_settings_dup_effective_provider (NatterSettings *self)
+{
+  g_autoptr(GPtrArray) usable = NULL;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), NULL);
+
+  if (self->default_provider != NULL && self->default_provider[0] != '\0')
+    return g_strdup (self->default_provider);
+  usable = natter_settings_dup_usable_providers (self);
+  if (usable->len > 0)
+    return g_strdup (((NatterProviderConfig *) g_ptr_array_index (usable, 0))->id);
+  return g_strdup (NATTER_DEFAULT_PROVIDER_ID);
 }
 
 /**

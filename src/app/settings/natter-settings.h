@@ -85,6 +85,7 @@ gboolean        natter_settings_set_providers      (NatterSettings  *self,
                                                     GError         **error);
 
 const char     *natter_settings_get_default_provider (NatterSettings *self);
+char           *natter_settings_dup_effective_provider (NatterSettings *self);
 void            natter_settings_set_default_provider (NatterSettings *self,
                                                       const char     *provider_id);
 const char     *natter_settings_get_default_model  (NatterSettings  *self);

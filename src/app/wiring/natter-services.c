@@ -455,6 +455,8 @@ natter_services_new (GFile               *data_dir,
   /* Connected before anyone else can be: whoever follows the same
    * properties finds the registry already updated. */
   g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (load_providers), self);
+  /* Without a default set, the default is the list's first provider. */
+  g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (load_default_model), self);
   g_signal_connect_swapped (self->settings, "notify::default-provider", G_CALLBACK (load_default_model), self);
   g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (load_default_model), self);
   return self;
@@ -987,20 +989,15 @@ natter_services_get_session_repo (NatterServices *self)
  * natter_services_dup_default_provider:
  * @self: the services
  *
- * Returns: (transfer full): the `default-provider` setting (built in:
- *   %NATTER_DEFAULT_PROVIDER_ID)
+ * Returns: (transfer full): the provider a message that names none goes
+ *   to (natter_settings_dup_effective_provider())
  */
 char *
 natter_services_dup_default_provider (NatterServices *self)
 {
-  g_autofree char *provider = NULL;
-
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
 
-  provider = g_strdup (natter_settings_get_default_provider (self->settings));
-  if (provider == NULL || provider[0] == '\0')
-    return g_strdup (NATTER_DEFAULT_PROVIDER_ID);
-  return g_steal_pointer (&provider);
+  return natter_settings_dup_effective_provider (self->settings);
 }
 
 /**

@@ -373,6 +373,28 @@ stamp_device (NatterTurnRuntime *self,
     json_object_set_object_member (created, NATTER_DEVICE_MEMBER, natter_device_to_member (self->device));
 }
 
+/* Copies the optional object member @name of the caller's @config to the
+ * turn's @full_config. */
+static gboolean
+copy_object_member (JsonObject  *config,
+                    JsonObject  *full_config,
+                    const char  *name,
+                    GError     **error)
+{
+  JsonNode *node = json_object_get_member (config, name);
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT, "config.%s must be an object",
+                   name);
+      return FALSE;
+    }
+  json_object_set_member (full_config, name, json_node_copy (node));
+  return TRUE;
+}
+
 /* Resolves the agent and builds turn_created; nothing touches the disk. */
 static JsonNode *
 build_turn_created (NatterTurnRuntime  *self,
@@ -460,18 +482,12 @@ build_turn_created (NatterTurnRuntime  *self,
         }
       json_object_set_string_member (full_config, "cwd", json_node_get_string (cwd));
     }
-  if (json_object_has_member (config, "parameters"))
-    {
-      JsonNode *parameters = json_object_get_member (config, "parameters");
-
-      if (!JSON_NODE_HOLDS_OBJECT (parameters))
-        {
-          g_set_error_literal (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_INVALID_ARGUMENT,
-                               "config.parameters must be an object");
-          return NULL;
-        }
-      json_object_set_member (full_config, "parameters", json_node_copy (parameters));
-    }
+  /* The request parameters, and which of them the message had of its
+   * own, kept for sending it again: the model calls read only
+   * `parameters`. */
+  if (!copy_object_member (config, full_config, "parameters", error) ||
+      !copy_object_member (config, full_config, "messageParameters", error))
+    return NULL;
   json_object_set_member (full_config, "maxModelCalls",
                           json_object_has_member (config, "maxModelCalls")
                           ? json_node_copy (json_object_get_member (config, "maxModelCalls"))

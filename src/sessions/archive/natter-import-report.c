@@ -64,6 +64,7 @@ natter_import_report_add (NatterImportReport       *report,
   report->n_stopped += other->n_stopped;
   report->n_endpoints += other->n_endpoints;
   report->n_working_folders += other->n_working_folders;
+  report->n_instructions += other->n_instructions;
   report->n_images += other->n_images;
   report->n_empty += other->n_empty;
   append_strings (report->already, other->already);
@@ -163,6 +164,12 @@ natter_import_report_dup_notes (const NatterImportReport *report)
                                                 "work in your own folders.",
                                                 "%u working folders named in the file were not brought over: "
                                                 "tools work in your own folders.", n), n));
+  if ((n = report->n_instructions) > 0)
+    add_note (notes, g_strdup_printf (ngettext ("%u system instruction the file added to the conversation was "
+                                                "not brought over: answers follow only what you set here.",
+                                                "%u system instructions the file added to its conversations "
+                                                "were not brought over: answers follow only what you set here.",
+                                                n), n));
   if ((n = report->n_images) > 0)
     add_note (notes, g_strdup_printf (ngettext ("%u image or file is not in the file: a placeholder names it.",
                                                 "%u images or files are not in the file: placeholders name them.",

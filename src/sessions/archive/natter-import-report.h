@@ -24,6 +24,9 @@ G_BEGIN_DECLS
  *   address: the address is kept as a label and never contacted
  * @n_working_folders: working folders the file named for its tools, not
  *   brought over
+ * @n_instructions: instructions the file's conversations added to the
+ *   agent's system prompt (their settings, docs/format.md §3.5), not
+ *   brought over
  * @n_images: images and other files the file only points to, each left
  *   as a placeholder in the text
  * @n_empty: conversations without a message, not imported
@@ -45,6 +48,7 @@ typedef struct
   guint      n_stopped;
   guint      n_endpoints;
   guint      n_working_folders;
+  guint      n_instructions;
   guint      n_images;
   guint      n_empty;
   GPtrArray *already;

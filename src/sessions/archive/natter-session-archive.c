@@ -756,6 +756,23 @@ find_authority (NatterSessionState *state,
     g_hash_table_add (queued, g_strdup (natter_session_state_get_queued (state, i)->queue_id));
 }
 
+/* The position in @events of the conversation's settings in force at the
+ * end of its log (its last `parameters_changed`), when they add an
+ * instruction to the agent's system prompt; else 0 (the first event is
+ * always `session_created`). */
+static guint
+find_instruction (GPtrArray *events)
+{
+  for (guint i = events->len; i > 1; i--)
+    {
+      JsonObject *event = json_node_get_object (g_ptr_array_index (events, i - 1));
+
+      if (g_strcmp0 (json_object_get_string_member_with_default (event, "type", NULL), "parameters_changed") == 0)
+        return json_object_has_member (event, "systemInstruction") ? i - 1 : 0;
+    }
+  return 0;
+}
+
 /* A title is one line of text (docs/format.md "title_changed"), and an
  * older file may hold one that is not: the title of @event (a
  * `session_created` or a `title_changed`) comes in with each run of
@@ -780,7 +797,9 @@ clean_title (JsonObject *event)
  * exported file had: the archive's own `schema_upgraded` events are not
  * copied, nor are its pin and folder. What is data, never authority, stays behind: the events of
  * grants still active and of queued messages still pending at the end of
- * the log, and the working folder, each counted in the plan's report. A
+ * the log, the working folder, and the instruction the conversation's
+ * settings add to every prompt (its numbers, such as the temperature,
+ * only tune answers and come along), each counted in the plan's report. A
  * log that does not read as exported (an unknown version among its
  * faults) is copied as it is, for the check to refuse. */
 static gboolean
@@ -797,6 +816,7 @@ plan_session (NatterImportPlan  *plan,
   g_autoptr(GHashTable) grants = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) queued = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gboolean lowest = as_exported != NULL;
+  guint instruction = lowest ? find_instruction (events) : 0;
 
   clean_title (json_node_get_object (first));
   json_object_remove_member (json_node_get_object (first), "parentSession");
@@ -843,6 +863,14 @@ plan_session (NatterImportPlan  *plan,
       event = json_node_get_object (copy);
       if (g_str_equal (type, "title_changed"))
         clean_title (event);
+      /* Words that would steer every later answer, which the person never
+       * wrote: left out, and said. One replaced in the archive is
+       * history, like a revoked grant. */
+      if (i == instruction)
+        {
+          json_object_remove_member (event, "systemInstruction");
+          plan->report->n_instructions++;
+        }
       if (json_object_has_member (event, "sessionSeq") && inherited->len > 0)
         json_object_set_int_member (event, "sessionSeq",
                                     json_object_get_int_member (event, "sessionSeq") + inherited->len);
@@ -979,7 +1007,8 @@ leave_authority_behind (NatterImportPlan *plan,
  * and it no longer names a parent (which may not exist where it is
  * imported). Every turn's `sessionId` becomes the session's. What the
  * archive brings is data, never authority: its active grants, pending
- * queued messages and working folder are left behind, its turns are
+ * queued messages, working folder and the system instruction its
+ * settings add are left behind, its turns are
  * marked imported and those that had not ended are stopped; the plan's
  * report counts it all. The plan is checked with
  * natter_import_plan_check().

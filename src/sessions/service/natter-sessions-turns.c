@@ -332,10 +332,16 @@ send_create_turn (GTask *task)
                                                                     : natter_generation_parameters_new ();
     g_autoptr(NatterSendOptions) options = natter_send_options_copy (data->options);
 
-    natter_generation_parameters_overlay (parameters, natter_send_options_get_parameters (data->options));
+    const NatterGenerationParameters *own = natter_send_options_get_parameters (data->options);
+
+    natter_generation_parameters_overlay (parameters, own);
     natter_send_options_set_parameters (options, parameters);
     requested_agent = natter_send_options_to_requested_agent (options);
     config = natter_send_options_to_turn_config (options, TRUE, natter_session_state_get_cwd (data->base.state));
+    /* The message's own apart too: sent again (Try Again, `natter
+     * retry`), it goes with them, over the conversation's of that time. */
+    if (!natter_generation_parameters_is_empty (own))
+      json_object_set_object_member (config, "messageParameters", natter_generation_parameters_to_object (own));
   }
 
   natter_turn_runtime_create_turn_async (self->runtime, requested_agent, data->base.session_id, context,

@@ -66,7 +66,7 @@ spin_input_cb (GtkSpinButton *spin,
 static void
 sync_row (NatterPreferencesWindow *self)
 {
-  const char *provider = natter_settings_get_default_provider (self->settings);
+  g_autofree char *provider = natter_settings_dup_effective_provider (self->settings);
   const char *model = effective_model (self);
   gboolean known = provider != NULL && *provider != '\0' && model != NULL;
   g_autofree char *title = NULL;
@@ -96,7 +96,7 @@ sync_row (NatterPreferencesWindow *self)
 static void
 value_changed_cb (NatterPreferencesWindow *self)
 {
-  const char *provider = natter_settings_get_default_provider (self->settings);
+  g_autofree char *provider = natter_settings_dup_effective_provider (self->settings);
   const char *model = effective_model (self);
 
   if (self->updating_context_window || provider == NULL || *provider == '\0' || model == NULL)
@@ -148,6 +148,8 @@ natter_preferences_window_add_context_window_row (NatterPreferencesWindow *self)
 
   g_signal_connect_swapped (self->context_window_spin, "value-changed", G_CALLBACK (value_changed_cb), self);
   g_signal_connect_swapped (self->settings, "notify::default-provider", G_CALLBACK (sync_row), self);
+  /* With no default set, the list's first provider is the default. */
+  g_signal_connect_swapped (self->settings, "notify::providers", G_CALLBACK (sync_row), self);
   g_signal_connect_swapped (self->settings, "notify::default-model", G_CALLBACK (sync_row), self);
   g_signal_connect_swapped (natter_settings_get_gsettings (self->settings), "changed::context-windows",
                             G_CALLBACK (sync_row), self);

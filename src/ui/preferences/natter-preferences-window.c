@@ -241,7 +241,7 @@ providers_changed_cb (NatterPreferencesWindow *self)
 static void
 default_provider_changed_cb (NatterPreferencesWindow *self)
 {
-  const char *current = natter_settings_get_default_provider (self->settings);
+  g_autofree char *current = natter_settings_dup_effective_provider (self->settings);
   guint index;
 
   /* Usually the combo itself wrote it: keep its model (replacing it

@@ -20,6 +20,7 @@
 /**
  * natter_provider_choices_collect:
  * @settings: the settings whose `providers` and `default-provider` are read
+ *   (the default as natter_settings_dup_effective_provider() resolves it)
  * @ids: (element-type utf8): filled with the providers' ids, in order; it
  *   must free its elements with g_free()
  * @names: (element-type utf8): filled with the names shown for them (a
@@ -37,7 +38,7 @@ natter_provider_choices_collect (NatterSettings *settings,
                                  GPtrArray      *names)
 {
   g_autoptr(GPtrArray) providers = NULL;
-  const char *current;
+  g_autofree char *current = NULL;
   guint selected = GTK_INVALID_LIST_POSITION;
   guint start;
 
@@ -45,7 +46,8 @@ natter_provider_choices_collect (NatterSettings *settings,
   g_return_val_if_fail (ids != NULL && names != NULL, GTK_INVALID_LIST_POSITION);
 
   providers = natter_settings_dup_providers (settings);
-  current = natter_settings_get_default_provider (settings);
+  /* The provider messages go to, a default left unset too. */
+  current = natter_settings_dup_effective_provider (settings);
   start = ids->len;
   for (guint i = 0; i < providers->len; i++)
     {
