@@ -636,6 +636,118 @@ test_original_deleted_branch (Fixture       *f,
   conversation_clear (&c);
 }
 
+/* The settings, pin and folder a version stands alone with once its
+ * original is gone: @pinned says whether it holds the pin. */
+static void
+assert_takes_conversation (Fixture    *f,
+                           const char *session_id,
+                           gboolean    pinned)
+{
+  g_autoptr(GPtrArray) events = natter_test_sessions_read (f->w->session_repo, session_id);
+
+  g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, session_id), ==, session_id);
+  g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, session_id), ==, FOLDER_ID);
+  g_assert_nonnull (natter_sessions_get_kept_parameters (f->sessions, session_id));
+  g_assert_cmpfloat (natter_sessions_get_kept_parameters (f->sessions, session_id)->temperature, ==, 0.25);
+  g_assert_cmpint (natter_sessions_get_pinned (f->sessions, session_id), ==, pinned);
+  g_assert_cmpuint (natter_test_count_type (events, "pin_changed"), ==, pinned ? 1 : 0);
+}
+
+static void
+place_conversation (Fixture    *f,
+                    const char *session_id)
+{
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.25;
+  natter_sessions_set_parameters_async (f->sessions, session_id, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (f->sessions, session_id, TRUE, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (f->sessions, session_id, FOLDER_ID, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* An edit of a message a version shows from its deleted original: the
+ * new version is made as one made before the delete would be (the
+ * original as its parent, at the turn before the message; for the
+ * first message, without a fork point), so it stands alone too, and
+ * takes the settings and folder of the conversation it was made from,
+ * not its pin. */
+static void
+test_original_deleted_edit (Fixture       *f,
+                            gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v3 = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *second_turn = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GAsyncResult) created = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GPtrArray) turns = NULL;
+  g_autoptr(NatterSessionFamilies) families = NULL;
+
+  make_conversation (f, &c);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  v1 = version_at (f, c.session, c.turns[0]);
+  v1_turn = natter_test_sessions_send_and_wait (f, v1, "Q2, said better");
+  /* A version of the third message, which shows the first two. */
+  v3 = version_at (f, c.session, c.turns[1]);
+  g_free (natter_test_sessions_send_and_wait (f, v3, "Q3, said better"));
+  place_conversation (f, c.session);
+  delete_session (f, c.session);
+  g_assert_true (natter_sessions_get_pinned (f->sessions, v3));
+
+  /* The second message, edited in the version that shows it. */
+  second = version_at (f, v3, c.turns[0]);
+  state = natter_test_sessions_get (f, second);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_assert_cmpstr (natter_session_state_get_forked_from_turn_id (state), ==, c.turns[0]);
+  g_assert_true (natter_session_state_get_is_version (state));
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Three");
+  assert_takes_conversation (f, second, FALSE);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  second_turn = natter_test_sessions_send_and_wait (f, second, "Q2, said best");
+  natter_sessions_read_history_async (f->sessions, second_turn, NULL, natter_test_result_cb, &result);
+  turns = natter_sessions_read_history_finish (f->sessions, natter_test_sessions_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (turns->len, ==, 2);
+  g_assert_cmpstr (natter_turn_state_get_turn_id (g_ptr_array_index (turns, 0)), ==, c.turns[0]);
+
+  /* The first message, edited in the version that shows it. */
+  natter_sessions_create_first_version_async (f->sessions, v1, c.session, "Three", NULL, NULL,
+                                              natter_test_result_cb, &created);
+  first = natter_sessions_create_first_version_finish (f->sessions, natter_test_sessions_wait_result (&created),
+                                                       &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&state, natter_session_state_unref);
+  state = natter_test_sessions_get (f, first);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, c.session);
+  g_assert_null (natter_session_state_get_forked_from_turn_id (state));
+  g_assert_true (natter_session_state_get_is_version (state));
+  assert_takes_conversation (f, first, FALSE);
+
+  /* Like the versions made before the delete, each stands alone. */
+  families = natter_session_families_new (G_LIST_MODEL (natter_sessions_list_sessions (f->sessions)));
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, first), ==, 1);
+  g_assert_cmpuint (natter_session_families_get_n_versions (families, second), ==, 1);
+  conversation_clear (&c);
+}
+
 /* What a version of a deleted original still sends is read back from
  * the turn files: the fork point, then each turn its context refers to,
  * oldest first. */
@@ -684,6 +796,7 @@ main (int   argc,
   ADD ("/versions/original-deleted/history", test_original_deleted_history);
   ADD ("/versions/original-deleted/pin-follows-row", test_original_deleted_pin_follows_row);
   ADD ("/versions/original-deleted/branch", test_original_deleted_branch);
+  ADD ("/versions/original-deleted/edit", test_original_deleted_edit);
 #undef ADD
 
   return g_test_run ();

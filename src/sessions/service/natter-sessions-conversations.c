@@ -46,6 +46,9 @@ typedef struct
   char             *walk_point;
   guint             walk_hops;
   JsonObject       *walk_compaction;  /* the shown session's, of turns it inherits */
+  /* The parent named is deleted: a version of it stands alone and has
+   * no original to share the settings of (docs/format.md §3.5). */
+  gboolean          parent_gone;
 } CreateData;
 
 NATTER_SESSIONS_DEFINE_OP (CreateData, create_data)
@@ -84,8 +87,10 @@ fork_written_cb (GObject      *object,
  * turns it inherits (docs/sessions.md §5), and for a branch made on
  * purpose, a conversation of its own, the settings of the conversation
  * it was made from and its folder (docs/format.md §3.5, §3.6). A
- * version has none of these: it shares its original's. The pin stays
- * behind, so that one conversation is not pinned twice over. */
+ * version has none of these: it shares its original's; but a version
+ * of a deleted original stands alone, and takes them as a branch does.
+ * The pin stays behind, so that one conversation is not pinned twice
+ * over. */
 static GPtrArray *
 fork_inherited_events (CreateData *data)
 {
@@ -97,7 +102,7 @@ fork_inherited_events (CreateData *data)
 
   if (data->compaction != NULL)
     g_ptr_array_add (events, natter_sessions_compaction_copy (self, data->base.session_id, data->compaction));
-  if (data->shown == NULL || data->title != NULL)
+  if (data->shown == NULL || (data->title != NULL && !data->parent_gone))
     return events;
   parameters = natter_sessions_get_kept_parameters (self, data->shown);
   if (parameters != NULL)
@@ -315,6 +320,7 @@ fork_from_deleted (GTask *task)
 
   g_free (data->parent_session);
   data->parent_session = g_strdup (data->walk_session);
+  data->parent_gone = TRUE;
   data->fork_is_earlier = TRUE;
   data->compaction = g_steal_pointer (&data->walk_compaction);
   natter_sessions_read_turn_async (data->base.self, data->forked_from_turn_id, g_task_get_cancellable (task),
@@ -460,6 +466,17 @@ parent_read_cb (GObject      *object,
   GError *error = NULL;
 
   parent = natter_sessions_read_session_finish (result, &error);
+  /* A first message's version asked of the session that shows the
+   * message from a deleted original names that original, as one made
+   * before the delete would (natter_sessions_create_first_version_async()). */
+  if (parent == NULL && data->shown != NULL && !data->inherit_cwd &&
+      g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND))
+    {
+      g_error_free (error);
+      data->parent_gone = TRUE;
+      create_write (task);
+      return;
+    }
   if (parent == NULL)
     {
       natter_sessions_op_return_error (task, natter_sessions_session_error (error, data->parent_session));
@@ -509,6 +526,7 @@ create_session_start (NatterSessions      *self,
                       const char          *parent_session,
                       const char          *forked_from_turn_id,
                       gboolean             is_fork,
+                      const char          *shown,
                       GCancellable        *cancellable,
                       GAsyncReadyCallback  callback,
                       gpointer             user_data,
@@ -547,9 +565,8 @@ create_session_start (NatterSessions      *self,
    * give (docs/format.md §9). A fork is asked of the session shown,
    * which may be a copy showing turns of the log: its turn's owner is
    * found first (fork_from_owner()). */
-  if (is_fork)
-    data->shown = g_strdup (parent_session);
-  else if (natter_sync_conflict_is_candidate (parent_session))
+  data->shown = g_strdup (is_fork ? parent_session : shown);
+  if (!is_fork && natter_sync_conflict_is_candidate (parent_session))
     {
       natter_sessions_op_return_error (task, natter_sessions_read_only_error (parent_session));
       return;
@@ -590,7 +607,7 @@ natter_sessions_create_session_async (NatterSessions      *self,
 {
   g_return_if_fail (NATTER_IS_SESSIONS (self));
 
-  create_session_start (self, title, cwd, parent_session, forked_from_turn_id, FALSE,
+  create_session_start (self, title, cwd, parent_session, forked_from_turn_id, FALSE, NULL,
                         cancellable, callback, user_data, natter_sessions_create_session_async);
 }
 
@@ -655,7 +672,7 @@ natter_sessions_fork_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
 
-  create_session_start (self, title, NULL, session_id, turn_id, TRUE,
+  create_session_start (self, title, NULL, session_id, turn_id, TRUE, NULL,
                         cancellable, callback, user_data, natter_sessions_fork_async);
 }
 
@@ -681,6 +698,71 @@ natter_sessions_fork_finish (NatterSessions  *self,
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * natter_sessions_create_first_version_async:
+ * @self: the service
+ * @session_id: the session the person sees, which shows the message
+ * @parent_session: the session whose first message the version is of,
+ *   also one deleted since
+ * @title: the new version's title: @session_id's conversation's
+ * @cwd: (nullable): the new session's absolute, normalized working
+ *   directory
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context
+ * @user_data: data for @callback
+ *
+ * Makes a new version of @parent_session's first message, asked of the
+ * session that shows it (docs/sessions.md §3): a session with
+ * `parentSession` = @parent_session, @title and no fork point, as
+ * natter_sessions_create_session_async() makes it. When @parent_session
+ * was deleted, the version names it all the same, as one made before
+ * the delete would, stands alone like the others made of it, and starts
+ * with the generation parameters and the folder of @session_id's
+ * conversation, appended to its own file as a branch's are; never its
+ * pin (docs/sessions.md §9.4).
+ */
+void
+natter_sessions_create_first_version_async (NatterSessions      *self,
+                                            const char          *session_id,
+                                            const char          *parent_session,
+                                            const char          *title,
+                                            const char          *cwd,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data)
+{
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (session_id != NULL);
+  g_return_if_fail (parent_session != NULL);
+  g_return_if_fail (title != NULL);
+
+  create_session_start (self, title, cwd, parent_session, NULL, FALSE, session_id,
+                        cancellable, callback, user_data, natter_sessions_create_first_version_async);
+}
+
+/**
+ * natter_sessions_create_first_version_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the new session's id; or %NULL
+ *   with the errors of natter_sessions_create_session_finish() but
+ *   %NATTER_SESSION_ERROR_NOT_FOUND for a deleted parent. An error of
+ *   the write after the file's first line (what a version of a deleted
+ *   original takes from the conversation) leaves the new session listed.
+ */
+char *
+natter_sessions_create_first_version_finish (NatterSessions  *self,
+                                             GAsyncResult    *result,
+                                             GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_create_first_version_async, NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -113,6 +113,18 @@ char               *natter_sessions_fork_finish                  (NatterSessions
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
 
+void                natter_sessions_create_first_version_async   (NatterSessions      *self,
+                                                                  const char          *session_id,
+                                                                  const char          *parent_session,
+                                                                  const char          *title,
+                                                                  const char          *cwd,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+char               *natter_sessions_create_first_version_finish  (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
+
 void                natter_sessions_continue_copy_async          (NatterSessions      *self,
                                                                   const char          *copy,
                                                                   GCancellable        *cancellable,
