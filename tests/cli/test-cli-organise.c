@@ -699,6 +699,85 @@ test_fork_deleted_original (Fixture       *f,
   g_assert_null (strstr (sent, "and then"));
 }
 
+/* `natter retry --session VERSION TURN` at a message the version shows
+ * from its original, once the original is deleted: a new version of
+ * the message is made and answered, with the history the version
+ * showed before it, and the conversation's settings and folder but not
+ * its pin. */
+static void
+test_retry_deleted_original (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *again_id = NULL;
+  g_autofree char *again_turn = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  const char *sent;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and", "then");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--seed", "5");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "pin", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Work");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", version_id, first);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &again_id, &again_turn);
+  g_assert_nonnull (again_turn);
+  g_assert_cmpstr (again_id, !=, version_id);
+
+  entry = listed_entry (f, again_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
+  g_clear_pointer (&entry, json_object_unref);
+  entry = listed_entry (f, version_id);
+  g_assert_true (json_object_get_boolean_member (entry, "pinned"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", again_id, "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "seed"), ==, 5);
+
+  /* The message went again, alone, as the first one does. */
+  body = request_body (f, f->server->bodies->len - 1);
+  sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
+  g_assert_cmpint (json_object_get_int_member (body, "seed"), ==, 5);
+  g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
+  g_assert_null (strstr (sent, "and then"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", again_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "user: hello\nassistant: Hello world\n"));
+  g_assert_null (strstr (r.out, "and then"));
+}
+
 /* `natter recover SESSION` copies what can be read of a damaged session
  * to a new one and prints it; the damaged file stays as it was. */
 
@@ -1054,6 +1133,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/retry-takes-it", test_queue_retry_takes_it);
   ADD ("/cli/fork-deleted-original", test_fork_deleted_original);
+  ADD ("/cli/retry-deleted-original", test_retry_deleted_original);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);

@@ -7,6 +7,7 @@
  * while the window is open gets Edit as soon as its turn settles.
  */
 
+#include "natter-sessions-settings.h"
 #include "test-versions.h"
 
 static gboolean
@@ -199,6 +200,143 @@ test_edit_shown_live (void)
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   l = (LiveEdit) { window, u, session_id };
   ui_wait_until (live_edit_shown, &l);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+} EditShown;
+
+/* The row of the turn shows Edit under its message: the button. */
+static GtkWidget *
+edit_button_of (NatterWindow *window,
+                const char   *turn_id)
+{
+  NatterTurnRow *row = find_row (window, turn_id);
+  g_autoptr(GPtrArray) buttons = NULL;
+
+  if (row == NULL)
+    return NULL;
+  buttons = ui_find_all (row, GTK_TYPE_BUTTON);
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), "Edit Message") == 0 &&
+        gtk_widget_get_visible (g_ptr_array_index (buttons, i)))
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+static gboolean
+edit_shown (gpointer data)
+{
+  EditShown *e = data;
+
+  return edit_button_of (e->window, e->turn_id) != NULL;
+}
+
+/* The new version is open, or the send was refused in the error bar. */
+static gboolean
+edited_or_refused (gpointer data)
+{
+  NewVersion *v = data;
+
+  return new_version_open (v) || ui_error_bar_shown (v->window);
+}
+
+/* Edit on a message a version shows from its deleted original (the
+ * person edited the second message, then deleted the original and kept
+ * the version): the new version opens with the edited message
+ * answered, and it keeps the conversation's model settings and folder,
+ * while the pin stays on the version it was made from. */
+void
+test_edit_deleted_original (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *answered = NULL;
+  g_autofree char *edited_id = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *folder_id = "2026-11-30T09-14-03Z-0000077-000";
+  NatterSessionIndexEntry *entry;
+  NatterTurnItem *item;
+  NatterWindow *window;
+  NewVersion v;
+  EditShown e;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"Pasta.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"With basil.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"With lemon.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Bread.\"}", NULL);
+  first = ui_send (u, session_id, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, session_id, "Which sauce?");
+  ui_wait_turn (u, second);
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.5;
+  natter_sessions_set_parameters_async (u->sessions, session_id, parameters, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (u->sessions, session_id, TRUE, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (u->sessions, session_id, folder_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_sessions_fork_async (u->sessions, session_id, first, "Dinner", NULL, ui_result_cb, &result);
+  version_id = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  answered = ui_send (u, version_id, "Which sauce, please?");
+  ui_wait_turn (u, answered);
+  natter_sessions_delete_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, version_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  e = (EditShown) { window, first };
+  ui_wait_until (edit_shown, &e);
+  item = natter_turn_row_get_item (find_row (window, first));
+  g_assert_cmpstr (natter_turn_item_get_inherited_from (item), ==, session_id);
+  g_assert_true (gtk_widget_activate (edit_button_of (window, first)));
+  ui_wait_until (composer_has_text, window);
+  natter_composer_set_text (natter_window_get_composer (window), "What to bake?");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  v = (NewVersion) { window, u, version_id };
+  ui_wait_until (edited_or_refused, &v);
+  g_assert_false (ui_error_bar_shown (window));
+
+  edited_id = g_strdup (natter_window_get_session_id (window));
+  entry = natter_session_index_lookup (u->index, edited_id);
+  g_assert_cmpstr (natter_session_index_entry_get_title (entry), ==, "Dinner");
+  item = natter_timeline_model_lookup (natter_window_get_timeline (window),
+                                       natter_session_index_entry_get_latest_turn_id (entry));
+  g_assert_nonnull (item);
+  {
+    g_autofree char *input = natter_turn_item_dup_input_text (item);
+
+    g_assert_cmpstr (input, ==, "What to bake?");
+  }
+  state = ui_get_session (u, edited_id);
+  g_assert_cmpstr (natter_session_state_get_parent_session (state), ==, session_id);
+  g_assert_null (natter_session_state_get_forked_from_turn_id (state));
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, edited_id), ==, folder_id);
+  g_assert_nonnull (natter_sessions_get_kept_parameters (u->sessions, edited_id));
+  g_assert_cmpfloat (natter_sessions_get_kept_parameters (u->sessions, edited_id)->temperature, ==, 0.5);
+  g_assert_false (natter_sessions_get_pinned (u->sessions, edited_id));
+  g_assert_true (natter_sessions_get_pinned (u->sessions, version_id));
 
   ui_destroy_window (window);
   ui_world_free (u);

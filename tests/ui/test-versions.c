@@ -218,6 +218,7 @@ main (int   argc,
   g_test_add_func ("/versions/switcher", test_switcher_widget);
   g_test_add_func ("/versions/edit-message", test_edit_message);
   g_test_add_func ("/versions/edit-shown-live", test_edit_shown_live);
+  g_test_add_func ("/versions/edit-deleted-original", test_edit_deleted_original);
   g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
   g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
   g_test_add_func ("/versions/rename-names-every-version", test_rename_names_every_version);

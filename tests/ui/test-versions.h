@@ -64,6 +64,7 @@ composer_has_text (gpointer data);
 /* test-versions-edit.c */
 void test_edit_message (void);
 void test_edit_shown_live (void);
+void test_edit_deleted_original (void);
 /* test-versions-try-again.c */
 void test_try_again_keeps_answer (void);
 void test_try_again_not_a_branch (void);

@@ -396,6 +396,12 @@ typedef struct
   char                 *version_owner;
   gboolean              owner_searched;  /* the turn's own session did not have it */
   guint                 owner_hops;
+  /* While the search goes up the sessions shown: the fork point of the
+   * last one read, whose parent is looked in next, and the cwd of the
+   * conversation the message was typed in. */
+  char                 *shown_point;
+  char                 *shown_cwd;
+  gboolean              parent_gone;   /* @parent was deleted */
   char                 *fork_owner;
   char                 *fork_turn;
   char                 *parent;
@@ -415,6 +421,8 @@ send_state_free (SendState *state)
   g_clear_pointer (&state->sources, g_ptr_array_unref);
   g_free (state->origin);
   g_free (state->version_owner);
+  g_free (state->shown_point);
+  g_free (state->shown_cwd);
   g_free (state->fork_owner);
   g_free (state->fork_turn);
   g_free (state->parent);
@@ -645,6 +653,9 @@ placed_cb (GObject      *object,
 
   if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_fork_async)
     state->result->session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
+  else if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_create_first_version_async)
+    state->result->session_id = natter_sessions_create_first_version_finish (NATTER_SESSIONS (object), result,
+                                                                             &error);
   else if (g_task_get_source_tag (G_TASK (result)) == natter_sessions_continue_copy_async)
     state->result->session_id = natter_sessions_continue_copy_finish (NATTER_SESSIONS (object), result, &error);
   else
@@ -679,6 +690,9 @@ place (GTask *task)
   if (state->version_owner != NULL && state->fork_turn != NULL)
     natter_sessions_fork_async (self->sessions, state->fork_owner, state->fork_turn, state->title, cancellable,
                                 placed_cb, task);
+  else if (state->version_owner != NULL && state->parent_gone)
+    natter_sessions_create_first_version_async (self->sessions, state->origin, state->parent, state->title,
+                                                state->cwd, cancellable, placed_cb, task);
   else if (state->version_owner != NULL)
     natter_sessions_create_session_async (self->sessions, state->title, state->cwd, state->parent, NULL, cancellable,
                                           placed_cb, task);
@@ -934,6 +948,91 @@ read_origin (GTask *task)
                                      task);
 }
 
+/* The message is in the history read from the turn files of a deleted
+ * session: the new version starts at the turn before it there, asked
+ * of the conversation that shows it; a first message's names the
+ * session that had it as its parent. Either stands alone, as a version
+ * made before the delete does (docs/sessions.md §9.4). */
+static void
+deleted_history_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GTask *task = user_data;
+  SendState *state = state_of (task);
+  const char *turn_id = natter_message_request_get_version_of (state->request);
+  g_autoptr(GPtrArray) turns = NULL;
+  NatterSessionIndexEntry *entry;
+  NatterTurnState *turn;
+  const char *title;
+  GError *error = NULL;
+  guint i;
+
+  turns = natter_sessions_read_history_finish (NATTER_SESSIONS (object), result, &error);
+  if (turns == NULL)
+    {
+      fail (task, error);
+      return;
+    }
+  for (i = 0; i < turns->len && g_strcmp0 (natter_turn_state_get_turn_id (g_ptr_array_index (turns, i)), turn_id) != 0; i++)
+    ;
+  if (i == turns->len)
+    {
+      fail (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                               "Turn %s is not in session %s", turn_id, state->origin));
+      return;
+    }
+  turn = g_ptr_array_index (turns, i);
+  if (i > 0)
+    {
+      state->fork_owner = g_strdup (state->origin);
+      state->fork_turn = g_strdup (natter_turn_state_get_turn_id (g_ptr_array_index (turns, i - 1)));
+    }
+  else
+    {
+      state->parent = g_strdup (json_object_get_string_member_with_default (natter_turn_state_get_definition (turn),
+                                                                            "sessionId", state->version_owner));
+      state->parent_gone = TRUE;
+    }
+  /* The title makes it a version (docs/format.md §3.2), whatever it is. */
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (pipeline_of (task)->sessions), state->origin);
+  title = entry != NULL ? natter_session_index_entry_get_title (entry) : NULL;
+  state->title = g_strdup (title != NULL ? title : "");
+  state->cwd = g_strdup (state->shown_cwd);
+  read_origin (task);
+}
+
+static void version_session_read_cb (GObject      *object,
+                                     GAsyncResult *result,
+                                     gpointer      user_data);
+
+/* The session looked in is gone: deleted since the message was sent.
+ * The conversation the message was typed in shows it all the same,
+ * from the turn files (docs/sessions.md §9.4): the search goes on
+ * there and up the sessions it shows turns of, and reaching the deleted
+ * one, reads that history. */
+static gboolean
+search_past_deleted (GTask *task)
+{
+  SendState *state = state_of (task);
+  NatterSessions *sessions = pipeline_of (task)->sessions;
+
+  if (!state->owner_searched && state->origin != NULL && g_strcmp0 (state->origin, state->version_owner) != 0)
+    {
+      state->owner_searched = TRUE;
+      g_free (state->version_owner);
+      state->version_owner = g_strdup (state->origin);
+      natter_sessions_get_session_async (sessions, state->version_owner, g_task_get_cancellable (task),
+                                         version_session_read_cb, task);
+      return TRUE;
+    }
+  if (!state->owner_searched || state->shown_point == NULL)
+    return FALSE;
+  natter_sessions_read_history_async (sessions, state->shown_point, g_task_get_cancellable (task),
+                                      deleted_history_cb, task);
+  return TRUE;
+}
+
 static void
 version_session_read_cb (GObject      *object,
                          GAsyncResult *result,
@@ -949,11 +1048,19 @@ version_session_read_cb (GObject      *object,
   guint i;
 
   session = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
+  if (session == NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND) &&
+      search_past_deleted (task))
+    {
+      g_error_free (error);
+      return;
+    }
   if (session == NULL)
     {
       fail (task, error);
       return;
     }
+  if (state->shown_cwd == NULL && g_strcmp0 (state->version_owner, state->origin) == 0)
+    state->shown_cwd = g_strdup (natter_session_state_get_cwd (session));
   n = natter_session_state_get_n_turns (session);
   for (i = 0; i < n && g_strcmp0 (natter_session_state_get_turn (session, i)->turn_id, turn_id) != 0; i++)
     ;
@@ -970,7 +1077,11 @@ version_session_read_cb (GObject      *object,
       if (!state->owner_searched && state->origin != NULL && g_strcmp0 (state->origin, state->version_owner) != 0)
         next = state->origin;
       else if (state->owner_searched)
-        next = natter_session_state_get_parent_session (session);
+        {
+          next = natter_session_state_get_parent_session (session);
+          g_free (state->shown_point);
+          state->shown_point = g_strdup (natter_session_state_get_forked_from_turn_id (session));
+        }
       state->owner_searched = TRUE;
       if (next != NULL && state->owner_hops++ < MAX_OWNER_HOPS)
         {
