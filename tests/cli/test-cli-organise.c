@@ -700,10 +700,10 @@ test_fork_deleted_original (Fixture       *f,
 }
 
 /* `natter retry --session VERSION TURN` at a message the version shows
- * from its original, once the original is deleted: a new version of
- * the message is made and answered, with the history the version
- * showed before it, and the conversation's settings and folder but not
- * its pin. */
+ * from its original, once the original is deleted (its first message,
+ * and one after it): a new version of the message is made and
+ * answered, with the history the version showed before it, and the
+ * conversation's settings and folder but not its pin. */
 static void
 test_retry_deleted_original (Fixture       *f,
                              gconstpointer  data)
@@ -712,6 +712,8 @@ test_retry_deleted_original (Fixture       *f,
   g_autofree char *session_id = NULL;
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *middle_id = NULL;
   g_autofree char *version_id = NULL;
   g_autofree char *again_id = NULL;
   g_autofree char *again_turn = NULL;
@@ -720,7 +722,7 @@ test_retry_deleted_original (Fixture       *f,
   g_autoptr(JsonNode) json = NULL;
   const char *sent;
 
-  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &first);
@@ -728,6 +730,10 @@ test_retry_deleted_original (Fixture       *f,
   RUN (f, &r, "send", "--session", session_id, "and", "then");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, NULL, &second);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "at", "last");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &third);
   natter_test_run_clear (&r);
   RUN (f, &r, "params", session_id, "--seed", "5");
   g_assert_cmpint (r.status, ==, 0);
@@ -738,7 +744,7 @@ test_retry_deleted_original (Fixture       *f,
   RUN (f, &r, "folder", session_id, "Work");
   g_assert_cmpint (r.status, ==, 0);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", second);
+  RUN (f, &r, "retry", third);
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &version_id, NULL);
   natter_test_run_clear (&r);
@@ -765,7 +771,7 @@ test_retry_deleted_original (Fixture       *f,
   json = natter_test_json (r.out);
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "seed"), ==, 5);
 
-  /* The message went again, alone, as the first one does. */
+  /* The first message went again, alone, as the first one does. */
   body = request_body (f, f->server->bodies->len - 1);
   sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
   g_assert_cmpint (json_object_get_int_member (body, "seed"), ==, 5);
@@ -776,6 +782,22 @@ test_retry_deleted_original (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "user: hello\nassistant: Hello world\n"));
   g_assert_null (strstr (r.out, "and then"));
+
+  /* The second message goes again after the first, as the version
+   * showed them, and not before the last. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", version_id, second);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &middle_id, NULL);
+  sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
+  g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
+  g_assert_nonnull (strstr (sent, "\"content\":\"and then\""));
+  g_assert_null (strstr (sent, "at last"));
+  g_clear_pointer (&entry, json_object_unref);
+  entry = listed_entry (f, middle_id);
+  g_assert_false (json_object_get_boolean_member (entry, "pinned"));
+  g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
 }
 
 /* `natter recover SESSION` copies what can be read of a damaged session
