@@ -721,6 +721,7 @@ test_retry_deleted_original (Fixture       *f,
   g_autoptr(JsonObject) body = NULL;
   g_autoptr(JsonNode) json = NULL;
   const char *sent;
+  guint n_requests;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
@@ -751,6 +752,17 @@ test_retry_deleted_original (Fixture       *f,
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
+
+  /* Without --session, no conversation holds the turn: which of those
+   * that show it the new version goes on from is asked, nothing made. */
+  n_requests = f->server->bodies->len;
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", first);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "which was deleted"));
+  g_assert_nonnull (strstr (r.err, "--session"));
+  g_assert_cmpuint (f->server->bodies->len, ==, n_requests);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "retry", "--session", version_id, first);

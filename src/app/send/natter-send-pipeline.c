@@ -1054,6 +1054,19 @@ version_session_read_cb (GObject      *object,
       g_error_free (error);
       return;
     }
+  /* Named without a conversation, a turn whose session was deleted is
+   * held by none: only the conversations made from that session still
+   * show it, and which history the new version goes on from is the
+   * person's to say. */
+  if (session == NULL && state->origin == NULL &&
+      g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+    {
+      g_clear_error (&error);
+      error = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND,
+                           "Turn %s was sent in session %s, which was deleted: name with --session the "
+                           "conversation that shows it, for the new version to go on from there",
+                           turn_id, state->version_owner);
+    }
   if (session == NULL)
     {
       fail (task, error);
