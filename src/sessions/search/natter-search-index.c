@@ -173,6 +173,12 @@ worker_idle (Shared *shared)
 static void
 update_state (NatterSearchIndex *self)
 {
+  /* Whether the worker is idle is read first: it lowers `building`
+   * before it goes idle, so what is read after an idle worker is its
+   * last word. Read after, a worker that went idle meanwhile would have
+   * the waiters told the index is current beside a stale "indexing";
+   * its news, still to come, completes them then. */
+  gboolean idle = worker_idle (self->shared);
   gboolean indexing = g_atomic_int_get (&self->shared->building) != 0;
   guint n_checked = (guint) g_atomic_int_get (&self->shared->n_checked);
   guint n_sessions = (guint) g_atomic_int_get (&self->shared->n_sessions);
@@ -196,7 +202,7 @@ update_state (NatterSearchIndex *self)
   g_object_thaw_notify (G_OBJECT (self));
   if (g_atomic_int_compare_and_exchange (&self->shared->unreadable_changed, 1, 0))
     g_signal_emit (self, signals[SIGNAL_UNREADABLE_CHANGED], 0);
-  if (worker_idle (self->shared))
+  if (idle)
     complete_waiters (self);
 }
 
