@@ -13,6 +13,7 @@
 #include <string.h>
 #include "natter-attachment-intake.h"
 #include "natter-search-index.h"
+#include "natter-sessions-settings.h"
 
 /* Iterates the main context until @u's fake model holds a call
  * (NATTER_FAKE_STEP_HOLD); fails after 10 s (times ui_slowdown()). */
@@ -50,6 +51,51 @@ ui_set_title (UiWorld    *u,
 
   natter_sessions_set_title_async (u->sessions, session_id, title, NULL, ui_result_cb, &result);
   g_assert_true (natter_sessions_set_title_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* Pins or unpins @session_id. */
+void
+ui_set_pinned (UiWorld    *u,
+               const char *session_id,
+               gboolean    pinned)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_pinned_async (u->sessions, session_id, pinned, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* Puts @session_id in the folder @folder_id (NULL: none). */
+void
+ui_set_folder (UiWorld    *u,
+               const char *session_id,
+               const char *folder_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_set_folder_async (u->sessions, session_id, folder_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+}
+
+/* Keeps @temperature as @session_id's Model Settings. */
+void
+ui_set_temperature (UiWorld    *u,
+                    const char *session_id,
+                    double      temperature)
+{
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  parameters->has_temperature = TRUE;
+  parameters->temperature = temperature;
+  natter_sessions_set_parameters_async (u->sessions, session_id, parameters, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&result), &error));
   g_assert_no_error (error);
 }
 

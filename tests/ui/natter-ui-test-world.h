@@ -108,6 +108,15 @@ char              *ui_create_session      (UiWorld            *u,
 void               ui_set_title           (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *title);
+void               ui_set_pinned          (UiWorld            *u,
+                                           const char         *session_id,
+                                           gboolean            pinned);
+void               ui_set_folder          (UiWorld            *u,
+                                           const char         *session_id,
+                                           const char         *folder_id);
+void               ui_set_temperature     (UiWorld            *u,
+                                           const char         *session_id,
+                                           double              temperature);
 char              *ui_send_with_model     (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text,

@@ -456,7 +456,6 @@ test_branch_from_deleted_original (void)
   g_autofree char *version_id = NULL;
   g_autofree char *answered = NULL;
   g_autofree char *branch_id = NULL;
-  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -468,17 +467,9 @@ test_branch_from_deleted_original (void)
   Away away;
   Count c;
 
-  parameters->has_temperature = TRUE;
-  parameters->temperature = 0.5;
-  natter_sessions_set_parameters_async (u->sessions, parent_id, parameters, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_sessions_set_pinned_async (u->sessions, parent_id, TRUE, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_sessions_set_folder_async (u->sessions, parent_id, folder_id, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
+  ui_set_temperature (u, parent_id, 0.5);
+  ui_set_pinned (u, parent_id, TRUE);
+  ui_set_folder (u, parent_id, folder_id);
 
   /* The second message edited: a version at the first turn. */
   natter_sessions_fork_async (u->sessions, parent_id, turns[0], "Original", NULL, ui_result_cb, &result);

@@ -466,12 +466,8 @@ test_delete_pinned_original_of_versions (void)
   ui_wait_turn (u, second);
   older = answered_version (u, original, first, "And for a sweet dessert?");
   latest = answered_version (u, original, first, "And for a light dessert?");
-  natter_sessions_set_pinned_async (u->sessions, original, TRUE, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_sessions_set_folder_async (u->sessions, original, work_id, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
+  ui_set_pinned (u, original, TRUE);
+  ui_set_folder (u, original, work_id);
 
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);

@@ -652,17 +652,11 @@ test_keyboard_undo_folder_delete (void)
   natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
   folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
   g_assert_no_error (error);
-  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
-    {
-      g_clear_object (&result);
-      natter_sessions_set_folder_async (u->sessions, members[i], folder_id, NULL, ui_result_cb, &result);
-      g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
-    }
-  g_clear_object (&result);
-  natter_sessions_set_pinned_async (u->sessions, alpha, TRUE, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
   /* A result holds the service that made it, which goes with the world. */
   g_clear_object (&result);
+  for (guint i = 0; i < G_N_ELEMENTS (members); i++)
+    ui_set_folder (u, members[i], folder_id);
+  ui_set_pinned (u, alpha, TRUE);
   window = window_new (u);
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, beta));

@@ -261,7 +261,6 @@ test_edit_deleted_original (void)
   g_autofree char *version_id = NULL;
   g_autofree char *answered = NULL;
   g_autofree char *edited_id = NULL;
-  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
@@ -281,17 +280,9 @@ test_edit_deleted_original (void)
   ui_wait_turn (u, first);
   second = ui_send (u, session_id, "Which sauce?");
   ui_wait_turn (u, second);
-  parameters->has_temperature = TRUE;
-  parameters->temperature = 0.5;
-  natter_sessions_set_parameters_async (u->sessions, session_id, parameters, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_sessions_set_pinned_async (u->sessions, session_id, TRUE, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_sessions_set_folder_async (u->sessions, session_id, folder_id, NULL, ui_result_cb, &result);
-  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
-  g_clear_object (&result);
+  ui_set_temperature (u, session_id, 0.5);
+  ui_set_pinned (u, session_id, TRUE);
+  ui_set_folder (u, session_id, folder_id);
   natter_sessions_fork_async (u->sessions, session_id, first, "Dinner", NULL, ui_result_cb, &result);
   version_id = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
   g_assert_no_error (error);

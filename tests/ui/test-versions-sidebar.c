@@ -446,11 +446,8 @@ test_delete_original_keeps_history_and_pin (void)
     natter_sessions_fork_async (u->sessions, original, first, "Dinner", NULL, ui_result_cb, &result);
     edit = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
     g_assert_no_error (error);
-    g_clear_object (&result);
-    natter_sessions_set_pinned_async (u->sessions, edit, TRUE, NULL, ui_result_cb, &result);
-    g_assert_true (natter_sessions_set_pinned_finish (u->sessions, ui_wait_result (&result), &error));
-    g_assert_no_error (error);
   }
+  ui_set_pinned (u, edit, TRUE);
   edited = ui_send (u, edit, "And for a sweet dessert?");
   ui_wait_turn (u, edited);
 
