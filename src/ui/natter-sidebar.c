@@ -351,6 +351,27 @@ list_key_pressed_cb (NatterSidebar *self)
   return GDK_EVENT_PROPAGATE;
 }
 
+/* With the search open, a letter typed in what it found goes on with
+ * the search, in the search field (the search bar only catches the
+ * letters typed while it is closed). */
+static gboolean
+list_typed_cb (NatterSidebar         *self,
+               guint                  keyval,
+               guint                  keycode,
+               GdkModifierType        state,
+               GtkEventControllerKey *keys)
+{
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (self->search_entry));
+  gunichar c = gdk_keyval_to_unicode (keyval);
+
+  if (!gtk_search_bar_get_search_mode (self->search_bar) || !GTK_IS_TEXT (text) ||
+      (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) != 0 ||
+      c == 0 || !g_unichar_isgraph (c))
+    return GDK_EVENT_PROPAGATE;
+  gtk_text_grab_focus_without_selecting (GTK_TEXT (text));
+  return gtk_event_controller_key_forward (keys, GTK_WIDGET (text));
+}
+
 /* Shows or hides a folder's conversations. The open conversation's row,
  * dropped from the selection while its folder was closed, is selected
  * again when the folder opens. */
@@ -1239,6 +1260,13 @@ natter_sidebar_init (NatterSidebar *self)
   /* The entry is not the bar's own child: the menu of where to look is
    * beside it. */
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));
+  /* A letter typed while the list has the focus starts a search, as in
+   * GNOME's other lists, rather than being lost: the search field opens
+   * with it. Keys with Ctrl or Alt, arrows and Delete stay the list's. */
+  gtk_search_bar_set_key_capture_widget (self->search_bar, GTK_WIDGET (self->session_list));
+  keys = gtk_event_controller_key_new ();
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_typed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);

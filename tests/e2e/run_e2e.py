@@ -519,6 +519,25 @@ def keyboard_scenario(run):
     wait_until(lambda: focused_in(sidebar) is not None, 10, "the focus on the restored row")
     shot(5, "-keyboard-undone")
 
+    # Letters typed in the list are a search: the search field opens with
+    # them; Down goes back to what it found, and more letters go on with
+    # the same search; Escape closes it.
+    def search_text():
+        f = focused_in(app.root)
+        text = f.get_text_iface() if f is not None and "Search" in name_of(f) else None
+        return text.get_text(0, text.get_character_count()) if text is not None else None
+
+    type_keys("Typ")
+    wait_until(lambda: search_text() == "Typ", 10, "the letters typed in the list in the search field")
+    key("Down")
+    wait_until(lambda: focused_in(sidebar) is not None, 10, "the focus on what the search found")
+    type_keys("ed")
+    wait_until(lambda: search_text() == "Typed", 10, "the search typed on from the list")
+    shot(6, "-keyboard-type-to-search")
+    key("Escape")
+    wait_until(lambda: search_text() is None and any(KEYBOARD_TITLE in labels for labels in app.sidebar_titles()),
+               10, "the search closed, the chat listed")
+
     # On disk: the one chat, renamed, both turns complete, the tool allowed.
     sessions = run.verify_store()
     mine = [s for s in sessions if s.get("title") == KEYBOARD_TITLE]
