@@ -200,13 +200,6 @@ blob_path (Fixture    *f,
 }
 
 static char *
-session_of (const char *out)
-{
-  g_assert_true (g_str_has_prefix (out, "session "));
-  return g_strndup (out + strlen ("session "), 32);
-}
-
-static char *
 turn_of (const char *out)
 {
   const char *line = strstr (out, "\nturn ");
@@ -277,7 +270,7 @@ test_send_image_text_pdf (Fixture       *f,
        "--attach", f->png, "--attach", f->text, "--attach", f->pdf, "Look", "at", "these");
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
-  session_id = session_of (r.out);
+  session_id = natter_test_session_of (r.out);
   turn_id = turn_of (r.out);
 
   /* The request: the text, the image as a data: URL, the text file and
@@ -428,7 +421,7 @@ test_missing_and_damaged_blob (Fixture       *f,
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->png, "--attach", f->text, "Look");
   g_assert_cmpint (r.status, ==, 0);
-  session_id = session_of (r.out);
+  session_id = natter_test_session_of (r.out);
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "Thanks");
   g_assert_cmpint (r.status, ==, 0);
@@ -482,7 +475,7 @@ test_missing_and_damaged_blob (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);
-  copy_id = session_of (r.out);
+  copy_id = natter_test_session_of (r.out);
   note = g_strdup_printf ("The copy ends where the session cannot be read: %s: the attachment “dot.png” of turn ",
                           png_blob);
   g_assert_true (g_str_has_prefix (r.err, note));
@@ -512,7 +505,7 @@ test_same_size_damaged_blob (Fixture       *f,
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--attach", f->text, "Read this");
   g_assert_cmpint (r.status, ==, 0);
-  session_id = session_of (r.out);
+  session_id = natter_test_session_of (r.out);
   g_file_set_contents (text_blob, "the word is pear", -1, &error);
   g_assert_no_error (error);
 
@@ -617,7 +610,7 @@ test_server_rejects_images (Fixture       *f,
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "--attach", f->png, "Look");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "this model cannot read images"));
-  session_id = session_of (r.out);
+  session_id = natter_test_session_of (r.out);
 
   /* The user's message is kept, attachment and all. */
   natter_test_run_clear (&r);

@@ -49,7 +49,7 @@ test_recover (Fixture       *f,
   note = g_strdup_printf ("The copy ends where the session cannot be read: %s:3: ", path);
   g_assert_true (g_str_has_prefix (r.err, note));
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  copy_id = natter_test_session_of (r.out);
   g_assert_true (natter_id_validate (copy_id, NULL));
   g_assert_cmpstr (copy_id, !=, session_id);
 
@@ -121,7 +121,7 @@ test_export_import (Fixture       *f,
                    "folders.\n");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  copy_id = natter_test_session_of (r.out);
   g_assert_true (natter_id_validate (copy_id, NULL));
   g_assert_cmpstr (copy_id, !=, session_id);
   natter_test_run_clear (&r);
@@ -168,7 +168,7 @@ test_import_shared_archive (Fixture       *f,
   RUN (f, &r, "import", path);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  session_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  session_id = natter_test_session_of (r.out);
   said = g_strdup (r.err);
 
   script (f, &f->server->read_step, NULL);
@@ -222,7 +222,7 @@ test_retry_imported_turn (Fixture       *f,
   g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
   RUN (f, &r, "import", path);
   g_assert_cmpint (r.status, ==, 0);
-  session_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  session_id = natter_test_session_of (r.out);
   contents = session_file_contents (f, session_id);
   appended = strstr (contents, "\"type\":\"turn_appended\"");
   g_assert_nonnull (appended);

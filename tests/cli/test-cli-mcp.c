@@ -155,14 +155,6 @@ test_disabled (Fixture       *f,
   "\"arguments\":\"{\\\"message\\\":\\\"hi\\\"}\"}}]}}]}\n\n" FINISH ("tool_calls") DONE
 #define ANSWER CHUNK ("Hello") FINISH ("stop") DONE
 
-/* The session id on the first line of `send`'s output. */
-static char *
-session_of (const char *out)
-{
-  g_assert_true (g_str_has_prefix (out, "session "));
-  return g_strndup (out + strlen ("session "), strcspn (out + strlen ("session "), "\n"));
-}
-
 /* A tool server's tool is granted by the name the model sees or by its
  * toolId, once the enabled servers' tools are listed: a granted call runs
  * without asking; revoked, it asks again. A tool no enabled server offers
@@ -194,7 +186,7 @@ test_grant (Fixture       *f,
 
   RUN (f, &created, "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (created.status, ==, 0);
-  session_id = session_of (created.out);
+  session_id = natter_test_session_of (created.out);
 
   RUN (f, &granted, "grant", session_id, "mcp__fake__echo");
   g_assert_cmpint (granted.status, ==, 0);
@@ -412,7 +404,7 @@ test_deep_config (Fixture       *f,
 
   RUN (f, &created, "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (created.status, ==, 0);
-  session_id = session_of (created.out);
+  session_id = natter_test_session_of (created.out);
   write_config (f, text);
 
   RUN (f, &list, "mcp", "list");

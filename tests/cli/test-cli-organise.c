@@ -557,7 +557,7 @@ test_title_fork_delete (Fixture       *f,
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  fork_id = natter_test_session_of (r.out);
   g_assert_true (natter_id_validate (fork_id, NULL));
   g_assert_cmpstr (fork_id, !=, session_id);
 
@@ -614,33 +614,31 @@ test_title_fork_delete (Fixture       *f,
   }
 }
 
-/* `natter fork VERSION TURN` at a message the version shows from its
- * original, once the original is deleted: the branch is made, with
- * the history the version showed up to there, and it starts with the
- * conversation's settings and folder but not its pin. */
-static void
-test_fork_deleted_original (Fixture       *f,
-                            gconstpointer  data)
+/* A conversation of @messages (each answered), with seed 5, pinned and
+ * in the folder "Work"; another answer to its last message, a version
+ * that shows the earlier ones from it; then the conversation deleted.
+ * @turns gets each message's turn id (transfer full, as many as
+ * @messages). Returns the version's session id (transfer full). */
+static char *
+version_of_deleted_original (Fixture     *f,
+                             const char **messages,
+                             char       **turns)
 {
-  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) r = { 0 };
   g_autofree char *session_id = NULL;
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *version_id = NULL;
-  g_autofree char *fork_id = NULL;
-  g_autoptr(JsonObject) entry = NULL;
-  g_autoptr(JsonObject) body = NULL;
-  g_autoptr(JsonNode) json = NULL;
-  const char *sent = NULL;
+  char *version_id = NULL;
+  guint n;
 
-  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "and", "then");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second);
+  for (n = 0; messages[n] != NULL; n++)
+    {
+      natter_test_run_clear (&r);
+      if (n == 0)
+        RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", messages[n]);
+      else
+        RUN (f, &r, "send", "--session", session_id, messages[n]);
+      g_assert_cmpint (r.status, ==, 0);
+      parse_ids (r.out, n == 0 ? &session_id : NULL, &turns[n]);
+    }
   natter_test_run_clear (&r);
   RUN (f, &r, "params", session_id, "--seed", "5");
   g_assert_cmpint (r.status, ==, 0);
@@ -650,23 +648,43 @@ test_fork_deleted_original (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "folder", session_id, "Work");
   g_assert_cmpint (r.status, ==, 0);
-  /* Another answer to the second message: a version that shows the
-   * first from the original. */
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", second);
+  RUN (f, &r, "retry", turns[n - 1]);
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &version_id, NULL);
   natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
+  return version_id;
+}
+
+/* `natter fork VERSION TURN` at a message the version shows from its
+ * original, once the original is deleted: the branch is made, with
+ * the history the version showed up to there, and it starts with the
+ * conversation's settings and folder but not its pin. */
+static void
+test_fork_deleted_original (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_auto(GStrv) turns = g_new0 (char *, 3);
+  g_autofree char *version_id = NULL;
+  g_autofree char *fork_id = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonObject) body = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  const char *sent = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  version_id = version_of_deleted_original (f, (const char *[]) { "hello", "and then", NULL }, turns);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "fork", version_id, first);
+  RUN (f, &r, "fork", version_id, turns[0]);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  fork_id = natter_test_session_of (r.out);
 
   entry = listed_entry (f, fork_id);
   g_assert_false (json_object_get_boolean_member (entry, "pinned"));
@@ -708,11 +726,8 @@ static void
 test_retry_deleted_original (Fixture       *f,
                              gconstpointer  data)
 {
-  g_auto(NatterTestRun) r;
-  g_autofree char *session_id = NULL;
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *third = NULL;
+  g_auto(NatterTestRun) r = { 0 };
+  g_auto(GStrv) turns = g_new0 (char *, 4);
   g_autofree char *middle_id = NULL;
   g_autofree char *version_id = NULL;
   g_autofree char *again_id = NULL;
@@ -724,40 +739,13 @@ test_retry_deleted_original (Fixture       *f,
   guint n_requests;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "and", "then");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "at", "last");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &third);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "params", session_id, "--seed", "5");
-  g_assert_cmpint (r.status, ==, 0);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "pin", session_id);
-  g_assert_cmpint (r.status, ==, 0);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "folder", session_id, "Work");
-  g_assert_cmpint (r.status, ==, 0);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "retry", third);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, NULL);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "delete", session_id);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
+  version_id = version_of_deleted_original (f, (const char *[]) { "hello", "and then", "at last", NULL }, turns);
 
   /* Without --session, no conversation holds the turn: which of those
    * that show it the new version goes on from is asked, nothing made. */
   n_requests = f->server->bodies->len;
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", first);
+  RUN (f, &r, "retry", turns[0]);
   g_assert_cmpint (r.status, !=, 0);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_nonnull (strstr (r.err, "which was deleted"));
@@ -765,7 +753,7 @@ test_retry_deleted_original (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, n_requests);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", version_id, first);
+  RUN (f, &r, "retry", "--session", version_id, turns[0]);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &again_id, &again_turn);
@@ -798,7 +786,7 @@ test_retry_deleted_original (Fixture       *f,
   /* The second message goes again after the first, as the version
    * showed them, and not before the last. */
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", version_id, second);
+  RUN (f, &r, "retry", "--session", version_id, turns[1]);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &middle_id, NULL);
@@ -811,9 +799,6 @@ test_retry_deleted_original (Fixture       *f,
   g_assert_false (json_object_get_boolean_member (entry, "pinned"));
   g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
 }
-
-/* `natter recover SESSION` copies what can be read of a damaged session
- * to a new one and prints it; the damaged file stays as it was. */
 
 /* search finds words of messages and answers, best first, one line per
  * turn; --json adds the title; a deleted session is no longer found. */
@@ -1018,7 +1003,7 @@ test_sessions_mark_versions (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "fork", session_id, turn_id);
   g_assert_cmpint (r.status, ==, 0);
-  fork_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  fork_id = natter_test_session_of (r.out);
   /* An edit of the first message, as the window makes one. */
   version = natter_test_store_session (f->dir, "Greetings", session_id, NULL);
 

@@ -650,7 +650,7 @@ test_recover_keeps_queue (Fixture       *f,
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  copy_id = natter_test_session_of (r.out);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "queue", copy_id);
@@ -725,7 +725,7 @@ test_retry_in_recovered_copy (Fixture       *f,
   RUN (f, &r, "recover", session_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_prefix (r.out, "session "));
-  copy_id = g_strndup (r.out + strlen ("session "), strlen (r.out) - strlen ("session ") - 1);
+  copy_id = natter_test_session_of (r.out);
 
   /* Both hold the first turn: nothing is guessed, nothing sent. */
   natter_test_run_clear (&r);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "natter-cli.h"
+#include "natter-id.h"
 #include "natter-test-support.h"
 
 /**
@@ -25,6 +26,28 @@ natter_test_run_clear (NatterTestRun *run)
   g_clear_pointer (&run->out, g_free);
   g_clear_pointer (&run->err, g_free);
   run->done = FALSE;
+}
+
+/**
+ * natter_test_session_of:
+ * @out: what a command printed, its first line "session ID"
+ *
+ * The id a command that makes a conversation (send, fork, retry,
+ * recover, import) prints on its first line; fails the test unless
+ * that line names a valid id.
+ *
+ * Returns: (transfer full): the id
+ */
+char *
+natter_test_session_of (const char *out)
+{
+  char *id;
+
+  g_assert_nonnull (out);
+  g_assert_true (g_str_has_prefix (out, "session "));
+  id = g_strndup (out + strlen ("session "), strcspn (out + strlen ("session "), "\n"));
+  g_assert_true (natter_id_validate (id, NULL));
+  return id;
 }
 
 static void

@@ -79,6 +79,7 @@ void             natter_test_run_clear        (NatterTestRun   *run);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NatterTestRun, natter_test_run_clear)
 void             natter_test_communicate      (GSubprocess     *process,
                                                NatterTestRun   *run);
+char            *natter_test_session_of       (const char      *out);
 
 /* A command line given to the code under test in this process, its
  * output kept. GIO calls it remote, as one forwarded from another

@@ -334,7 +334,7 @@ lose_a_promotion (GFile            *dir,
   run_cli (dir, send, &run);
   g_assert_cmpint (run.status, ==, 0);
   g_assert_true (g_str_has_prefix (run.out, "session "));
-  session_id = g_strndup (run.out + strlen ("session "), strcspn (run.out + strlen ("session "), "\n"));
+  session_id = natter_test_session_of (run.out);
   natter_test_run_clear (&run);
   g_free (natter_test_store_queued (dir, session_id, "left behind", server->base_url, "m1"));
   return session_id;
