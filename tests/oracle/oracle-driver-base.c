@@ -127,7 +127,7 @@ draw_files (OracleDriver *d)
 {
   GPtrArray *files = g_ptr_array_new ();
 
-  if (chance (d, 20))
+  if (d->o->attachable->len > 0 && chance (d, 20))
     g_ptr_array_add (files, g_ptr_array_index (d->o->attachable, pick (d, d->o->attachable->len)));
   return files;
 }

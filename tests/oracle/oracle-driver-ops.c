@@ -11,6 +11,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "natter-blob-store.h"
 #include "natter-id.h"
 #include "natter-jsonl-repo.h"
@@ -700,6 +702,48 @@ op_damage (OracleDriver *d,
       g_assert_no_error (error);
       oracle_damage (d->o, t);
     }
+  load_services (d);
+  touch_all (d);
+}
+
+/* Damages the blob of an attachment, and restarts: removed, one byte
+ * longer, or one byte changed (the same size), by the operation's
+ * number. The blob is found by its content, as the store names it
+ * (docs/format.md §1); every conversation that carries the attachment
+ * shares it. */
+void
+op_damage_attachment (OracleDriver *d,
+                      OFile        *file)
+{
+  static const char *const how[] = { "removed", "one byte longer", "one byte changed" };
+  g_autofree char *sha = g_compute_checksum_for_string (G_CHECKSUM_SHA256, file->content, -1);
+  g_autofree char *dir = g_file_get_path (d->f.dir);
+  char prefix[3] = { sha[0], sha[1], '\0' };
+  g_autofree char *path = g_build_filename (dir, "storage", "blobs", "sha256", prefix, sha, NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+  guint mode = d->op_number % G_N_ELEMENTS (how);
+
+  oracle_log (d->o, "op %u: damage the blob of %s (%s), restart", d->op_number, file->name, how[mode]);
+  flush (d);
+  drop_services (d);
+  g_assert_true (g_file_get_contents (path, &contents, &length, &error));
+  if (mode == 0)
+    g_assert_cmpint (g_unlink (path), ==, 0);
+  else
+    {
+      g_autofree char *changed = g_malloc (length + 1);
+
+      memcpy (changed, contents, length);
+      if (mode == 1)
+        changed[length++] = '\n';
+      else
+        changed[0] = changed[0] == 'X' ? 'Y' : 'X';
+      /* Blobs are read-only: replaced, as another program would. */
+      g_assert_true (g_file_set_contents (path, changed, length, &error));
+    }
+  oracle_damage_attachment (d->o, file);
   load_services (d);
   touch_all (d);
 }

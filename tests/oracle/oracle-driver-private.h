@@ -207,6 +207,8 @@ void op_export_import (OracleDriver *d,
 void restart (OracleDriver *d);
 void op_damage (OracleDriver *d,
                 OTurn        *t);
+void op_damage_attachment (OracleDriver *d,
+                           OFile        *file);
 void op_recover (OracleDriver *d,
                  OSession     *s);
 void op_crash_send (OracleDriver *d,

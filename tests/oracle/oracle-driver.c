@@ -197,7 +197,7 @@ latest_idle (OracleDriver *d,
 {
   OTurn *t = oracle_latest (s);
 
-  return t != NULL && t->status == OT_IDLE && t->owner == s && t->id != NULL && !oracle_history_damaged (s);
+  return t != NULL && t->status == OT_IDLE && t->owner == s && t->id != NULL && !oracle_history_unreadable (s);
 }
 
 static gboolean natter_can_continue (OTurn *t);
@@ -236,7 +236,7 @@ static gboolean
 waits_for_person (OracleDriver *d,
                   OTurn        *t)
 {
-  return t->status == OT_SUSPENDED && !oracle_history_damaged (t->owner);
+  return t->status == OT_SUSPENDED && !oracle_history_unreadable (t->owner);
 }
 
 /* A `natter` process knows no provider of the test's settings: it can
@@ -267,7 +267,7 @@ retried_by_natter (OracleDriver *d,
 {
   OTurn *owner_latest = oracle_latest_own (t->owner);
 
-  return oracle_turn_terminal (t) && !t->damaged && natter_can_continue (t) &&
+  return oracle_turn_terminal (t) && !t->damaged && !oracle_carries_damaged (t) && natter_can_continue (t) &&
          !(t->owner->no_versions && owner_latest != NULL && owner_latest->damaged);
 }
 
@@ -276,6 +276,44 @@ terminal_visible (OracleDriver *d,
                   OTurn        *t)
 {
   return oracle_turn_terminal (t) && !t->damaged;
+}
+
+/* A new version of @t's message carries its attachments: one that no
+ * longer reads whole would fail the new turn itself, a case the
+ * documents leave open. */
+static gboolean
+versionable (OracleDriver *d,
+             OTurn        *t)
+{
+  return terminal_visible (d, t) && !oracle_carries_damaged (t);
+}
+
+/* An attachment some turn carries, whose blob may be damaged now. */
+static gboolean
+attachment_damageable (OracleDriver *d,
+                       OFile        *file)
+{
+  if (oracle_attachment_needed (d->o, file))
+    return FALSE;
+  for (guint i = 0; i < d->o->turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (d->o->turns, i);
+
+      if (t->id != NULL && t->input->files != NULL && g_ptr_array_find (t->input->files, file, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static OFile *
+any_damageable_attachment (OracleDriver *d)
+{
+  g_autoptr(GPtrArray) candidates = g_ptr_array_new ();
+
+  for (guint i = 0; i < d->o->attachable->len; i++)
+    if (attachment_damageable (d, g_ptr_array_index (d->o->attachable, i)))
+      g_ptr_array_add (candidates, g_ptr_array_index (d->o->attachable, i));
+  return candidates->len > 0 ? g_ptr_array_index (candidates, pick (d, candidates->len)) : NULL;
 }
 
 static gboolean
@@ -307,7 +345,7 @@ exportable (OracleDriver *d,
       if (t->damaged || t->status == OT_HELD || t->status == OT_WAITING_CALL)
         return FALSE;
     }
-  return TRUE;
+  return !oracle_shows_damaged_attachment (s);
 }
 
 static gboolean
@@ -315,7 +353,7 @@ recoverable (OracleDriver *d,
              OSession     *s)
 {
   for (guint i = 0; i < s->own->len; i++)
-    if (((OTurn *) g_ptr_array_index (s->own, i))->damaged)
+    if (((OTurn *) g_ptr_array_index (s->own, i))->damaged || oracle_carries_damaged (g_ptr_array_index (s->own, i)))
       return s->parent == NULL;
   return FALSE;
 }
@@ -324,21 +362,21 @@ static gboolean
 compactable (OracleDriver *d,
              OSession     *s)
 {
-  return oracle_can_compact (d->o, s, 1);
+  return oracle_can_compact (d->o, s, 1) && !oracle_shows_damaged_attachment (s);
 }
 
 static gboolean
 quiet_session (OracleDriver *d,
                OSession     *s)
 {
-  return oracle_session_quiet (s) && s->queue->len == 0 && !oracle_history_damaged (s);
+  return oracle_session_quiet (s) && s->queue->len == 0 && !oracle_history_unreadable (s);
 }
 
 static gboolean
 can_continue_version (OracleDriver *d,
                       OTurn        *t)
 {
-  return failed_turn (d, t) && t->owner->own->len > 0;
+  return failed_turn (d, t) && t->owner->own->len > 0 && !oracle_shows_damaged_attachment (t->owner);
 }
 
 typedef enum
@@ -365,6 +403,7 @@ typedef enum
   OP_RENAME,
   OP_EXPORT_IMPORT,
   OP_DAMAGE,
+  OP_DAMAGE_ATTACHMENT,
   OP_RECOVER,
   OP_RESTART,
   OP_CRASH_SEND,
@@ -378,7 +417,7 @@ typedef enum
 static const char *const op_names[N_OPS] = {
   "new", "send", "queue", "retry-refused", "try-again", "compact-and-continue", "continue", "edit", "release",
   "stop", "permission", "answer", "resume", "unqueue", "edit-queued", "grant", "revoke", "compact", "fork",
-  "rename", "export-import", "damage", "recover", "restart", "crash-send", "natter-send", "natter-tool",
+  "rename", "export-import", "damage", "damage-attachment", "recover", "restart", "crash-send", "natter-send", "natter-tool",
   "natter-resume", "natter-retry",
 };
 
@@ -400,7 +439,7 @@ op_possible (OracleDriver *d,
              d->front->retry != NULL && (d->front->can_retry == NULL || d->front->can_retry (d));
     case OP_TRY_AGAIN:
     case OP_EDIT:
-      return any_turn (d, terminal_visible) != NULL && d->o->sessions->len < 18;
+      return any_turn (d, versionable) != NULL && d->o->sessions->len < 18;
     case OP_COMPACT_CONTINUE:
       return any_turn (d, can_continue_version) != NULL && d->o->sessions->len < 18;
     case OP_CONTINUE:
@@ -431,6 +470,8 @@ op_possible (OracleDriver *d,
       return any_session (d, exportable) != NULL && d->o->sessions->len < 18;
     case OP_DAMAGE:
       return !held && any_turn (d, damageable) != NULL;
+    case OP_DAMAGE_ATTACHMENT:
+      return !held && any_damageable_attachment (d) != NULL;
     case OP_RECOVER:
       return any_session (d, recoverable) != NULL;
     case OP_RESTART:
@@ -455,7 +496,7 @@ static const guint op_weights[N_OPS] = {
   [OP_COMPACT_CONTINUE] = 3, [OP_CONTINUE] = 3, [OP_EDIT] = 4, [OP_RELEASE] = 10, [OP_STOP] = 5,
   [OP_PERMISSION] = 10, [OP_ANSWER] = 7, [OP_RESUME] = 6, [OP_UNQUEUE] = 2, [OP_REPLACE_QUEUED] = 2,
   [OP_GRANT] = 3, [OP_REVOKE] = 2, [OP_COMPACT] = 3, [OP_FORK] = 3, [OP_RENAME] = 2, [OP_EXPORT_IMPORT] = 2,
-  [OP_DAMAGE] = 2, [OP_RECOVER] = 4, [OP_RESTART] = 3, [OP_CRASH_SEND] = 2, [OP_CLI_SEND] = 5,
+  [OP_DAMAGE] = 2, [OP_DAMAGE_ATTACHMENT] = 1, [OP_RECOVER] = 4, [OP_RESTART] = 3, [OP_CRASH_SEND] = 2, [OP_CLI_SEND] = 5,
   [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2,
 };
 
@@ -508,7 +549,7 @@ run_op (OracleDriver *d,
     case OP_TRY_AGAIN:
     case OP_EDIT:
       {
-        OTurn *of = any_turn (d, terminal_visible);
+        OTurn *of = any_turn (d, versionable);
         OSession *shown_in = of->owner;
 
         /* Sometimes from a branch that shows it. */
@@ -602,6 +643,9 @@ run_op (OracleDriver *d,
       break;
     case OP_DAMAGE:
       op_damage (d, any_turn (d, damageable));
+      break;
+    case OP_DAMAGE_ATTACHMENT:
+      op_damage_attachment (d, any_damageable_attachment (d));
       break;
     case OP_RECOVER:
       op_recover (d, any_session (d, recoverable));

@@ -220,7 +220,7 @@ promote (Oracle   *o,
   OQueued *q = g_ptr_array_index (s->queue, 0);
   OTurn *t;
 
-  if (oracle_history_damaged (s))
+  if (oracle_history_unreadable (s))
     {
       oracle_log (o, "  model: S%u's queue waits: its history cannot be read", s->n);
       return NULL;
@@ -296,7 +296,7 @@ oracle_send (Oracle   *o,
           return r;
         }
     }
-  if (oracle_history_damaged (s))
+  if (oracle_history_unreadable (s))
     {
       r.outcome = OSEND_HISTORY_DAMAGED;
       return r;
@@ -555,7 +555,7 @@ oracle_new_version (Oracle   *o,
       r.outcome = OSEND_TURN;
       return r;
     }
-  if (oracle_history_damaged (b))
+  if (oracle_history_unreadable (b))
     {
       r.outcome = OSEND_HISTORY_DAMAGED;
       remove_session (o, b);
@@ -937,7 +937,8 @@ oracle_recover (Oracle   *o,
   g_autoptr(GPtrArray) visible = oracle_visible (s);
   OTurn *last = NULL;
 
-  for (guint i = 0; i < visible->len && !((OTurn *) g_ptr_array_index (visible, i))->damaged; i++)
+  for (guint i = 0; i < visible->len && !((OTurn *) g_ptr_array_index (visible, i))->damaged &&
+                    !oracle_carries_damaged (g_ptr_array_index (visible, i)); i++)
     {
       last = g_ptr_array_index (visible, i);
       c->n_recovered++;

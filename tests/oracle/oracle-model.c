@@ -333,6 +333,72 @@ oracle_history_damaged (OSession *s)
   return FALSE;
 }
 
+/* Whether @m carries an attachment whose blob no longer reads whole. */
+static gboolean
+msg_carries_damaged (OMsg *m)
+{
+  for (guint i = 0; m != NULL && m->files != NULL && i < m->files->len; i++)
+    if (((OFile *) g_ptr_array_index (m->files, i))->damaged)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+msgs_carry_damaged (GPtrArray *msgs)
+{
+  for (guint i = 0; msgs != NULL && i < msgs->len; i++)
+    if (msg_carries_damaged (g_ptr_array_index (msgs, i)))
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether @t's message carries an attachment that no longer reads
+ * whole: the turn file reads, but a turn made on it would fail on it,
+ * so it counts as one that cannot be read (docs/sessions.md §2). */
+gboolean
+oracle_carries_damaged (OTurn *t)
+{
+  return msg_carries_damaged (t->input);
+}
+
+/* What the next turn of @s is refused for (docs/sessions.md §2): a
+ * turn file of its history damaged, or an attachment of its history
+ * (a message of the chain, or of its inline context after a
+ * compaction) that no longer reads whole. */
+gboolean
+oracle_history_unreadable (OSession *s)
+{
+  g_autoptr(GPtrArray) reads = next_turn_reads (s);
+
+  if (oracle_history_damaged (s))
+    return TRUE;
+  for (guint i = 0; i < reads->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (reads, i);
+
+      if (oracle_carries_damaged (t) || (t->ctx == OCTX_INLINE && msgs_carry_damaged (t->inline_msgs)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether a turn @s shows, or the context one of them was made with,
+ * carries an attachment that no longer reads whole. */
+gboolean
+oracle_shows_damaged_attachment (OSession *s)
+{
+  g_autoptr(GPtrArray) visible = oracle_visible (s);
+
+  for (guint i = 0; i < visible->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (visible, i);
+
+      if (oracle_carries_damaged (t) || (t->ctx == OCTX_INLINE && msgs_carry_damaged (t->inline_msgs)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 oracle_session_shows_damage (OSession *s)
 {
@@ -522,6 +588,58 @@ oracle_end_may_be_lost (Oracle *o,
     if (oracle_latest (g_ptr_array_index (o->sessions, i)) == t)
       return FALSE;
   return TRUE;
+}
+
+static gboolean
+msg_carries (OMsg  *m,
+             OFile *file)
+{
+  return m != NULL && m->files != NULL && g_ptr_array_find (m->files, file, NULL);
+}
+
+/* Whether a model call that may still come would carry @file: one of
+ * a turn that has not ended, of a message waiting in a queue, of a
+ * compaction or a message deferred behind one. Damaging its blob then
+ * makes the order of events (a call that cannot read it) the case,
+ * which the documents leave open. */
+gboolean
+oracle_attachment_needed (Oracle *o,
+                          OFile  *file)
+{
+  if (o->compacting != NULL || msg_carries (o->deferred_input, file))
+    return TRUE;
+  for (guint i = 0; i < o->turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (o->turns, i);
+
+      if (oracle_turn_terminal (t))
+        continue;
+      for (OTurn *r = t; r != NULL; r = r->ctx == OCTX_PREV ? r->prev : NULL)
+        {
+          if (msg_carries (r->input, file))
+            return TRUE;
+          for (guint j = 0; r->ctx == OCTX_INLINE && r->inline_msgs != NULL && j < r->inline_msgs->len; j++)
+            if (msg_carries (g_ptr_array_index (r->inline_msgs, j), file))
+              return TRUE;
+        }
+    }
+  for (guint i = 0; i < o->sessions->len; i++)
+    if (((OSession *) g_ptr_array_index (o->sessions, i))->queue->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* @file's blob no longer reads whole: missing, another size, or other
+ * bytes of the same size (docs/sessions.md §2). Every turn whose
+ * message carries it, in any conversation (blobs are shared by their
+ * content), counts from now on as one that cannot be read; no later
+ * message carries it. */
+void
+oracle_damage_attachment (Oracle *o,
+                          OFile  *file)
+{
+  file->damaged = TRUE;
+  g_ptr_array_remove (o->attachable, file);
 }
 
 /* @t's file keeps only its first line (`turn_created`): it reads as a

@@ -39,6 +39,7 @@ typedef struct
   char *name;
   char *path;
   char *content;   /* NULL: not UTF-8 (read_file reports it as binary) */
+  gboolean damaged; /* an attachment whose blob no longer reads whole */
 } OFile;
 
 typedef enum
@@ -294,6 +295,11 @@ gboolean    oracle_turn_settled        (OTurn        *t);
 gboolean    oracle_turn_terminal       (OTurn        *t);
 gboolean    oracle_history_damaged     (OSession     *s);
 gboolean    oracle_session_shows_damage (OSession    *s);
+gboolean    oracle_carries_damaged     (OTurn        *t);
+gboolean    oracle_history_unreadable  (OSession     *s);
+gboolean    oracle_shows_damaged_attachment (OSession *s);
+gboolean    oracle_attachment_needed   (Oracle       *o,
+                                        OFile        *file);
 gboolean    oracle_session_quiet       (OSession     *s);
 gboolean    oracle_turn_is_depended_on (Oracle       *o,
                                         OTurn        *t);
@@ -366,6 +372,8 @@ void        oracle_lose_end            (Oracle       *o,
                                         OTurn        *t);
 void        oracle_damage              (Oracle       *o,
                                         OTurn        *t);
+void        oracle_damage_attachment   (Oracle       *o,
+                                        OFile        *file);
 OSession   *oracle_recover             (Oracle       *o,
                                         OSession     *s);
 OTurn      *oracle_crash_appended      (Oracle       *o,
