@@ -308,6 +308,7 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
       return;
     }
   g_hash_table_remove (self->conversation.drafts, session_id);
+  g_hash_table_remove (self->conversation.draft_edits, session_id);
   g_hash_table_remove (self->conversation.timelines, session_id);
   _natter_window_update_keyboard_actions (self);
   request = g_new0 (DeleteRequest, 1);

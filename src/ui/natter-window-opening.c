@@ -181,6 +181,12 @@ save_draft (NatterWindow *self)
     g_hash_table_replace (self->conversation.draft_attachments, g_strdup (key), natter_composer_take_attachments (self->conversation.composer));
   else
     g_hash_table_remove (self->conversation.draft_attachments, key);
+  /* An edit stays an edit: sent as a plain message once its banner had
+   * gone, it would repeat the message and its attachments. */
+  if (self->versions.editing_turn_id != NULL)
+    g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (self->versions.editing_turn_id));
+  else
+    g_hash_table_remove (self->conversation.draft_edits, key);
 }
 
 /* Puts the draft kept under @key into the composer. */
@@ -190,12 +196,21 @@ restore_draft (NatterWindow *self,
 {
   g_autoptr(GPtrArray) attachments = NULL;
   g_autofree char *stolen_key = NULL;
+  g_autofree char *edits_key = NULL;
+  g_autofree char *editing = NULL;
 
   natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, key));
   g_hash_table_steal_extended (self->conversation.draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
   g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
   if (attachments != NULL)
     natter_composer_restore_attachments (self->conversation.composer, attachments);
+  if (g_hash_table_steal_extended (self->conversation.draft_edits, key, (gpointer *) &edits_key, (gpointer *) &editing))
+    {
+      g_free (self->versions.editing_turn_id);
+      self->versions.editing_turn_id = g_steal_pointer (&editing);
+      natter_conversation_view_set_editing (self->conversation.view, TRUE);
+      _natter_window_update_keyboard_actions (self);
+    }
 }
 
 static void
@@ -414,6 +429,8 @@ _natter_window_move_draft (NatterWindow *self,
       else
         g_hash_table_replace (self->conversation.draft_attachments, g_strdup (to), g_steal_pointer (&attachments));
     }
+  /* Joined to another draft, the words are a message of their own. */
+  g_hash_table_remove (self->conversation.draft_edits, from);
   /* Words still being dictated go where the rest of the draft went. */
   _natter_window_voice_rekey (self, from, to);
 }

@@ -110,6 +110,7 @@ typedef struct
   char                 *open_when_loaded; /* natter_window_open_session() before the scan ended */
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
+  GHashTable           *draft_edits;      /* session id → char*: the turn whose message the draft edits */
   /* The conversation view (a template child) and its parts the facets
    * work with, looked up once. */
   NatterConversationView *view;

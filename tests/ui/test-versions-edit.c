@@ -29,6 +29,7 @@ test_edit_message (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Dinner");
+  g_autofree char *other = ui_create_session (u, "Elsewhere");
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
   g_autofree char *draft = NULL;
@@ -107,7 +108,20 @@ test_edit_message (void)
   g_assert_true (gtk_widget_activate (edit));
   ui_wait_until (composer_has_text, window);
 
+  /* Another conversation opened meanwhile: back here, the edit is still
+   * an edit (sent as a plain message, it would repeat the message). */
   natter_composer_set_text (natter_window_get_composer (window), "Which sauce, without tomatoes?");
+  g_assert_true (natter_window_open_session (window, other));
+  g_assert_false (natter_conversation_view_get_editing (window->conversation.view));
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_free (draft);
+  draft = natter_composer_dup_text (natter_window_get_composer (window));
+  g_assert_cmpstr (draft, ==, "Which sauce, without tomatoes?");
+  g_assert_cmpstr (window->versions.editing_turn_id, ==, second);
+  g_assert_true (natter_conversation_view_get_editing (window->conversation.view));
+  ui_wait_until (editing_said, window);
+
   g_assert_true (natter_composer_send (natter_window_get_composer (window)));
   g_assert_false (natter_conversation_view_get_editing (window->conversation.view));
   v = (NewVersion) { window, u, session_id };
