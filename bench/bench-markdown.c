@@ -17,6 +17,8 @@
  *   round; what math adds to a frame is the math rows beside the floor's
  *   ("worst frame, math / without math", "frames over 8 ms, math minus
  *   without").
+ * - stream-math-dense: the same for an answer whose inline formulas are
+ *   many to a paragraph: 8 paragraphs of 6, no display formula.
  * Figures: total time until the view is ready, the worst main-loop stall
  * (the longest gap a 1 ms high-priority timer saw, minus its period), the
  * same stall in this thread's CPU time (what stays comparable when other
@@ -121,6 +123,28 @@ append_formula (GString    *out,
  * round (@round) has other ones than the rounds before. Without @math,
  * the floor: each formula, delimiters and all, is replaced by plain
  * text of the same length. */
+static char *
+generate_dense_answer (guint    round,
+                       gboolean math)
+{
+  GString *out = g_string_new ("The results, several formulas to a paragraph.\n\n");
+
+  for (guint i = 0; i < 8; i++)
+    {
+      for (guint j = 0; j < 6; j++)
+        {
+          guint n = i * 6 + j + 100 * round;
+          g_autofree char *formula = g_strdup_printf ("$\\frac{x_{%u}}{\\sqrt{%u + y^2}}$", n, n + 2);
+
+          g_string_append_printf (out, "%s term %u is ", j == 0 ? "Here the" : " and the", j + 1);
+          append_formula (out, formula, math);
+          if (j == 5)
+            g_string_append (out, ", as expected.\n\n");
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static char *
 generate_math_answer (guint    round,
                       gboolean math)
@@ -368,7 +392,8 @@ math_case (const char *name,
         NatterBenchFrames frames;
         double round_cpu;
 
-        run.answer = generate_math_answer (round, kind == 1);
+        run.answer = g_str_has_prefix (name, "stream-math-dense") ? generate_dense_answer (round, kind == 1)
+                                                                  : generate_math_answer (round, kind == 1);
         if (g_getenv ("BENCH_TRACE") != NULL)
           g_printerr ("round %u, %s:\n", round + 1, kinds[kind]);
         total[kind] += show_answer (window, &run, TRUE, &frames, &round_cpu);
@@ -470,7 +495,8 @@ main (int   argc,
       char *argv[])
 {
   static const char * const cases[] = { "stream-8000", "set-8000", "stream-8000-cairo", "set-8000-cairo",
-                                        "stream-math-50", "stream-math-50-cairo", NULL };
+                                        "stream-math-50", "stream-math-50-cairo",
+                                        "stream-math-dense", "stream-math-dense-cairo", NULL };
 
   if (argc == 2 && strcmp (argv[1], "--list") == 0)
     {
