@@ -43,7 +43,8 @@
  * is searched as the prefix it is. */
 #define MAX_TERMS 16
 
-/* The prefix indexes of the table (its `prefix=` option), in characters. */
+/* The prefix indexes of the table (its `prefix=` option), in
+ * characters, the shorter first. */
 #define PREFIX_INDEX_0 2
 #define PREFIX_INDEX_1 3
 
@@ -972,9 +973,9 @@ terms_from_shorter (NatterSearchDb *db,
 }
 
 /* The terms of the table that begin with the word of @phrase, when there
- * are at most MAX_TERMS; else (or when the word is not one token, or is
- * as long as a prefix index, which serves it better) %NULL without an
- * error. A seek in the index finds each, which is cheaper than FTS5's
+ * are at most MAX_TERMS; else (or when the word is not one token, or no
+ * longer than a prefix index, which serves it better; a shorter one
+ * begins too many terms) %NULL without an error. A seek in the index finds each, which is cheaper than FTS5's
  * own way with a prefix it keeps no index of: it gathers the rows of
  * every such term, with their positions, into one list before the first
  * row, and again for each count of the prefix's rows. */
@@ -999,7 +1000,7 @@ prefix_terms (NatterSearchDb  *db,
       return NULL;
     }
   n_chars = prefix != NULL ? g_utf8_strlen (prefix, -1) : 0;
-  if (prefix == NULL || n_chars == PREFIX_INDEX_0 || n_chars == PREFIX_INDEX_1)
+  if (prefix == NULL || n_chars <= PREFIX_INDEX_1)
     return NULL;
   terms = g_hash_table_lookup (db->prefix_terms, prefix);
   if (terms != NULL)
