@@ -975,10 +975,12 @@ terms_from_shorter (NatterSearchDb *db,
 /* The terms of the table that begin with the word of @phrase, when there
  * are at most MAX_TERMS; else (or when the word is not one token, or no
  * longer than a prefix index, which serves it better; a shorter one
- * begins too many terms) %NULL without an error. A seek in the index finds each, which is cheaper than FTS5's
- * own way with a prefix it keeps no index of: it gathers the rows of
- * every such term, with their positions, into one list before the first
- * row, and again for each count of the prefix's rows. */
+ * begins too many terms) %NULL without an error. A seek in the index
+ * finds each, which is cheaper than FTS5's own way with a prefix it
+ * keeps no index of: it gathers the rows of every such term, with their
+ * positions, into one list before the first row, and again for each
+ * count of the prefix's rows. A prefix of many rare terms loses a little
+ * (bench/README.md, "Two-word query, first run"). */
 static GPtrArray *
 prefix_terms (NatterSearchDb  *db,
               const char      *phrase,

@@ -22,7 +22,12 @@
  *   word is typed after the first) is not counted again;
  * - the frequency of each phrase in a row is counted on its own position
  *   list (xPhraseFirst()), not from the row's instances merged and sorted
- *   (xInst()); the same lists give the tokens an excerpt marks.
+ *   (xInst()); the same lists give the tokens an excerpt marks;
+ * - a typed word the caller searched as the few terms it begins
+ *   (NatterSearchMatches.words, natter-search-db.c), one phrase each, is
+ *   ranked as the prefix phrase bm25() sees: its frequency in a row is
+ *   the sum of its terms', and its rows are those that hold any of them,
+ *   each counted once.
  *
  * The rows are kept in C, not ordered by SQLite: the query walks the
  * newest matches once (ORDER BY rowid DESC, which FTS5 does without a
