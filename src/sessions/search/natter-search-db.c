@@ -146,7 +146,7 @@ static const char * const stmt_sql[N_STMTS] = {
    * transaction it is the snapshot's. */
   [STMT_DATA_VERSION] = "PRAGMA data_version",
   /* The first term of the table from ?1 on (temp.turn_terms, made by
-   * natter_search_db_query()): a seek, not a walk of its rows. */
+   * seek_terms()): a seek, not a walk of its rows. */
   [STMT_NEXT_TERM] = "SELECT term FROM temp.turn_terms WHERE term >= ?1 LIMIT 1",
   /* The newest RANKED_MATCHES matching turns, in one pass, each ranked
    * and its matched tokens noted by natter_match() (natter-search-rank.c,
@@ -913,6 +913,13 @@ seek_terms (NatterSearchDb  *db,
   g_autoptr(GPtrArray) terms = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GString) from = g_string_new (prefix);
 
+  /* What the terms are sought in; TEMP, nothing in the file. Made when
+   * first needed, so that a connection that never seeks does not. */
+  if (!db->has_terms &&
+      !exec (db, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.turn_terms USING fts5vocab(main, turn_text, instance)",
+             error))
+    return NULL;
+  db->has_terms = TRUE;
   while (terms->len <= MAX_TERMS)
     {
       sqlite3_stmt *s = stmt (db, STMT_NEXT_TERM, error);
@@ -1173,12 +1180,6 @@ natter_search_db_query (NatterSearchDb  *db,
     *out_capped = FALSE;
   if (phrases == NULL)
     return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
-  /* What prefix_terms() seeks terms in; TEMP, nothing in the file. */
-  if (!db->has_terms &&
-      !exec (db, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.turn_terms USING fts5vocab(main, turn_text, instance)",
-             error))
-    return NULL;
-  db->has_terms = TRUE;
   if ((s = stmt (db, STMT_BEGIN_READ, error)) == NULL || !run (db, s, error))
     return NULL;
   hits = query_snapshot (db, phrases, limit, cap, &capped, error);
