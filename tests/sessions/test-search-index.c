@@ -325,6 +325,113 @@ test_ranked_as_bm25_after_changes (Fixture       *f,
   assert_ranked_as_bm25 (f, "lagoon kelp");
 }
 
+/* How many rows of the index file match @match (an FTS5 expression). */
+static int
+count_rows (const char *path,
+            const char *match)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  int n;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*) FROM turn_text WHERE turn_text MATCH ?1", -1, &stmt, NULL),
+                   ==, SQLITE_OK);
+  sqlite3_bind_text (stmt, 1, match, -1, SQLITE_STATIC);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  n = sqlite3_column_int (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return n;
+}
+
+/* "the" and @n words (none: "the" alone): "lantern" and "lanterns" often together, "marble" and
+ * "marbles" each in fewer than half the rows but one of them in more,
+ * "kelp", and words that only make the row longer. */
+static char *
+prefix_words (GRand *rand,
+              guint  n)
+{
+  static const char * const fillers[] = { "reef", "tide", "gull", "dune", "sand" };
+  GString *text = g_string_new ("the");
+
+  if (n == 0)
+    return g_string_free (text, FALSE);
+  if (g_rand_double (rand) < 0.38)
+    {
+      double u = g_rand_double (rand);
+
+      for (guint i = g_rand_int_range (rand, 1, 4); i > 0; i--)
+        g_string_append (text, u < 0.8 ? " lantern" : "");
+      for (guint i = g_rand_int_range (rand, 1, 4); i > 0; i--)
+        g_string_append (text, u >= 0.2 ? " lanterns" : "");
+    }
+  if (g_rand_double (rand) < 0.42)
+    g_string_append (text, " marble");
+  if (g_rand_double (rand) < 0.42)
+    g_string_append (text, " marbles marbles");
+  if (g_rand_double (rand) < 0.45)
+    g_string_append (text, " kelp");
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append (text, fillers[g_rand_int_range (rand, 0, G_N_ELEMENTS (fillers))]);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* A typed word that begins a few terms of the table is searched as those
+ * terms (natter-search-db.c), and ranked as bm25() ranks the prefix:
+ * a row that holds two of its terms counts once among the rows that
+ * hold the prefix (counting each term's rows would put "lant" in more
+ * than half the rows, where its IDF is the smallest), and a prefix in
+ * more than half the rows weighs least though none of its terms is.
+ * The same after a conversation is deleted, with a term only it held. */
+static void
+test_ranked_as_bm25_prefix_terms (Fixture       *f,
+                                  gconstpointer  data)
+{
+  static const char * const queries[] = { "lant kelp", "lanter kelp", "marb lant", "marb kelp", "lanterns kelp", "lant",
+                                          "lant marb kelp" };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *doomed = natter_test_sessions_create (&f->t);
+  g_autofree char *t0 = exchange (f, doomed, "the lanternfish glows", "lanternfish lantern kelp");
+  int n_rows;
+
+  for (guint s = 0; s < 6; s++)
+    {
+      g_autofree char *sid = natter_test_sessions_create (&f->t);
+
+      for (guint t = 0; t < 10; t++)
+        {
+          g_autofree char *question = prefix_words (rand, 0);
+          g_autofree char *answer = prefix_words (rand, g_rand_int_range (rand, 2, 30));
+          g_autofree char *tid = exchange (f, sid, question, answer);
+        }
+    }
+  start_search (f);
+  wait_indexed (f);
+
+  /* What the scenario is about. */
+  n_rows = count_rows (path, "the");
+  g_assert_cmpint (2 * count_rows (path, "lant*"), <, n_rows);
+  g_assert_cmpint (2 * (count_rows (path, "lantern") + count_rows (path, "lanterns")), >, n_rows);
+  g_assert_cmpint (2 * count_rows (path, "marble"), <, n_rows);
+  g_assert_cmpint (2 * count_rows (path, "marbles"), <, n_rows);
+  g_assert_cmpint (2 * count_rows (path, "marb*"), >, n_rows);
+  for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    assert_ranked_as_bm25 (f, queries[q]);
+
+  delete_session (f, doomed);
+  wait_indexed (f);
+  g_assert_cmpint (count_rows (path, "lanternfish"), ==, 0);
+  for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    assert_ranked_as_bm25 (f, queries[q]);
+  assert_search (f, "lanternf", "");
+  (void) t0;
+}
+
 /* More matching turns than a search ranks: the newest are ranked, and
  * the search says that the cap applied; as many as the cap, it does not. */
 static void
@@ -401,6 +508,7 @@ main (int   argc,
   ADD ("/search-index/old-layout-rebuilt", test_old_layout_rebuilt);
   ADD ("/search-index/ranked-as-bm25", test_ranked_as_bm25);
   ADD ("/search-index/ranked-as-bm25-after-changes", test_ranked_as_bm25_after_changes);
+  ADD ("/search-index/ranked-as-bm25-prefix-terms", test_ranked_as_bm25_prefix_terms);
   ADD ("/search-index/cache-path-not-a-file", test_cache_path_not_a_file);
   ADD ("/search-index/stale-files-picked-up-at-start", test_stale_files_picked_up_at_start);
   ADD ("/search-index/progress", test_progress);

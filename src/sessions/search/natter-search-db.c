@@ -39,6 +39,15 @@
  * layout 2 kept such a turn as if it had no words). */
 #define SCHEMA_VERSION 3
 
+/* How many terms a typed word may stand for (prefix_terms()) before it
+ * is searched as the prefix it is. */
+#define MAX_TERMS 16
+
+/* The prefix indexes of the table (its `prefix=` option), in
+ * characters, the shorter first. */
+#define PREFIX_INDEX_0 2
+#define PREFIX_INDEX_1 3
+
 /* How many words a snippet shows. */
 #define SNIPPET_WORDS 16
 
@@ -66,7 +75,7 @@ static const char schema_sql[] =
    * against 11 with it). */
   "CREATE VIRTUAL TABLE turn_text USING fts5(user, answer,"
   " tokenize='" TOKENIZER " " TOKENIZER_ARG_0 " " TOKENIZER_ARG_1 "',"
-  " prefix='2 3');"
+  " prefix='" G_STRINGIFY (PREFIX_INDEX_0) " " G_STRINGIFY (PREFIX_INDEX_1) "');"
   /* FTS5 writes each commit as a new segment and merges segments as they
    * pile up, by default 4 of a size at a time: building the index of
    * 200,000 turns then rewrote every word several times, and merging was
@@ -107,6 +116,7 @@ typedef enum
   STMT_REMOVE_SESSION,
   STMT_LIST_UNREADABLE,
   STMT_DATA_VERSION,
+  STMT_NEXT_TERM,
   STMT_MATCHES,
   STMT_HIT,
   N_STMTS
@@ -135,6 +145,9 @@ static const char * const stmt_sql[N_STMTS] = {
    * (NatterSearchDb.phrase_counts) are then out of date. In a read
    * transaction it is the snapshot's. */
   [STMT_DATA_VERSION] = "PRAGMA data_version",
+  /* The first term of the table from ?1 on (temp.turn_terms, made by
+   * seek_terms()): a seek, not a walk of its rows. */
+  [STMT_NEXT_TERM] = "SELECT term FROM temp.turn_terms WHERE term >= ?1 LIMIT 1",
   /* The newest RANKED_MATCHES matching turns, in one pass, each ranked
    * and its matched tokens noted by natter_match() (natter-search-rank.c,
    * bm25()'s order at less cost); natter_search_db_query() keeps the best.
@@ -169,6 +182,11 @@ struct _NatterSearchDb
    * again. */
   GHashTable            *phrase_counts;
   gint64                 counts_version;
+  /* A folded prefix → its terms (GPtrArray; empty: more than MAX_TERMS),
+   * as of the same data_version: a word typed a letter further has its
+   * terms among those of the word before. */
+  GHashTable            *prefix_terms;
+  gboolean               has_terms;  /* temp.turn_terms is made */
 };
 
 G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
@@ -431,6 +449,7 @@ natter_search_db_close (NatterSearchDb *db)
     sqlite3_finalize (db->stmts[i]);
   natter_search_tokenizer_free (db->tokenizer);
   g_clear_pointer (&db->phrase_counts, g_hash_table_unref);
+  g_clear_pointer (&db->prefix_terms, g_hash_table_unref);
   sqlite3_close (db->handle);
   g_free (db->path);
   g_free (db);
@@ -851,7 +870,10 @@ known_counts (NatterSearchDb  *db,
   if (db->phrase_counts == NULL || version != db->counts_version)
     {
       g_clear_pointer (&db->phrase_counts, g_hash_table_unref);
+      g_clear_pointer (&db->prefix_terms, g_hash_table_unref);
       db->phrase_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      db->prefix_terms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                (GDestroyNotify) g_ptr_array_unref);
       db->counts_version = version;
     }
   counts = g_new (gint64, MAX (phrases->len, 1));
@@ -864,9 +886,193 @@ known_counts (NatterSearchDb  *db,
   return counts;
 }
 
+/* The text a phrase of match_phrases() quotes. */
+static char *
+phrase_text (const char *phrase)
+{
+  GString *text = g_string_new (NULL);
+
+  /* Between the opening quote and the closing quote and star. */
+  for (const char *p = phrase + 1; p[2] != '\0'; p++)
+    {
+      g_string_append_c (text, *p);
+      if (*p == '"')
+        p++;
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* The terms of the table that begin with @prefix, each found by a seek
+ * in the index; none when there are more than MAX_TERMS (the prefix is
+ * then searched as it is). %NULL with an error. */
+static GPtrArray *
+seek_terms (NatterSearchDb  *db,
+            const char      *prefix,
+            GError         **error)
+{
+  g_autoptr(GPtrArray) terms = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) from = g_string_new (prefix);
+
+  /* What the terms are sought in; TEMP, nothing in the file. Made when
+   * first needed, so that a connection that never seeks does not. */
+  if (!db->has_terms &&
+      !exec (db, "CREATE VIRTUAL TABLE IF NOT EXISTS temp.turn_terms USING fts5vocab(main, turn_text, instance)",
+             error))
+    return NULL;
+  db->has_terms = TRUE;
+  while (terms->len <= MAX_TERMS)
+    {
+      sqlite3_stmt *s = stmt (db, STMT_NEXT_TERM, error);
+      const char *term;
+      int rc;
+
+      if (s == NULL)
+        return NULL;
+      sqlite3_bind_text (s, 1, from->str, (int) from->len, SQLITE_STATIC);
+      rc = sqlite3_step (s);
+      term = rc == SQLITE_ROW ? (const char *) sqlite3_column_text (s, 0) : NULL;
+      if (term != NULL && g_str_has_prefix (term, prefix))
+        {
+          g_ptr_array_add (terms, g_strdup (term));
+          /* Past it: no term goes on with a control character. */
+          g_string_assign (from, term);
+          g_string_append_c (from, '\x01');
+        }
+      else if (rc == SQLITE_ROW)
+        rc = SQLITE_DONE;
+      sqlite3_reset (s);
+      if (rc == SQLITE_DONE)
+        return g_steal_pointer (&terms);
+      if (rc != SQLITE_ROW)
+        {
+          set_error (db, rc, "searching", error);
+          return NULL;
+        }
+    }
+  g_ptr_array_set_size (terms, 0);
+  return g_steal_pointer (&terms);
+}
+
+/* The terms of @prefix kept for a shorter prefix of it, when all of
+ * them were, or %NULL. */
+static GPtrArray *
+terms_from_shorter (NatterSearchDb *db,
+                    const char     *prefix)
+{
+  for (const char *end = g_utf8_find_prev_char (prefix, prefix + strlen (prefix));
+       end != NULL && end > prefix;
+       end = g_utf8_find_prev_char (prefix, end))
+    {
+      g_autofree char *shorter = g_strndup (prefix, end - prefix);
+      GPtrArray *known = g_hash_table_lookup (db->prefix_terms, shorter);
+
+      if (known != NULL && known->len > 0)
+        {
+          GPtrArray *terms = g_ptr_array_new_with_free_func (g_free);
+
+          for (guint i = 0; i < known->len; i++)
+            if (g_str_has_prefix (g_ptr_array_index (known, i), prefix))
+              g_ptr_array_add (terms, g_strdup (g_ptr_array_index (known, i)));
+          return terms;
+        }
+    }
+  return NULL;
+}
+
+/* The terms of the table that begin with the word of @phrase, when there
+ * are at most MAX_TERMS; else (or when the word is not one token, or no
+ * longer than a prefix index, which serves it better; a shorter one
+ * begins too many terms) %NULL without an error. A seek in the index
+ * finds each, which is cheaper than FTS5's own way with a prefix it
+ * keeps no index of: it gathers the rows of every such term, with their
+ * positions, into one list before the first row, and again for each
+ * count of the prefix's rows. A prefix of many rare terms loses a little
+ * (bench/README.md, "Two-word query, first run"). */
+static GPtrArray *
+prefix_terms (NatterSearchDb  *db,
+              const char      *phrase,
+              gboolean        *failed,
+              GError         **error)
+{
+  g_autofree char *text = phrase_text (phrase);
+  g_autofree char *prefix = NULL;
+  GPtrArray *terms;
+  glong n_chars;
+  int rc = SQLITE_OK;
+
+  *failed = FALSE;
+  prefix = natter_search_tokenizer_only_token (db->tokenizer, text, &rc);
+  if (rc != SQLITE_OK)
+    {
+      *failed = TRUE;
+      set_error (db, rc, "searching", error);
+      return NULL;
+    }
+  n_chars = prefix != NULL ? g_utf8_strlen (prefix, -1) : 0;
+  if (prefix == NULL || n_chars <= PREFIX_INDEX_1)
+    return NULL;
+  terms = g_hash_table_lookup (db->prefix_terms, prefix);
+  if (terms != NULL)
+    g_ptr_array_ref (terms);
+  else if ((terms = terms_from_shorter (db, prefix)) != NULL ||
+           (terms = seek_terms (db, prefix, error)) != NULL)
+    g_hash_table_insert (db->prefix_terms, g_strdup (prefix), g_ptr_array_ref (terms));
+  else
+    {
+      *failed = TRUE;
+      return NULL;
+    }
+  return terms;
+}
+
+/* The match expression of @phrases: each as it is, or as the few terms
+ * of the table it is a prefix of (prefix_terms()), ORed; @words gets the
+ * phrase each of the expression's phrases stands for
+ * (NatterSearchMatches.words). */
+static char *
+match_expression (NatterSearchDb  *db,
+                  GPtrArray       *phrases,
+                  GArray          *words,
+                  GError         **error)
+{
+  g_autoptr(GString) match = g_string_new (NULL);
+
+  for (guint i = 0; i < phrases->len; i++)
+    {
+      const char *phrase = g_ptr_array_index (phrases, i);
+      gboolean failed = FALSE;
+      g_autoptr(GPtrArray) terms = prefix_terms (db, phrase, &failed, error);
+
+      if (failed)
+        return NULL;
+      if (i > 0)
+        g_string_append (match, " AND ");
+      /* No term, or too many: the prefix as it is (FTS5 finds no term
+       * fast). */
+      if (terms == NULL || terms->len == 0)
+        {
+          g_string_append (match, phrase);
+          g_array_append_val (words, i);
+          continue;
+        }
+      if (terms->len > 1)
+        g_string_append_c (match, '(');
+      for (guint t = 0; t < terms->len; t++)
+        {
+          g_auto(GStrv) parts = g_strsplit (g_ptr_array_index (terms, t), "\"", -1);
+          g_autofree char *quoted = g_strjoinv ("\"\"", parts);
+
+          g_string_append_printf (match, "%s\"%s\"", t > 0 ? " OR " : "", quoted);
+          g_array_append_val (words, i);
+        }
+      if (terms->len > 1)
+        g_string_append_c (match, ')');
+    }
+  return g_string_free (g_steal_pointer (&match), FALSE);
+}
+
 static GPtrArray *
 query_snapshot (NatterSearchDb  *db,
-                const char      *match,
                 GPtrArray       *phrases,
                 guint            limit,
                 guint            cap,
@@ -877,12 +1083,14 @@ query_snapshot (NatterSearchDb  *db,
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (NatterSearchMatch));
   g_autoptr(GArray) tokens = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(GArray) answer = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr(GArray) words = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree gint64 *counts = known_counts (db, phrases, error);
-  NatterSearchMatches matches = { rows, tokens, answer, counts, phrases->len };
+  g_autofree char *match = counts != NULL ? match_expression (db, phrases, words, error) : NULL;
+  NatterSearchMatches matches = { rows, tokens, answer, counts, phrases->len, (guint *) words->data, words->len };
   sqlite3_stmt *s;
   int rc;
 
-  if (counts == NULL || (s = stmt (db, STMT_MATCHES, error)) == NULL)
+  if (match == NULL || (s = stmt (db, STMT_MATCHES, error)) == NULL)
     return NULL;
   sqlite3_bind_text (s, 1, match, -1, SQLITE_STATIC);
   sqlite3_bind_pointer (s, 2, &matches, NATTER_SEARCH_MATCHES_POINTER, NULL);
@@ -961,7 +1169,6 @@ natter_search_db_query (NatterSearchDb  *db,
                         GError         **error)
 {
   g_autoptr(GPtrArray) phrases = match_phrases (text);
-  g_autofree char *match = NULL;
   g_autoptr(GPtrArray) hits = NULL;
   GError *end_error = NULL;
   gboolean capped = FALSE;
@@ -973,12 +1180,9 @@ natter_search_db_query (NatterSearchDb  *db,
     *out_capped = FALSE;
   if (phrases == NULL)
     return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
-  g_ptr_array_add (phrases, NULL);
-  match = g_strjoinv (" ", (char **) phrases->pdata);
-  g_ptr_array_set_size (phrases, phrases->len - 1);
   if ((s = stmt (db, STMT_BEGIN_READ, error)) == NULL || !run (db, s, error))
     return NULL;
-  hits = query_snapshot (db, match, phrases, limit, cap, &capped, error);
+  hits = query_snapshot (db, phrases, limit, cap, &capped, error);
   /* Ends the read, whether the query failed or not. */
   if ((s = stmt (db, STMT_COMMIT, &end_error)) == NULL || !run (db, s, &end_error))
     {

@@ -21,6 +21,9 @@ NatterSearchTokenizer *natter_search_tokenizer_new  (fts5_api               *api
                                                      int                     n_args,
                                                      int                    *rc);
 void                   natter_search_tokenizer_free (NatterSearchTokenizer  *tokenizer);
+char                  *natter_search_tokenizer_only_token (NatterSearchTokenizer *tokenizer,
+                                                           const char            *text,
+                                                           int                   *rc);
 char                  *natter_search_excerpt_cut    (NatterSearchTokenizer  *tokenizer,
                                                      const char             *text,
                                                      int                     length,

@@ -151,6 +151,56 @@ natter_search_tokenizer_free (NatterSearchTokenizer *tokenizer)
   g_free (tokenizer);
 }
 
+static int
+only_token_cb (void       *data,
+               int         flags,
+               const char *token,
+               int         token_length,
+               int         start,
+               int         end)
+{
+  GString **only = data;
+
+  if ((flags & FTS5_TOKEN_COLOCATED) != 0)
+    return SQLITE_OK;
+  if (*only != NULL)
+    {
+      g_string_free (g_steal_pointer (only), TRUE);
+      return SQLITE_DONE;
+    }
+  *only = g_string_new_len (token, token_length);
+  return SQLITE_OK;
+}
+
+/**
+ * natter_search_tokenizer_only_token:
+ * @tokenizer: a table's tokenizer
+ * @text: a word of a query, UTF-8, NUL-terminated
+ * @rc: (out): %SQLITE_OK, or the tokenizer's error
+ *
+ * The one token @text is as a term of a query on the table, as the
+ * table's index holds it (case and accents folded), when it is exactly
+ * one: a word with a hyphen or an apostrophe in it is a phrase of two.
+ *
+ * Returns: (transfer full) (nullable): the token; %NULL when @text is
+ *   not one token (no error) or with @rc set
+ */
+char *
+natter_search_tokenizer_only_token (NatterSearchTokenizer *tokenizer,
+                                    const char            *text,
+                                    int                   *rc)
+{
+  GString *only = NULL;
+
+  *rc = tokenizer->methods.xTokenize (tokenizer->tokenizer, &only, FTS5_TOKENIZE_QUERY | FTS5_TOKENIZE_PREFIX,
+                                      text, (int) strlen (text), only_token_cb);
+  if (*rc == SQLITE_DONE)
+    *rc = SQLITE_OK;
+  if (*rc != SQLITE_OK && only != NULL)
+    g_string_free (g_steal_pointer (&only), TRUE);
+  return only != NULL ? g_string_free (only, FALSE) : NULL;
+}
+
 /**
  * natter_search_excerpt_cut:
  * @tokenizer: the tokenizer of the table @matched was found in

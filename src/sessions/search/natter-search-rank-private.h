@@ -38,6 +38,15 @@ typedef struct
    * @n_counts not the query's number of phrases: all are counted. */
   gint64 *counts;
   guint   n_counts;
+  /* Per phrase of the query, in its order: the word of the query (the
+   * index into @counts) it stands for. A typed word that is the prefix
+   * of a few terms of the table is searched as those terms, each a
+   * phrase of its own (natter-search-db.c); natter_match() ranks them as
+   * the one prefix they stand for, as bm25() ranks the prefix. NULL, or
+   * @n_phrases not the query's number of phrases: each phrase is a word
+   * of its own. */
+  const guint *words;
+  guint        n_phrases;
 } NatterSearchMatches;
 
 #define NATTER_SEARCH_MATCHES_POINTER "natter_search_matches"

@@ -22,7 +22,12 @@
  *   word is typed after the first) is not counted again;
  * - the frequency of each phrase in a row is counted on its own position
  *   list (xPhraseFirst()), not from the row's instances merged and sorted
- *   (xInst()); the same lists give the tokens an excerpt marks.
+ *   (xInst()); the same lists give the tokens an excerpt marks;
+ * - a typed word the caller searched as the few terms it begins
+ *   (NatterSearchMatches.words, natter-search-db.c), one phrase each, is
+ *   ranked as the prefix phrase bm25() sees: its frequency in a row is
+ *   the sum of its terms', and its rows are those that hold any of them,
+ *   each counted once.
  *
  * The rows are kept in C, not ordered by SQLite: the query walks the
  * newest matches once (ORDER BY rowid DESC, which FTS5 does without a
@@ -50,14 +55,23 @@
 typedef struct
 {
   int     n_phrases;
+  int     n_words;
   double  average_length;  /* tokens per row, both columns */
-  double *idf;             /* per phrase; all 1.0 for one phrase */
+  int    *words;           /* per phrase: the word it stands for */
+  double *idf;             /* per word; all 1.0 for one word */
+  double *frequency;       /* per word: scratch for one row */
 } RankData;
 
 typedef struct
 {
-  sqlite3_int64 n_hits;
-  sqlite3_int64 n_rows;
+  sqlite3_int64  n_hits;
+  sqlite3_int64  n_rows;
+  /* The rows seen, when a word is several phrases: a bit per rowid
+   * below n_bits, those beyond (few: rowids follow the turns indexed) in
+   * a set. */
+  guint8        *bits;
+  sqlite3_int64  n_bits;
+  GHashTable    *beyond;
 } Count;
 
 /* Counts the rows of a phrase, up to half the table: from there on its
@@ -73,6 +87,99 @@ count_cb (const Fts5ExtensionApi *api,
   return 2 * count->n_hits >= count->n_rows ? SQLITE_DONE : SQLITE_OK;
 }
 
+/* Whether @rowid is seen for the first time. */
+static gboolean
+first_seen (Count         *count,
+            sqlite3_int64  rowid)
+{
+  /* Rowids are those of the turns table: a bitmap a few times the
+   * table's size holds them all but after many deletions. */
+  sqlite3_int64 limit = 8 * (count->n_rows + 65536);
+  gboolean first;
+
+  if (rowid < 0 || rowid >= limit)
+    {
+      sqlite3_int64 *key = g_memdup2 (&rowid, sizeof rowid);
+
+      if (count->beyond == NULL)
+        count->beyond = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      return g_hash_table_add (count->beyond, key);
+    }
+  if (rowid >= count->n_bits)
+    {
+      sqlite3_int64 n_bits = MIN (MAX (2 * count->n_bits, (rowid + 1024) & ~(sqlite3_int64) 7), limit);
+
+      count->bits = g_realloc (count->bits, (gsize) n_bits / 8 + 1);
+      memset (count->bits + count->n_bits / 8, 0, (gsize) (n_bits - count->n_bits) / 8 + 1);
+      count->n_bits = n_bits;
+    }
+  first = (count->bits[rowid / 8] & (1u << (rowid % 8))) == 0;
+  count->bits[rowid / 8] |= 1u << (rowid % 8);
+  return first;
+}
+
+/* count_cb() for a word that is several phrases (terms): a row that
+ * holds two of them counts once, as for the prefix they stand for. */
+static int
+count_distinct_cb (const Fts5ExtensionApi *api,
+                   Fts5Context            *fts,
+                   void                   *data)
+{
+  Count *count = data;
+
+  if (first_seen (count, api->xRowid (fts)))
+    count->n_hits++;
+  return 2 * count->n_hits >= count->n_rows ? SQLITE_DONE : SQLITE_OK;
+}
+
+/* The rows of the whole table that hold word @word of @data, up to half
+ * the table: those of its phrase, or of any of its phrases. */
+static int
+count_word (const Fts5ExtensionApi *api,
+            Fts5Context            *fts,
+            RankData               *data,
+            int                     word,
+            Count                  *count)
+{
+  int n_of_word = 0;
+  int last = -1;
+  int rc = SQLITE_OK;
+
+  for (int i = 0; i < data->n_phrases; i++)
+    if (data->words[i] == word)
+      {
+        n_of_word++;
+        last = i;
+      }
+  if (n_of_word == 1)
+    return api->xQueryPhrase (fts, last, count, count_cb);
+  for (int i = 0; rc == SQLITE_OK && i < data->n_phrases && 2 * count->n_hits < count->n_rows; i++)
+    if (data->words[i] == word)
+      rc = api->xQueryPhrase (fts, i, count, count_distinct_cb);
+  g_free (count->bits);
+  g_clear_pointer (&count->beyond, g_hash_table_unref);
+  return rc;
+}
+
+/* @data's words: @matches' when they fit the query, else one per phrase. */
+static int
+set_words (RankData            *data,
+           NatterSearchMatches *matches)
+{
+  gboolean grouped = matches->words != NULL && matches->n_phrases == (guint) data->n_phrases;
+
+  data->n_words = 0;
+  for (int i = 0; i < data->n_phrases; i++)
+    {
+      data->words[i] = grouped ? (int) matches->words[i] : i;
+      /* Words are numbered in the order of their phrases. */
+      if (data->words[i] != data->n_words - 1 && data->words[i] != data->n_words)
+        return SQLITE_ERROR;
+      data->n_words = data->words[i] + 1;
+    }
+  return SQLITE_OK;
+}
+
 static int
 rank_data (const Fts5ExtensionApi  *api,
            Fts5Context             *fts,
@@ -82,6 +189,7 @@ rank_data (const Fts5ExtensionApi  *api,
   RankData *data = api->xGetAuxdata (fts, 0);
   sqlite3_int64 n_rows = 0;
   sqlite3_int64 n_tokens = 0;
+  gsize n;
   gboolean known;
   int rc;
 
@@ -90,36 +198,41 @@ rank_data (const Fts5ExtensionApi  *api,
       *out = data;
       return SQLITE_OK;
     }
-  data = sqlite3_malloc64 (sizeof (RankData) + sizeof (double) * (gsize) MAX (api->xPhraseCount (fts), 1));
+  n = (gsize) MAX (api->xPhraseCount (fts), 1);
+  data = sqlite3_malloc64 (sizeof (RankData) + (2 * sizeof (double) + sizeof (int)) * n);
   if (data == NULL)
     return SQLITE_NOMEM;
   data->n_phrases = api->xPhraseCount (fts);
   data->idf = (double *) (data + 1);
-  rc = api->xRowCount (fts, &n_rows);
+  data->frequency = data->idf + n;
+  data->words = (int *) (data->frequency + n);
+  rc = set_words (data, matches);
+  if (rc == SQLITE_OK)
+    rc = api->xRowCount (fts, &n_rows);
   if (rc == SQLITE_OK)
     rc = api->xColumnTotalSize (fts, -1, &n_tokens);
   data->average_length = n_rows > 0 ? (double) n_tokens / (double) n_rows : 1.0;
-  known = matches->counts != NULL && matches->n_counts == (guint) data->n_phrases;
-  for (int i = 0; rc == SQLITE_OK && i < data->n_phrases; i++)
+  known = matches->counts != NULL && matches->n_counts == (guint) data->n_words;
+  for (int w = 0; rc == SQLITE_OK && w < data->n_words; w++)
     {
-      Count count = { 0, n_rows };
+      Count count = { 0, n_rows, NULL, 0, NULL };
       double idf;
 
-      if (data->n_phrases == 1)
+      if (data->n_words == 1)
         {
-          data->idf[i] = 1.0;
+          data->idf[w] = 1.0;
           break;
         }
-      /* As bm25(): the rows that hold the phrase, in the whole table; an
+      /* As bm25(): the rows that hold the word, in the whole table; an
        * IDF of nothing or less weighs almost nothing, never negatively. */
-      if (known && matches->counts[i] >= 0)
-        count.n_hits = matches->counts[i];
+      if (known && matches->counts[w] >= 0)
+        count.n_hits = matches->counts[w];
       else
-        rc = api->xQueryPhrase (fts, i, &count, count_cb);
+        rc = count_word (api, fts, data, w, &count);
       if (known && rc == SQLITE_OK)
-        matches->counts[i] = count.n_hits;
+        matches->counts[w] = count.n_hits;
       idf = log ((n_rows - count.n_hits + 0.5) / (count.n_hits + 0.5));
-      data->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+      data->idf[w] = idf <= 0.0 ? 1e-6 : idf;
     }
   if (rc == SQLITE_OK)
     rc = api->xSetAuxdata (fts, data, sqlite3_free);
@@ -179,27 +292,31 @@ match_function (const Fts5ExtensionApi  *api,
    * it is known which column matched more. */
   match.first = matches->tokens->len;
   g_array_set_size (matches->answer, 0);
+  for (int w = 0; data != NULL && w < data->n_words; w++)
+    data->frequency[w] = 0;
   for (int i = 0; rc == SQLITE_OK && i < data->n_phrases; i++)
     {
       int size = api->xPhraseSize (fts, i);
       Fts5PhraseIter iter;
       int column;
       int offset;
-      double frequency = 0;
 
       rc = api->xPhraseFirst (fts, i, &iter, &column, &offset);
       for (; rc == SQLITE_OK && column >= 0; api->xPhraseNext (fts, &iter, &column, &offset))
         {
-          frequency++;
+          data->frequency[data->words[i]]++;
           if (column < 2)
             {
               counts[column]++;
               append_phrase (column == 0 ? matches->tokens : matches->answer, offset, size);
             }
         }
-      match.score += data->idf[i] * (frequency * (K1 + 1.0)) /
-                     (frequency + K1 * (1.0 - B + B * length / data->average_length));
     }
+  /* A word's frequency is that of all its phrases: the instances of the
+   * prefix they stand for. */
+  for (int w = 0; rc == SQLITE_OK && w < data->n_words; w++)
+    match.score += data->idf[w] * (data->frequency[w] * (K1 + 1.0)) /
+                   (data->frequency[w] + K1 * (1.0 - B + B * length / data->average_length));
   /* The column that matched more often; the message when even. */
   match.column = counts[1] > counts[0] ? 1 : 0;
   if (match.column == 1)
