@@ -264,6 +264,25 @@ test_delete_stops_suspended_turn (Fixture       *f,
 }
 
 static void
+test_delete_stops_interrupted_turn (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+
+  /* Appended, never advanced: what a crash leaves, which a resume would
+   * send to the model. */
+  send_crashing_at (f, sid, "hi", NATTER_SESSIONS_STEP_APPEND);
+  tid = g_strdup (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)));
+  natter_test_sessions_wait_status (&f->t, sid, "idle");
+
+  g_assert_true (delete_session (f, sid, NULL));
+  natter_test_sessions_wait_idle (&f->t);
+  assert_types (f->t.w->turn_repo, tid, "turn_created turn_cancelled");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->t.w->fakes->model), ==, 0);
+}
+
+static void
 test_delete_keeps_branch_turns (Fixture       *f,
                                 gconstpointer  data)
 {
@@ -305,5 +324,6 @@ sessions_add_stop_tests (void)
   ADD ("stop/suspended-turn-gets-cancel-input", test_stop_suspended_with_input, NULL);
   ADD ("stop/delete-stops-streaming-turn", test_delete_stops_streaming_turn, NULL);
   ADD ("stop/delete-stops-suspended-turn", test_delete_stops_suspended_turn, NULL);
+  ADD ("stop/delete-stops-interrupted-turn", test_delete_stops_interrupted_turn, NULL);
   ADD ("stop/delete-keeps-branch-turns", test_delete_keeps_branch_turns, NULL);
 }
