@@ -1133,7 +1133,9 @@ stopped_one_cb (GObject      *object,
 static void
 stop_next (GTask *task)
 {
+  NatterSessions *self = g_task_get_source_object (task);
   StopAllData *data = g_task_get_task_data (task);
+  const char *turn_id;
 
   if (data->next == data->turn_ids->len)
     {
@@ -1141,9 +1143,15 @@ stop_next (GTask *task)
       g_object_unref (task);
       return;
     }
-  natter_sessions_stop_turn_async (g_task_get_source_object (task),
-                                   g_ptr_array_index (data->turn_ids, data->next++), NULL, NULL,
-                                   stopped_one_cb, task);
+  /* A turn with live advances is stopped twice: an advance whose
+   * suspension was being written when its cancellable was cancelled
+   * settles suspended, and only the cancel input of the second stop ends
+   * it then (of a turn that has ended, that input reads and writes
+   * nothing). */
+  turn_id = g_ptr_array_index (data->turn_ids, data->next);
+  if (!g_hash_table_contains (self->live, turn_id))
+    data->next++;
+  natter_sessions_stop_turn_async (self, turn_id, NULL, NULL, stopped_one_cb, task);
 }
 
 /* The session's turns still under way: every one with a live advance
