@@ -4,7 +4,8 @@
  *
  * Stopping a turn (docs/sessions.md §9.3): every live advance is
  * aborted, a cancel that lost the race to settlement still succeeds,
- * and a suspended turn gets its cancel input.
+ * a suspended turn gets its cancel input, and deleting a conversation
+ * stops its own turns still under way.
  */
 
 #include "test-sessions.h"
@@ -207,6 +208,111 @@ test_stop_suspended_with_input (Fixture       *f,
   natter_test_sessions_wait_status (&f->t, sid, "cancelled");
 }
 
+/* docs/sessions.md §9.4: deleting a conversation stops its turns */
+
+static void
+test_delete_stops_streaming_turn (Fixture       *f,
+                                  gconstpointer  data)
+{
+  NatterFakeModel *model = f->t.w->fakes->model;
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autoptr(JsonObject) failed = NULL;
+
+  /* A second step would answer a further model call: there must be none. */
+  natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  tid = send (f, sid, "hi");
+  natter_fake_model_wait_held (model, 1, TIMEOUT_MS);
+  natter_fake_model_stream_text (model, "Half an ans");
+
+  g_assert_true (delete_session (f, sid, NULL));
+  /* Stopped by the time the delete reports: the request is cancelled. */
+  g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 0);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 0);
+  natter_test_sessions_wait_idle (&f->t);
+  natter_test_drain_main_context ();
+  g_assert_cmpuint (natter_fake_model_get_n_requests (model), ==, 1);
+  /* Ended as Stop ends it, what had arrived kept, and nothing after. */
+  assert_types (f->t.w->turn_repo, tid, "turn_created model_call_requested model_call_failed turn_cancelled");
+  failed = last_of_type (f, tid, "model_call_failed");
+  g_assert_true (json_object_has_member (failed, "partial"));
+  g_assert_null (natter_session_index_lookup (f->t.index, sid));
+}
+
+static void
+test_delete_stops_suspended_turn (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autofree char *types = NULL;
+
+  /* `sa` asks for permission: the turn waits for the person. */
+  g_hash_table_add (f->t.w->fakes->needs_permission, g_strdup ("sa"));
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")),
+                               NATTER_FAKE_TEXT_STEP, NULL);
+  tid = send (f, sid, "read it");
+  natter_test_sessions_wait_status (&f->t, sid, "suspended");
+  natter_test_sessions_wait_until (&f->t, no_live_advance, tid);
+
+  g_assert_true (delete_session (f, sid, NULL));
+  natter_test_sessions_wait_idle (&f->t);
+  types = types_of (f->t.w->turn_repo, tid);
+  g_assert_true (strstr (types, "tool_permission_required turn_suspended") != NULL);
+  g_assert_true (g_str_has_suffix (types, " turn_cancelled"));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->t.w->fakes->model), ==, 1);
+}
+
+static void
+test_delete_stops_interrupted_turn (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+
+  /* Appended, never advanced: what a crash leaves, which a resume would
+   * send to the model. */
+  send_crashing_at (f, sid, "hi", NATTER_SESSIONS_STEP_APPEND);
+  tid = g_strdup (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)));
+  natter_test_sessions_wait_status (&f->t, sid, "idle");
+
+  g_assert_true (delete_session (f, sid, NULL));
+  natter_test_sessions_wait_idle (&f->t);
+  assert_types (f->t.w->turn_repo, tid, "turn_created turn_cancelled");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->t.w->fakes->model), ==, 0);
+}
+
+static void
+test_delete_keeps_branch_turns (Fixture       *f,
+                                gconstpointer  data)
+{
+  NatterFakeModel *model = f->t.w->fakes->model;
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *first = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *own = NULL;
+  g_autofree char *theirs = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_STEP_HOLD, NULL);
+  first = send (f, sid, "hi");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  branch = fork_session (f, sid, first, &error);
+  g_assert_no_error (error);
+  own = send (f, sid, "go on");
+  theirs = send (f, branch, "go elsewhere");
+  natter_fake_model_wait_held (model, 2, TIMEOUT_MS);
+
+  g_assert_true (delete_session (f, sid, NULL));
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, own), ==, 0);
+  g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, theirs), ==, 1);
+  g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 1);
+  natter_fake_model_release (model);
+  natter_test_sessions_wait_status (&f->t, branch, "completed");
+  g_assert_cmpuint (count_type (f, own, "turn_cancelled"), ==, 1);
+  g_assert_cmpuint (count_type (f, theirs, "turn_completed"), ==, 1);
+}
+
 
 void
 sessions_add_stop_tests (void)
@@ -216,4 +322,8 @@ sessions_add_stop_tests (void)
   ADD ("stop/cancel-that-lost-the-race-succeeds", test_stop_lost_race_is_success, NULL);
   ADD ("stop/non-terminal-rejection-surfaces", test_stop_rejection_surfaces, NULL);
   ADD ("stop/suspended-turn-gets-cancel-input", test_stop_suspended_with_input, NULL);
+  ADD ("stop/delete-stops-streaming-turn", test_delete_stops_streaming_turn, NULL);
+  ADD ("stop/delete-stops-suspended-turn", test_delete_stops_suspended_turn, NULL);
+  ADD ("stop/delete-stops-interrupted-turn", test_delete_stops_interrupted_turn, NULL);
+  ADD ("stop/delete-keeps-branch-turns", test_delete_keeps_branch_turns, NULL);
 }

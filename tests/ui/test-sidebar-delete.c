@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Deleting from the sidebar: Delete only ever leads to an undo toast (no
- * key press in the list destroys anything without a chance to undo), and
- * closing the window while the toast is up loses nothing. Deleted
+ * key press in the list destroys anything without a chance to undo);
+ * closing the window while the toast is up loses nothing, and an answer
+ * streaming meanwhile goes on until the toast has gone. Deleted
  * elsewhere while open, a conversation is left for a new one that keeps
  * the draft.
  */
@@ -136,6 +137,63 @@ test_sidebar_delete_keeps_grown (void)
   wait_row (window, session_id, "Almost gone");
   g_assert_true (file_exists (u, session_id));
   g_assert_nonnull (natter_session_index_lookup (u->index, session_id));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static const char *
+last_type (UiWorld    *u,
+           const char *turn_id)
+{
+  g_autoptr(GPtrArray) events = ui_get_turn (u, turn_id);
+
+  return g_intern_string (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
+                                                          "type"));
+}
+
+/* An answer that streams while its conversation's toast is up goes on,
+ * so that Undo brings the conversation back whole; once the toast has
+ * gone and the conversation with it, the answer is stopped as Stop
+ * stops it, and the model is not called again for it. */
+void
+test_sidebar_delete_stops_answer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Slow answer");
+  g_autofree char *undone = NULL;
+  g_autofree char *stopped = NULL;
+  NatterFakeModel *model = u->w->fakes->model;
+  NatterWindow *window = ui_window_new (app, u);
+  Gone gone = { u, session_id };
+
+  /* The last step answers a further model call: there must be none. */
+  natter_fake_model_script (model, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Slow answer");
+
+  undone = ui_send (u, session_id, "Take your time");
+  ui_wait_model_held (u);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  ui_settle ();
+  g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 1);
+  g_assert_true (natter_sessions_is_turn_running (u->sessions, undone));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
+  natter_fake_model_release (model);
+  ui_wait_turn (u, undone);
+  g_assert_cmpstr (last_type (u, undone), ==, "turn_completed");
+
+  stopped = ui_send (u, session_id, "Once more");
+  ui_wait_model_held (u);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  natter_window_dismiss_pending_deletes (window);
+  ui_wait_until (session_gone, &gone);
+  g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 0);
+  ui_wait_until (ui_no_advances, u);
+  ui_settle ();
+  g_assert_cmpuint (natter_fake_model_get_n_requests (model), ==, 2);
+  g_assert_cmpstr (last_type (u, stopped), ==, "turn_cancelled");
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -1243,6 +1243,29 @@ deleted_cb (GObject      *object,
 }
 
 static void
+turns_stopped_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  GError *error = NULL;
+
+  /* A turn that could not be stopped keeps its conversation: deleting
+   * it would leave the turn running where nobody sees it. */
+  if (!natter_sessions_stop_session_turns_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      natter_sessions_op_return_error (task, error);
+      return;
+    }
+  if (natter_sessions_op_check_cancelled (task))
+    return;
+  delete_data_get (task)->heritage = natter_sessions_heritage_new (data->self, data->session_id);
+  natter_jsonl_repo_delete_async (data->self->session_repo, data->session_id, NULL, deleted_cb,
+                                  g_object_ref (task));
+}
+
+static void
 delete_locked_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
@@ -1252,9 +1275,10 @@ delete_locked_cb (GObject      *object,
 
   if (!natter_sessions_op_lock_finish (task, result) || natter_sessions_op_check_cancelled (task))
     return;
-  delete_data_get (task)->heritage = natter_sessions_heritage_new (data->self, data->session_id);
-  natter_jsonl_repo_delete_async (data->self->session_repo, data->session_id, NULL, deleted_cb,
-                                  g_object_ref (task));
+  /* Under the lock, so that no message is sent to the session between
+   * its turns being stopped and its file going. */
+  natter_sessions_stop_session_turns_async (data->self, data->session_id, turns_stopped_cb,
+                                            g_object_ref (task));
 }
 
 /**
@@ -1268,7 +1292,11 @@ delete_locked_cb (GObject      *object,
  * deleteSession of docs/sessions.md §9.4: removes the session file only — never
  * a turn file, which stays as an inert orphan — and the index entry, then emits
  * #NatterSessions::session-index-changed. Works on a corrupt session too.
- * A turn of the session that is still running is not stopped. An
+ * First every turn of the session still under way in this process is
+ * stopped as natter_sessions_stop_turn_async() stops it (a live advance
+ * cancelled, a turn waiting for an answer or interrupted given a cancel
+ * input), so that no model is called for a conversation no longer
+ * listed; the turns of its versions and branches go on. An
  * original's versions then stand alone, and each takes what the original
  * kept for the conversation: its generation parameters, pin and folder,
  * appended to its own log.
@@ -1296,7 +1324,8 @@ natter_sessions_delete_session_async (NatterSessions      *self,
  *
  * Returns: %TRUE once deleted; else %FALSE with
  *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_INVALID_ARGUMENT
- *   (not an id) or an I/O %NATTER_STORE_ERROR; also once deleted, with
+ *   (not an id) or an I/O %NATTER_STORE_ERROR; with the error of a turn
+ *   that could not be stopped, the session kept; also once deleted, with
  *   the error of a version that could not take what the original kept
  */
 gboolean

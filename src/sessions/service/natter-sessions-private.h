@@ -360,6 +360,13 @@ void                natter_sessions_take_queued         (NatterSessionState  *st
                                                          NatterSendOptions  **inout_options);
 void                natter_sessions_promote_soon        (NatterSessions      *self,
                                                          const char          *session_id);
+void                natter_sessions_stop_session_turns_async  (NatterSessions      *self,
+                                                               const char          *session_id,
+                                                               GAsyncReadyCallback  callback,
+                                                               gpointer             user_data);
+gboolean            natter_sessions_stop_session_turns_finish (NatterSessions      *self,
+                                                               GAsyncResult        *result,
+                                                               GError             **error);
 
 /* natter-sessions-advances.c */
 NatterTurnExecution *natter_sessions_start_advance     (NatterSessions            *self,

@@ -1085,6 +1085,142 @@ natter_sessions_stop_turn_finish (NatterSessions  *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* The turns of a session that is being deleted (docs/sessions.md §9.4) */
+
+typedef struct
+{
+  GPtrArray *turn_ids;  /* still to stop, in order */
+  guint      next;
+} StopAllData;
+
+static void
+stop_all_data_free (StopAllData *data)
+{
+  g_ptr_array_unref (data->turn_ids);
+  g_free (data);
+}
+
+/* Errors that say the turn cannot be advanced here by anyone: nothing of
+ * it runs in this process, so there is nothing to stop. */
+static gboolean
+is_inert_turn_error (const GError *error)
+{
+  return g_error_matches (error, NATTER_RUNTIME_ERROR, NATTER_RUNTIME_ERROR_ELSEWHERE) ||
+         g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_FOUND) ||
+         g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+}
+
+static void stop_next (GTask *task);
+
+static void
+stopped_one_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+
+  if (!natter_sessions_stop_turn_finish (NATTER_SESSIONS (object), result, &error) &&
+      !is_inert_turn_error (error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_clear_error (&error);
+  stop_next (g_steal_pointer (&task));
+}
+
+static void
+stop_next (GTask *task)
+{
+  NatterSessions *self = g_task_get_source_object (task);
+  StopAllData *data = g_task_get_task_data (task);
+  const char *turn_id;
+
+  if (data->next == data->turn_ids->len)
+    {
+      g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+      return;
+    }
+  /* A turn with live advances is stopped twice: an advance whose
+   * suspension was being written when its cancellable was cancelled
+   * settles suspended, and only the cancel input of the second stop ends
+   * it then (of a turn that has ended, that input reads and writes
+   * nothing). */
+  turn_id = g_ptr_array_index (data->turn_ids, data->next);
+  if (!g_hash_table_contains (self->live, turn_id))
+    data->next++;
+  natter_sessions_stop_turn_async (self, turn_id, NULL, NULL, stopped_one_cb, task);
+}
+
+/* The session's turns still under way: every one with a live advance
+ * this service started for the session (an advance of a version or a
+ * branch names that session, so theirs stay), and a latest turn that
+ * has not ended without one (waiting for an answer, or interrupted). */
+static GPtrArray *
+turns_under_way (NatterSessions *self,
+                 const char     *session_id)
+{
+  GPtrArray *turn_ids = g_ptr_array_new_with_free_func (g_free);
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, session_id);
+  GHashTableIter iter;
+  const char *turn_id;
+  GPtrArray *advances;
+
+  g_hash_table_iter_init (&iter, self->live);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &turn_id, (gpointer *) &advances))
+    for (guint i = 0; i < advances->len; i++)
+      if (g_strcmp0 (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->session_id, session_id) == 0)
+        {
+          g_ptr_array_add (turn_ids, g_strdup (turn_id));
+          break;
+        }
+  if (entry != NULL && natter_session_index_entry_get_latest_turn_id (entry) != NULL)
+    {
+      const char *latest = natter_session_index_entry_get_latest_turn_id (entry);
+      const char *status = natter_session_index_entry_get_latest_turn_status (entry);
+
+      if ((g_strcmp0 (status, "suspended") == 0 || g_strcmp0 (status, "idle") == 0) &&
+          !g_hash_table_contains (self->live, latest))
+        g_ptr_array_add (turn_ids, g_strdup (latest));
+    }
+  return turn_ids;
+}
+
+/* Stops, as natter_sessions_stop_turn_async() does, every turn of
+ * @session_id still under way in this process (docs/sessions.md §9.4),
+ * one after the other. A turn that cannot be advanced here at all
+ * (another device's, damaged or missing) is left as it is; any other
+ * error of a stop ends the whole with that error, the turns stopped
+ * before it staying stopped. Completes on the main context. */
+void
+natter_sessions_stop_session_turns_async (NatterSessions      *self,
+                                          const char          *session_id,
+                                          GAsyncReadyCallback  callback,
+                                          gpointer             user_data)
+{
+  GTask *task = g_task_new (self, NULL, callback, user_data);
+  StopAllData *data = g_new0 (StopAllData, 1);
+
+  g_task_set_source_tag (task, natter_sessions_stop_session_turns_async);
+  data->turn_ids = turns_under_way (self, session_id);
+  g_task_set_task_data (task, data, (GDestroyNotify) stop_all_data_free);
+  stop_next (task);
+}
+
+/* Returns: %TRUE once every turn under way is stopped; else %FALSE with
+ * the error of the stop that failed */
+gboolean
+natter_sessions_stop_session_turns_finish (NatterSessions  *self,
+                                           GAsyncResult    *result,
+                                           GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /**
  * natter_sessions_wait_for_turn_async:
  * @self: the service
