@@ -566,6 +566,32 @@ add_speed (JsonObject      *summary,
   json_object_set_array_member (summary, "modelCalls", calls);
 }
 
+/* The words of an answer that ended before it was whole (stopped, or
+ * cut off by a failure): what the turn's last model call had received,
+ * which its `model_call_failed` keeps and the window shows marked.
+ * Sets @out_stopped to whether the person stopped it. */
+static char *
+dup_partial_answer (NatterTurnState *state,
+                    gboolean        *out_stopped)
+{
+  guint n = natter_turn_state_get_n_model_calls (state);
+  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
+  JsonObject *partial = call != NULL && natter_turn_model_call_get_message (call) == NULL
+                        ? natter_turn_model_call_get_partial (call) : NULL;
+  char *text;
+
+  if (partial == NULL)
+    return NULL;
+  text = natter_json_content_text (json_object_get_member (partial, "content"), "");
+  if (text == NULL || text[0] == '\0')
+    {
+      g_free (text);
+      return NULL;
+    }
+  *out_stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
+  return text;
+}
+
 /* One turn reduced for display: input, answer, tool calls, status,
  * speed, and for one that has not ended, the device that runs it
  * (`device`, with `elsewhere: true` when that is not @here). */
@@ -594,7 +620,18 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
   if (answer != NULL)
     json_object_set_string_member (summary, "answer", answer);
   else
-    json_object_set_null_member (summary, "answer");
+    {
+      gboolean stopped = FALSE;
+      g_autofree char *partial = dup_partial_answer (state, &stopped);
+
+      json_object_set_null_member (summary, "answer");
+      /* Never lose a word: what had arrived is shown, marked as such. */
+      if (partial != NULL)
+        {
+          json_object_set_string_member (summary, "partialAnswer", partial);
+          json_object_set_string_member (summary, "partialEnd", stopped ? "stopped" : "cut-off");
+        }
+    }
 
   for (guint i = 0; i < natter_turn_state_get_n_tool_calls (state); i++)
     {
@@ -718,6 +755,10 @@ print_show_turn (Run        *run,
     }
   if (!json_object_get_null_member (turn, "answer"))
     natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
+  else if (json_object_has_member (turn, "partialAnswer"))
+    natter_cli_out (run, g_str_equal (json_object_get_string_member (turn, "partialEnd"), "stopped")
+                         ? "assistant (stopped mid-answer): %s\n" : "assistant (cut off mid-answer): %s\n",
+                    json_object_get_string_member (turn, "partialAnswer"));
 }
 
 void

@@ -275,6 +275,41 @@ test_empty_answer_fails (Fixture       *f,
   g_assert_cmpstr (title, ==, "hello");
 }
 
+/* A stream that ends before its answer does: the turn fails, and the
+ * words that had arrived, which the window shows marked, are shown by
+ * `show` too, marked as cut off, and given in `--json` beside a null
+ * answer. */
+static const Step CUT_OFF = { CHUNK ("Half an ") CHUNK ("answer"), FALSE };
+
+static void
+test_cut_off_answer_shown (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  JsonObject *turn;
+
+  script (f, &CUT_OFF, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 1);
+  session_id = natter_test_session_of (r.out);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\nassistant (cut off mid-answer): Half an answer\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", "--json", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  turn = json_array_get_object_element (json_object_get_array_member (json_node_get_object (json), "turns"), 0);
+  g_assert_true (json_object_get_null_member (turn, "answer"));
+  g_assert_cmpstr (json_object_get_string_member (turn, "partialAnswer"), ==, "Half an answer");
+  g_assert_cmpstr (json_object_get_string_member (turn, "partialEnd"), ==, "cut-off");
+}
+
 void
 cli_add_control_tests (void)
 {
@@ -283,6 +318,7 @@ cli_add_control_tests (void)
   ADD ("/cli/control/stored-title-one-line", test_stored_title_one_line);
   ADD ("/cli/control/title-bidi-visible", test_title_bidi_visible);
   ADD ("/cli/control/auto-title-cleaned", test_auto_title_cleaned);
+  ADD ("/cli/cut-off-answer-shown", test_cut_off_answer_shown);
   ADD ("/cli/control/blank-send-refused", test_blank_send_refused);
   ADD ("/cli/control/empty-answer-fails", test_empty_answer_fails);
 }
