@@ -498,6 +498,8 @@ test_same_size_damaged_blob (Fixture       *f,
   g_autofree char *session_id = NULL;
   g_autofree char *hint = NULL;
   g_autofree char *text_blob = blob_path (f, "the word is plum", 16);
+  g_autofree char *second = NULL;
+  g_autofree char *named = NULL;
   g_autoptr(GError) error = NULL;
   guint turns_before;
 
@@ -506,6 +508,10 @@ test_same_size_damaged_blob (Fixture       *f,
        "--attach", f->text, "Read this");
   g_assert_cmpint (r.status, ==, 0);
   session_id = natter_test_session_of (r.out);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "And then");
+  g_assert_cmpint (r.status, ==, 0);
+  second = g_strndup (strstr (r.out, "\nturn ") + strlen ("\nturn "), 32);
   g_file_set_contents (text_blob, "the word is pear", -1, &error);
   g_assert_no_error (error);
 
@@ -519,9 +525,20 @@ test_same_size_damaged_blob (Fixture       *f,
       g_assert_nonnull (strstr (r.err, text_blob));
       g_assert_nonnull (strstr (r.err, "is damaged"));
       g_assert_true (g_str_has_suffix (r.err, hint));
-      g_assert_cmpuint (f->server->bodies->len, ==, 1);
+      g_assert_cmpuint (f->server->bodies->len, ==, 2);
       g_assert_cmpuint (count_files (f->dir, "storage/turns"), ==, turns_before);
     }
+
+  /* Another answer to the second message goes on from the first, whose
+   * attachment it carries: refused the same way, naming this
+   * conversation, not the version made for it and removed again. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second);
+  g_assert_cmpint (r.status, ==, 1);
+  named = g_strdup_printf ("natter: The history of session %s cannot be read", session_id);
+  g_assert_true (g_str_has_prefix (r.err, named));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+  g_assert_cmpuint (count_files (f->dir, "storage/sessions"), ==, 1);
 }
 
 static void

@@ -461,6 +461,25 @@ deleted_cb (GObject      *object,
   g_task_return_error (task, g_steal_pointer (&state->refused));
 }
 
+/* @error names the conversation made for the message, which goes with
+ * it: it names the one the message was typed in instead, which the
+ * person knows and can recover (a version refused for a damaged
+ * history said "session <an id that no longer exists>"). */
+static void
+name_shown_session (SendState *state,
+                    GError    *error)
+{
+  const char *shown = state->origin != NULL ? state->origin : state->version_owner;
+  g_auto(GStrv) pieces = NULL;
+
+  if (shown == NULL || error->domain != NATTER_SESSION_ERROR ||
+      strstr (error->message, state->result->session_id) == NULL)
+    return;
+  pieces = g_strsplit (error->message, state->result->session_id, -1);
+  g_free (error->message);
+  error->message = g_strjoinv (shown, pieces);
+}
+
 /* Fails @owned with @error (taken). A conversation made for the message
  * holds nothing then, and is removed: a conversation exists from its
  * first message. */
@@ -475,6 +494,7 @@ fail (GTask  *owned,
     {
       NatterSessions *sessions = pipeline_of (task)->sessions;
 
+      name_shown_session (state, error);
       state->refused = error;
       natter_sessions_delete_session_async (sessions, state->result->session_id, NULL, deleted_cb,
                                             g_steal_pointer (&task));
