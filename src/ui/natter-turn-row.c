@@ -844,7 +844,9 @@ update (NatterTurnRow *self)
     {
       g_autofree char *text = g_strdup_printf (_("This turn cannot be read: %s"), error);
 
-      set_status (self, FALSE, "dialog-error-symbolic", text, NULL, NULL);
+      /* The way out is where the damage is said, as for an answer
+       * whose file lost its end. */
+      set_status (self, FALSE, "dialog-error-symbolic", text, _("_Copy Readable Part"), "win.recover-conversation");
       gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
     }
   else if (state == NULL)

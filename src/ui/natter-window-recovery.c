@@ -31,6 +31,27 @@ recovery_free (Recovery *recovery)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Recovery, recovery_free)
 
+/* Says where the copy ends, so that a copy that holds nothing (the
+ * damage is in the first message) is not taken for a failure. */
+static void
+say_where_copy_ends (NatterWindow *self,
+                     const char   *session_id)
+{
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions),
+                                                                session_id);
+  AdwToast *toast;
+
+  if (entry == NULL)
+    return;
+  toast = adw_toast_new (natter_session_index_entry_get_parent_session (entry) == NULL &&
+                         natter_session_index_entry_get_turn_count (entry) == 0
+                         ? _("Nothing could be copied: the damage is in the first message. "
+                             "The new conversation starts empty.")
+                         : _("Copied the messages before the damage into a new conversation"));
+  adw_toast_set_timeout (toast, 5);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
 static void
 recovered_cb (GObject      *source,
               GAsyncResult *result,
@@ -55,6 +76,7 @@ recovered_cb (GObject      *source,
   _natter_window_move_draft (self, recovery->damaged, session_id);
   natter_window_open_session (self, session_id);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
+  say_where_copy_ends (self, session_id);
 }
 
 static void

@@ -429,6 +429,55 @@ test_sidebar_damaged_earlier_turn (void)
   ui_world_free (u);
 }
 
+static gboolean
+copy_offered (gpointer window)
+{
+  ui_settle ();
+  return ui_find_button (window, "_Copy Readable Part") != NULL;
+}
+
+/* The first message's file torn (its last line without its end): its
+ * row says it cannot be read, with the way out beside it; the copy then
+ * holds nothing, and the window says so rather than leave an empty
+ * conversation unexplained. */
+void
+test_sidebar_torn_first_turn (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Trip");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileOutputStream) out = NULL;
+  gpointer pair[2];
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
+  one = ui_send (u, sid, "First question");
+  ui_wait_turn (u, one);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
+  two = ui_send (u, sid, "Second question");
+  ui_wait_turn (u, two);
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
+  out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, NULL);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, NULL));
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL));
+
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, sid));
+  ui_wait_until (copy_offered, window);
+  g_assert_true (gtk_widget_activate (ui_find_button (window, "_Copy Readable Part")));
+  pair[0] = window;
+  pair[1] = sid;
+  ui_wait_until (opened_other, pair);
+  ui_wait_label (window, "Nothing could be copied: the damage is in the first message. "
+                         "The new conversation starts empty.");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* In a folder a synchroniser shares, the same file may be an older copy
  * of one whose whole copy is on its way: shown as arriving, as a missing
  * file is there, not as damage. */

@@ -343,6 +343,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/keeps-place", test_sidebar_keeps_place);
   g_test_add_func ("/sidebar/new-chat-in-view", test_sidebar_new_chat_in_view);
   g_test_add_func ("/sidebar/damaged-earlier-turn", test_sidebar_damaged_earlier_turn);
+  g_test_add_func ("/sidebar/torn-first-turn", test_sidebar_torn_first_turn);
   g_test_add_func ("/sidebar/older-copy-arriving", test_sidebar_older_copy_arriving);
 
   status = g_test_run ();

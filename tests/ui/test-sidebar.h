@@ -41,6 +41,7 @@ void test_sidebar_deleted_by_another_process (void);
 /* test-sidebar-damaged.c */
 void test_sidebar_corrupt_session (void);
 void test_sidebar_damaged_earlier_turn (void);
+void test_sidebar_torn_first_turn (void);
 void test_sidebar_older_copy_arriving (void);
 void test_sidebar_damaged_view (void);
 void test_sidebar_damaged_copy_takes_queue (void);
