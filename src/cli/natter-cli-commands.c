@@ -487,7 +487,7 @@ natter_cli_command_title (Run *run)
    * in the caller's. */
   if (!natter_session_title_check (run->text, NULL))
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE,
+      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
                        natter_cli_tr (run, "A title cannot hold line breaks, tabs or other control characters"));
       return;
     }
