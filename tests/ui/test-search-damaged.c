@@ -28,6 +28,7 @@ test_damaged_stays_listed (void)
   NatterSearchIndex *search = NULL;
   NatterWindow *window;
   NoteWait wait;
+  int before, with_note;
 
   stream = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
   g_assert_no_error (error);
@@ -40,10 +41,16 @@ test_damaged_stays_listed (void)
 
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
+  ui_settle ();
+  gtk_widget_measure (GTK_WIDGET (window->session_sidebar), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &before, NULL, NULL);
   search_for (window, "zebras");
   wait = (NoteWait) { window, trip, bad, "1 damaged conversation stays listed" };
   ui_wait_until (lists_with_note, &wait);
   g_assert_cmpstr (natter_session_row_get_status_mark (find_listed_row (window, bad)), ==, "errored");
+  /* The note wraps in the sidebar as it is: it does not widen it. */
+  gtk_widget_measure (GTK_WIDGET (window->session_sidebar), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &with_note, NULL,
+                      NULL);
+  g_assert_cmpint (with_note, <=, before);
 
   ui_destroy_window (window);
   ui_search_index_drop (search);
