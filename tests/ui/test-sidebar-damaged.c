@@ -363,6 +363,23 @@ opened_other (gpointer data)
   return open != NULL && g_strcmp0 (open, pair[1]) != 0;
 }
 
+/* Two exchanges in @sid, each answered; returns the first's turn file. */
+static GFile *
+two_exchanges (UiWorld    *u,
+               const char *sid)
+{
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
+  one = ui_send (u, sid, "First question");
+  ui_wait_turn (u, one);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
+  two = ui_send (u, sid, "Second question");
+  ui_wait_turn (u, two);
+  return natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
+}
+
 /* A conversation of two exchanges whose first answer's file is cut
  * back to its first two lines, as an older copy of it would be: each
  * line reads, and the turn never ends. Returns the file's contents. */
@@ -371,19 +388,10 @@ cut_first_answer (UiWorld    *u,
                   const char *sid,
                   GFile     **out_file)
 {
-  g_autofree char *one = NULL;
-  g_autofree char *two = NULL;
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) file = two_exchanges (u, sid);
   char *contents = NULL;
   char *end;
 
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
-  one = ui_send (u, sid, "First question");
-  ui_wait_turn (u, one);
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
-  two = ui_send (u, sid, "Second question");
-  ui_wait_turn (u, two);
-  file = natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
   g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
   end = strchr (strchr (contents, '\n') + 1, '\n');
   end[1] = '\0';
@@ -445,20 +453,11 @@ test_sidebar_torn_first_turn (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *sid = ui_create_session (u, "Trip");
-  g_autofree char *one = NULL;
-  g_autofree char *two = NULL;
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) file = two_exchanges (u, sid);
   g_autoptr(GFileOutputStream) out = NULL;
   gpointer pair[2];
   NatterWindow *window;
 
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
-  one = ui_send (u, sid, "First question");
-  ui_wait_turn (u, one);
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
-  two = ui_send (u, sid, "Second question");
-  ui_wait_turn (u, two);
-  file = natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
   out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, NULL);
   g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, NULL));
   g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL));
