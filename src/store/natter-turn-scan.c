@@ -513,7 +513,7 @@ scan_model_call_failed (TurnScan *scan,
   Member *partial = find (members, n_members, "partial");
 
   if (!is_string (find (members, n_members, "error")) ||
-      (partial != NULL && !scan_message (partial, TRUE, NULL)) ||
+      (partial != NULL && !scan_message (partial, TRUE, scan->answer_text)) ||
       !first_token_ts_ok (members, n_members) ||
       !closes_last_call (scan, members, n_members))
     return FALSE;
@@ -752,7 +752,9 @@ append_message_text (GString    *out,
  * The words of a turn that a person wrote or read, as the search index
  * keeps them (docs/format.md "The search cache"): the text of the
  * turn's input, and that of the message of every model call that
- * completed, not only the last (the user read them all). A message whose
+ * completed, not only the last (the user read them all), and of what a
+ * call stopped or cut off mid-answer had received (the window shows it,
+ * marked). A message whose
  * content is a string gives it; one of parts gives its `text` parts,
  * never reasoning, a blob or a tool call. Each piece is appended after a
  * new line when its string holds some text already.
@@ -771,8 +773,12 @@ natter_turn_text_from_state (NatterTurnState *state,
   if (definition != NULL && json_object_has_member (definition, "input"))
     append_message_text (user_text, json_object_get_object_member (definition, "input"));
   for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
-    append_message_text (answer_text,
-                         natter_turn_model_call_get_message (natter_turn_state_get_model_call (state, i)));
+    {
+      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
+      JsonObject *message = natter_turn_model_call_get_message (call);
+
+      append_message_text (answer_text, message != NULL ? message : natter_turn_model_call_get_partial (call));
+    }
 }
 
 /**

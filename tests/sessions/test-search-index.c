@@ -60,6 +60,42 @@ test_finds_messages_and_answers (Fixture       *f,
   g_assert_cmpstr (markup, ==, "Penguins live in <b>Antarctica</b>.");
 }
 
+/* The words an answer had received when it was stopped are shown in
+ * the window (marked) and kept in its file: they are found too. */
+static void
+test_finds_stopped_answer (Fixture       *f,
+                           gconstpointer  data)
+{
+  NatterFakeModel *model = f->t.w->fakes->model;
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autoptr(JsonObject) input = json_object_new ();
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", NULL, NULL);
+  g_autoptr(GAsyncResult) sent = NULL;
+  g_autoptr(GAsyncResult) stopped = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tid = NULL;
+  g_autofree char *hit = NULL;
+
+  natter_fake_model_script (model, NATTER_FAKE_STEP_HOLD, NULL);
+  json_object_set_string_member (input, "role", "user");
+  json_object_set_string_member (input, "content", "Tell me about islands");
+  natter_sessions_send_message_async (f->t.sessions, sid, input, options, NULL, natter_test_result_cb, &sent);
+  tid = natter_sessions_send_message_finish (f->t.sessions, natter_test_sessions_wait_result (&sent), &error);
+  g_assert_no_error (error);
+  natter_fake_model_wait_held (model, 1, 5000);
+  natter_fake_model_stream_text (model, "Zanzibar lies off the coast");
+  natter_sessions_stop_turn_async (f->t.sessions, tid, "user", NULL, natter_test_result_cb, &stopped);
+  g_assert_true (natter_sessions_stop_turn_finish (f->t.sessions, natter_test_sessions_wait_result (&stopped), &error));
+  g_assert_no_error (error);
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
+  natter_test_sessions_wait_idle (&f->t);
+  hit = hit_line (sid, tid);
+
+  start_search (f);
+  wait_indexed (f);
+  assert_search (f, "zanzibar coast", hit);
+}
+
 static void
 test_query_syntax_is_words (Fixture       *f,
                             gconstpointer  data)
@@ -498,6 +534,7 @@ main (int   argc,
   g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
   ADD ("/search-index/finds-messages-and-answers", test_finds_messages_and_answers);
+  ADD ("/search-index/finds-stopped-answer", test_finds_stopped_answer);
   ADD ("/search-index/query-syntax-is-words", test_query_syntax_is_words);
   ADD ("/search-index/snippets-keep-words-whole", test_snippets_keep_words_whole);
   ADD ("/search-index/huge-message", test_huge_message);

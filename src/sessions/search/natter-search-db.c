@@ -36,8 +36,10 @@
  * of another Natter, rebuilt rather than read. 2: FTS5 merges its
  * segments 16 at a time. 3: a turn whose file could not be read is
  * recorded as such, so that a search names its conversation (a file of
- * layout 2 kept such a turn as if it had no words). */
-#define SCHEMA_VERSION 3
+ * layout 2 kept such a turn as if it had no words). 4: the words of an
+ * answer stopped or cut off mid-way are indexed too (layout 3 left them
+ * out, though the window shows them). */
+#define SCHEMA_VERSION 4
 
 /* How many terms a typed word may stand for (prefix_terms()) before it
  * is searched as the prefix it is. */
