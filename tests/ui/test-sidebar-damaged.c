@@ -466,6 +466,8 @@ test_sidebar_torn_first_turn (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, sid));
   ui_wait_until (copy_offered, window);
+  /* "C" is its mnemonic, never an underscore shown. */
+  g_assert_true (gtk_button_get_use_underline (GTK_BUTTON (ui_find_button (window, "_Copy Readable Part"))));
   g_assert_true (gtk_widget_activate (ui_find_button (window, "_Copy Readable Part")));
   pair[0] = window;
   pair[1] = sid;
