@@ -588,7 +588,7 @@ dup_partial_answer (NatterTurnState *state,
       g_free (text);
       return NULL;
     }
-  *out_stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
+  *out_stopped = natter_turn_model_call_was_stopped (call);
   return text;
 }
 

@@ -131,6 +131,25 @@ natter_turn_model_call_get_error (NatterTurnModelCall *call)
 }
 
 /**
+ * natter_turn_model_call_was_stopped:
+ * @call: a model call
+ *
+ * Whether the call ended because it was stopped (its `model_call_failed`
+ * says `cancelled`: the person's Stop, a deleted conversation), not
+ * broken by a failure: what had streamed is then shown as stopped
+ * mid-answer rather than cut off.
+ *
+ * Returns: %TRUE for a call stopped
+ */
+gboolean
+natter_turn_model_call_was_stopped (NatterTurnModelCall *call)
+{
+  g_return_val_if_fail (call != NULL, FALSE);
+
+  return g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
+}
+
+/**
  * natter_turn_model_call_get_partial:
  * @call: a model call
  *

@@ -93,6 +93,7 @@ const char          *natter_turn_model_call_get_finish_reason   (NatterTurnModel
 JsonObject          *natter_turn_model_call_get_usage           (NatterTurnModelCall *call);
 const char          *natter_turn_model_call_get_error           (NatterTurnModelCall *call);
 JsonObject          *natter_turn_model_call_get_partial         (NatterTurnModelCall *call);
+gboolean             natter_turn_model_call_was_stopped         (NatterTurnModelCall *call);
 guint                natter_turn_model_call_get_n_tool_calls    (NatterTurnModelCall *call);
 gint64               natter_turn_model_call_get_time_to_first_token_ms (NatterTurnModelCall *call);
 double               natter_turn_model_call_get_tokens_per_second (NatterTurnModelCall *call);

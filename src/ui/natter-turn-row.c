@@ -137,7 +137,7 @@ static void
 append_partial_mark (GtkBox              *box,
                      NatterTurnModelCall *call)
 {
-  gboolean stopped = g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0;
+  gboolean stopped = natter_turn_model_call_was_stopped (call);
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *mark = natter_builder_part (builder, PARTS_UI, "partial_mark");
 
@@ -198,7 +198,7 @@ add_message_parts (NatterTurnRow       *self,
   if (partial != NULL)
     {
       append_partial_mark (GTK_BOX (self->activity_box), call);
-      if (g_strcmp0 (natter_turn_model_call_get_error (call), "cancelled") == 0)
+      if (natter_turn_model_call_was_stopped (call))
         self->stopped_mid_answer = TRUE;
     }
   g_string_free (text, TRUE);
