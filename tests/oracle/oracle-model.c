@@ -352,6 +352,14 @@ msgs_carry_damaged (GPtrArray *msgs)
   return FALSE;
 }
 
+/* Whether @t's message, or the inline context it was made with (a
+ * compaction's), carries an attachment that no longer reads whole. */
+static gboolean
+reads_damaged_attachment (OTurn *t)
+{
+  return oracle_carries_damaged (t) || (t->ctx == OCTX_INLINE && msgs_carry_damaged (t->inline_msgs));
+}
+
 /* Whether @t's message carries an attachment that no longer reads
  * whole: the turn file reads, but a turn made on it would fail on it,
  * so it counts as one that cannot be read (docs/sessions.md §2). */
@@ -373,12 +381,8 @@ oracle_history_unreadable (OSession *s)
   if (oracle_history_damaged (s))
     return TRUE;
   for (guint i = 0; i < reads->len; i++)
-    {
-      OTurn *t = g_ptr_array_index (reads, i);
-
-      if (oracle_carries_damaged (t) || (t->ctx == OCTX_INLINE && msgs_carry_damaged (t->inline_msgs)))
-        return TRUE;
-    }
+    if (reads_damaged_attachment (g_ptr_array_index (reads, i)))
+      return TRUE;
   return FALSE;
 }
 
@@ -390,12 +394,8 @@ oracle_shows_damaged_attachment (OSession *s)
   g_autoptr(GPtrArray) visible = oracle_visible (s);
 
   for (guint i = 0; i < visible->len; i++)
-    {
-      OTurn *t = g_ptr_array_index (visible, i);
-
-      if (oracle_carries_damaged (t) || (t->ctx == OCTX_INLINE && msgs_carry_damaged (t->inline_msgs)))
-        return TRUE;
-    }
+    if (reads_damaged_attachment (g_ptr_array_index (visible, i)))
+      return TRUE;
   return FALSE;
 }
 
