@@ -44,6 +44,7 @@ struct _NatterSessionRow
   GtkLabel                *versions_label;
   guint                    n_versions;
   gboolean                 earlier_version;   /* a search hit in a version not listed */
+  gboolean                 damaged_message;   /* a turn the search index could not read */
   GtkSpinner              *spinner;
   GtkLabel                *mark_label;
   GtkImage                *mark_icon;
@@ -333,9 +334,10 @@ set_mark (NatterSessionRow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->mark_label), label != NULL);
   gtk_image_set_from_icon_name (self->mark_icon, icon_name);
   gtk_widget_set_visible (GTK_WIDGET (self->mark_icon), icon_name != NULL);
-  /* Red says something went wrong: a damaged conversation or a failed
-   * answer, never an answer being written on another device. */
-  if (g_strcmp0 (mark, "errored") == 0 || g_strcmp0 (mark, "failed") == 0)
+  /* Red says something went wrong: a damaged conversation or message,
+   * or a failed answer, never an answer being written on another device. */
+  if (g_strcmp0 (mark, "errored") == 0 || g_strcmp0 (mark, "damaged-message") == 0 ||
+      g_strcmp0 (mark, "failed") == 0)
     gtk_widget_add_css_class (GTK_WIDGET (self->mark_icon), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->mark_icon), "error");
@@ -407,6 +409,9 @@ update (NatterSessionRow *self)
     set_mark (self, "running", NULL, NULL, NULL);
   else if (g_strcmp0 (status, "suspended") == 0)
     set_mark (self, "needs-you", _("needs you"), NULL, NULL);
+  else if (self->damaged_message)
+    set_mark (self, "damaged-message", NULL, "dialog-error-symbolic",
+              _("A message in this conversation cannot be read"));
   else if (g_strcmp0 (status, "idle") == 0 && natter_sessions_is_turn_elsewhere (self->sessions, self->entry))
     {
       /* Translators: %s is the name of another computer the answer is written on */
@@ -674,6 +679,30 @@ natter_session_row_set_earlier_version (NatterSessionRow *self,
 }
 
 /**
+ * natter_session_row_set_damaged_message:
+ * @self: a row
+ * @damaged: whether a message of the conversation cannot be read
+ *
+ * The session's own file and its latest turn may read while an earlier
+ * turn's file does not: the startup scan reads only the latest turn
+ * (docs/sessions.md §8.2), and the search index, which reads them all,
+ * is what finds it (natter_search_index_dup_unreadable()). The row
+ * then shows the damage mark, under a running answer's and one that
+ * waits for the person.
+ */
+void
+natter_session_row_set_damaged_message (NatterSessionRow *self,
+                                        gboolean          damaged)
+{
+  g_return_if_fail (NATTER_IS_SESSION_ROW (self));
+
+  if (self->damaged_message == !!damaged)
+    return;
+  self->damaged_message = !!damaged;
+  update (self);
+}
+
+/**
  * natter_session_row_get_versions_text:
  * @self: a row
  *
@@ -737,7 +766,8 @@ natter_session_row_get_title (NatterSessionRow *self)
  * @self: a row
  *
  * Returns: (nullable): the mark shown: `running`, `needs-you`,
- *   `interrupted`, `failed`, `errored`, or %NULL for none
+ *   `damaged-message`, `elsewhere`, `interrupted`, `arriving`, `failed`,
+ *   `errored`, or %NULL for none
  */
 const char *
 natter_session_row_get_status_mark (NatterSessionRow *self)

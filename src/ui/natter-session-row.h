@@ -45,6 +45,8 @@ void                     natter_session_row_set_n_versions  (NatterSessionRow   
                                                              guint                    n_versions);
 void                     natter_session_row_set_earlier_version (NatterSessionRow    *self,
                                                                  gboolean             earlier);
+void                     natter_session_row_set_damaged_message (NatterSessionRow    *self,
+                                                                 gboolean             damaged);
 const char              *natter_session_row_get_versions_text (NatterSessionRow      *self);
 const char              *natter_session_row_get_title       (NatterSessionRow        *self);
 const char              *natter_session_row_get_status_mark (NatterSessionRow        *self);

@@ -62,6 +62,7 @@ struct _NatterSidebar
   NatterSearchIndex    *search;
   GHashTable           *content_hits;     /* session id → SidebarHit */
   GStrv                 unreadable;       /* of the last search: sessions with a turn not indexed */
+  GStrv                 damaged_messages; /* as the index last said: sessions with a turn not indexed */
   GCancellable         *content_search;
   GHashTable           *bound_rows;       /* NatterSessionRow set */
   GHashTable           *hidden;           /* session ids */
@@ -650,6 +651,8 @@ update_row_snippet (NatterSidebar    *self,
                                     hit != NULL ? (const char * const *) hit->more_markups->pdata : NULL,
                                     hit != NULL ? (const char * const *) hit->more_texts->pdata : NULL);
   natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
+  natter_session_row_set_damaged_message (row, id != NULL && self->damaged_messages != NULL &&
+                                               g_strv_contains ((const char * const *) self->damaged_messages, id));
   /* A search lists every version it found words in: one the list would
    * not show says so, or its mark and time would contradict the row
    * the person knows. */
@@ -929,6 +932,11 @@ index_indexing_cb (NatterSidebar *self)
 static void
 index_unreadable_cb (NatterSidebar *self)
 {
+  /* Outside a search too: the row of a conversation whose earlier
+   * message is damaged looks whole until the index has read it. */
+  g_strfreev (self->damaged_messages);
+  self->damaged_messages = natter_search_index_dup_unreadable (self->search);
+  update_rows (self);
   if (searching (self) && !natter_search_index_get_indexing (self->search))
     search_content (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
@@ -1097,6 +1105,7 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->content_hits, g_hash_table_unref);
   g_clear_pointer (&self->unreadable, g_strfreev);
+  g_clear_pointer (&self->damaged_messages, g_strfreev);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
   g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
@@ -1661,8 +1670,10 @@ natter_sidebar_set_search_index (NatterSidebar     *self,
   if (self->search != NULL)
     g_signal_handlers_disconnect_by_data (self->search, self);
   g_set_object (&self->search, search);
+  g_clear_pointer (&self->damaged_messages, g_strfreev);
   if (search != NULL)
     {
+      self->damaged_messages = natter_search_index_dup_unreadable (search);
       g_signal_connect_object (search, "notify::n-checked", G_CALLBACK (index_progress_cb), self,
                                G_CONNECT_SWAPPED);
       g_signal_connect_object (search, "notify::indexing", G_CALLBACK (index_indexing_cb), self,

@@ -444,10 +444,23 @@ copy_offered (gpointer window)
   return ui_find_button (window, "_Copy Readable Part") != NULL;
 }
 
-/* The first message's file torn (its last line without its end): its
- * row says it cannot be read, with the way out beside it; the copy then
- * holds nothing, and the window says so rather than leave an empty
- * conversation unexplained. */
+static gboolean
+marked_damaged (gpointer data)
+{
+  gpointer *pair = data;
+  NatterSessionRow *row = ui_find_session_row (pair[0], pair[1]);
+
+  ui_settle ();
+  return row != NULL && g_strcmp0 (natter_session_row_get_status_mark (row), "damaged-message") == 0;
+}
+
+/* The first message's file torn (its last line without its end): the
+ * conversation's row in the list is marked damaged once the search
+ * index has read every message (the startup scan reads only the latest
+ * one), before the conversation is opened; its turn row says it cannot
+ * be read, with the way out beside it; the copy then holds nothing, and
+ * the window says so rather than leave an empty conversation
+ * unexplained. */
 void
 test_sidebar_torn_first_turn (void)
 {
@@ -455,6 +468,7 @@ test_sidebar_torn_first_turn (void)
   g_autofree char *sid = ui_create_session (u, "Trip");
   g_autoptr(GFile) file = two_exchanges (u, sid);
   g_autoptr(GFileOutputStream) out = NULL;
+  NatterSearchIndex *search;
   gpointer pair[2];
   NatterWindow *window;
 
@@ -463,7 +477,12 @@ test_sidebar_torn_first_turn (void)
   g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL));
 
   ui_world_restart (u);
+  search = ui_search_index_start (u);
   window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  pair[0] = window;
+  pair[1] = sid;
+  ui_wait_until (marked_damaged, pair);
   g_assert_true (natter_window_open_session (window, sid));
   ui_wait_until (copy_offered, window);
   /* "C" is its mnemonic, never an underscore shown. */
@@ -476,6 +495,7 @@ test_sidebar_torn_first_turn (void)
                          "The new conversation starts empty.");
 
   ui_destroy_window (window);
+  ui_search_index_drop (search);
   ui_world_free (u);
 }
 
