@@ -341,6 +341,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/rename-refused-keeps-dialog", test_sidebar_rename_refused_keeps_dialog);
   g_test_add_func ("/sidebar/order-is-activity", test_sidebar_order_is_activity);
   g_test_add_func ("/sidebar/keeps-place", test_sidebar_keeps_place);
+  g_test_add_func ("/sidebar/keeps-place-at-end", test_sidebar_keeps_place_at_end);
   g_test_add_func ("/sidebar/new-chat-in-view", test_sidebar_new_chat_in_view);
   g_test_add_func ("/sidebar/damaged-earlier-turn", test_sidebar_damaged_earlier_turn);
   g_test_add_func ("/sidebar/torn-first-turn", test_sidebar_torn_first_turn);

@@ -53,6 +53,7 @@ void test_sidebar_old_title_controls_visible (void);
 void test_sidebar_rename_refused_keeps_dialog (void);
 /* test-sidebar-place.c */
 void test_sidebar_keeps_place (void);
+void test_sidebar_keeps_place_at_end (void);
 void test_sidebar_new_chat_in_view (void);
 
 G_END_DECLS
