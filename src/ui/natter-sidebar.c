@@ -40,6 +40,14 @@
 /* Enough for a sidebar: more hits than that means the words say little. */
 #define CONTENT_LIMIT 500
 
+/* A place in the list, and how high its page was then (< 0: whatever
+ * the page). */
+typedef struct
+{
+  double value;
+  double page;
+} ScrollPlace;
+
 struct _NatterSidebar
 {
   GtkBox                parent_instance;
@@ -70,10 +78,14 @@ struct _NatterSidebar
 
   /* Where the list was before a search, and where a change of its rows
    * is to leave it (see natter_sidebar_keep_scroll()). */
-  double                scroll_before_search;  /* < 0: not searching */
-  double                pending_scroll;
+  ScrollPlace           bar_closed;        /* value < 0: the search bar is closed */
+  ScrollPlace           before_search;     /* value < 0: not searching */
+  ScrollPlace           before_search_bar; /* bar_closed as the search began */
+  ScrollPlace           pending;
+  ScrollPlace           pending_bar_closed;
   GdkFrameClock        *scroll_clock;
   gulong                scroll_paint_id;
+  gulong                scroll_layout_id;
   guint                 scroll_frames;
   guint                 scroll_stable_frames;
 
@@ -225,11 +237,22 @@ list_adjustment (NatterSidebar *self)
   return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
 }
 
+static ScrollPlace
+current_place (NatterSidebar *self)
+{
+  GtkAdjustment *adjustment = list_adjustment (self);
+
+  return (ScrollPlace) { gtk_adjustment_get_value (adjustment), gtk_adjustment_get_page_size (adjustment) };
+}
+
 static void
 stop_keeping_scroll (NatterSidebar *self)
 {
   if (self->scroll_clock == NULL)
     return;
+  if (self->scroll_layout_id != 0 && g_signal_handler_is_connected (self->scroll_clock, self->scroll_layout_id))
+    g_signal_handler_disconnect (self->scroll_clock, self->scroll_layout_id);
+  self->scroll_layout_id = 0;
   /* A window going away takes its surface's frame clock with it, and
    * the clock's handlers are gone by then. */
   if (g_signal_handler_is_connected (self->scroll_clock, self->scroll_paint_id))
@@ -239,6 +262,25 @@ stop_keeping_scroll (NatterSidebar *self)
     }
   self->scroll_paint_id = 0;
   g_clear_object (&self->scroll_clock);
+}
+
+/* Where the list is to be on this frame. A search is closed by sliding
+ * its bar away, which grows the list's page over a few frames: the place
+ * to keep goes from where the list was as the search began (the bar
+ * open) to where it was before the bar opened (as the bar slid in, the
+ * list moved its rows around one of them), with the page. */
+static double
+pending_target (NatterSidebar *self,
+                GtkAdjustment *adjustment)
+{
+  const ScrollPlace *from = &self->pending;
+  const ScrollPlace *to = &self->pending_bar_closed;
+  double t;
+
+  if (from->page < 0 || to->value < 0 || to->page < 0 || to->page == from->page)
+    return from->value;
+  t = CLAMP ((gtk_adjustment_get_page_size (adjustment) - from->page) / (to->page - from->page), 0, 1);
+  return from->value + t * (to->value - from->value);
 }
 
 /* Runs after a frame is painted: the adjustment then describes the rows
@@ -251,38 +293,61 @@ after_paint_cb (GdkFrameClock *clock,
 {
   GtkAdjustment *adjustment = list_adjustment (self);
   double reachable = gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment);
+  double target = pending_target (self, adjustment);
 
   /* The list keeps its place by an anchor row, which it picks when the
    * value is set, from the row heights it knows then. The rows that came
    * back are measured over a few frames, and an anchor picked too early
    * puts the list elsewhere on a later frame. So the place counts as kept
    * once the list has laid itself out there a few frames in a row. */
-  if (reachable >= self->pending_scroll &&
-      G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), self->pending_scroll, 1.5))
+  if (reachable >= target && G_APPROX_VALUE (gtk_adjustment_get_value (adjustment), target, 1.5))
     self->scroll_stable_frames++;
   else
     {
       self->scroll_stable_frames = 0;
-      gtk_adjustment_set_value (adjustment, self->pending_scroll);
+      gtk_adjustment_set_value (adjustment, target);
     }
   if (self->scroll_stable_frames >= 3 || ++self->scroll_frames >= 120)
     stop_keeping_scroll (self);
 }
 
-/* Puts the list back at @value once its rows are laid out again. Rows
- * coming back (a search cleared, a deletion undone) must not move the
- * list: the row under the pointer has to stay the one the user saw. */
+/* Runs after the window's own layout handler, connected before it (the
+ * rows changed, and with them the list asked for a layout, before the
+ * place to keep was known): the list has its rows' places by now. */
 static void
-keep_scroll (NatterSidebar *self,
-             double         value)
+scroll_layout_cb (GdkFrameClock *clock,
+                  NatterSidebar *self)
+{
+  g_clear_signal_handler (&self->scroll_layout_id, clock);
+  gtk_adjustment_set_value (list_adjustment (self), pending_target (self, list_adjustment (self)));
+}
+
+/* Puts the list back at @place once its rows are laid out again, or at
+ * @bar_closed (may be %NULL) as far as the search bar has slid away.
+ * Rows coming back (a search cleared, a deletion undone) must not move
+ * the list: the row under the pointer has to stay the one the user saw. */
+static void
+keep_scroll (NatterSidebar     *self,
+             const ScrollPlace *place,
+             const ScrollPlace *bar_closed)
 {
   GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self->session_list));
 
-  self->pending_scroll = value;
+  self->pending = *place;
+  self->pending_bar_closed = bar_closed != NULL ? *bar_closed : (ScrollPlace) { -1, -1 };
   self->scroll_frames = 0;
   self->scroll_stable_frames = 0;
-  gtk_adjustment_set_value (list_adjustment (self), value);
-  if (clock == NULL || self->scroll_clock != NULL)
+  if (clock == NULL)
+    {
+      gtk_adjustment_set_value (list_adjustment (self), pending_target (self, list_adjustment (self)));
+      return;
+    }
+  /* Not now: the rows that come back have no place in the list until it
+   * is laid out again, and a value set before that is ignored (with a
+   * warning). Set once it is, the frame shows the list there. */
+  if (self->scroll_layout_id == 0)
+    self->scroll_layout_id = g_signal_connect (clock, "layout", G_CALLBACK (scroll_layout_cb), self);
+  if (self->scroll_clock != NULL)
     return;
   self->scroll_clock = g_object_ref (clock);
   self->scroll_paint_id = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint_cb), self);
@@ -410,7 +475,7 @@ keep_top (NatterSidebar *self)
 {
   if (self->scroll_clock == NULL && gtk_widget_get_mapped (GTK_WIDGET (self->session_list)) &&
       gtk_adjustment_get_value (list_adjustment (self)) == 0)
-    keep_scroll (self, 0);
+    keep_scroll (self, &(ScrollPlace) { 0, -1 }, NULL);
 }
 
 /* Rows */
@@ -945,16 +1010,21 @@ static void
 search_changed_cb (NatterSidebar *self)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
-  double restore = -1;
+  ScrollPlace restore = { -1, -1 };
+  ScrollPlace restore_bar_closed = { -1, -1 };
 
   if (self->title_filter == NULL)
     return;
-  if (text[0] != '\0' && self->scroll_before_search < 0)
-    self->scroll_before_search = gtk_adjustment_get_value (list_adjustment (self));
-  else if (text[0] == '\0' && self->scroll_before_search >= 0)
+  if (text[0] != '\0' && self->before_search.value < 0)
     {
-      restore = self->scroll_before_search;
-      self->scroll_before_search = -1;
+      self->before_search = current_place (self);
+      self->before_search_bar = self->bar_closed;
+    }
+  else if (text[0] == '\0' && self->before_search.value >= 0)
+    {
+      restore = self->before_search;
+      restore_bar_closed = self->before_search_bar;
+      self->before_search.value = -1;
     }
   gtk_string_filter_set_search (self->title_filter, text);
   natter_family_filter_set_enabled (self->family_filter, text[0] == '\0');
@@ -964,8 +1034,8 @@ search_changed_cb (NatterSidebar *self)
   /* The search may have dropped the open conversation's row: it is
    * selected again as soon as it is back. */
   sync_selection (self);
-  if (restore >= 0)
-    keep_scroll (self, restore);
+  if (restore.value >= 0)
+    keep_scroll (self, &restore, &restore_bar_closed);
 }
 
 static void
@@ -978,6 +1048,13 @@ stop_search_cb (NatterSidebar *self)
 static void
 search_mode_cb (NatterSidebar *self)
 {
+  /* The place to keep is where the list was before the bar opened: as
+   * the bar slides in, the list moves its rows around one of them, and
+   * the words typed are searched only a moment later. */
+  if (!gtk_search_bar_get_search_mode (self->search_bar))
+    self->bar_closed.value = -1;
+  else if (self->bar_closed.value < 0)
+    self->bar_closed = current_place (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);
 }
 
@@ -1262,7 +1339,8 @@ natter_sidebar_init (NatterSidebar *self)
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->content_hits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) sidebar_hit_free);
   self->bound_rows = g_hash_table_new (NULL, NULL);
-  self->scroll_before_search = -1;
+  self->before_search.value = -1;
+  self->bar_closed.value = -1;
   g_signal_connect_swapped (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
   g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (list_activate_cb), self);
   g_signal_connect_swapped (self->scope_dropdown, "notify::selected", G_CALLBACK (scope_selected_cb), self);
@@ -1550,7 +1628,7 @@ natter_sidebar_scroll_to (NatterSidebar *self,
   /* The top row is the top of the list, kept there while its rows are
    * laid out (a place being kept from before would pull it back). */
   if (position == 0)
-    keep_scroll (self, 0);
+    keep_scroll (self, &(ScrollPlace) { 0, -1 }, NULL);
   else if (position != GTK_INVALID_LIST_POSITION)
     gtk_widget_activate_action (GTK_WIDGET (self->session_list), "list.scroll-to-item", "u", position);
 }
@@ -1570,14 +1648,14 @@ natter_sidebar_set_hidden (NatterSidebar *self,
                            const char    *session_id,
                            gboolean       hidden)
 {
-  double scroll;
+  ScrollPlace place;
 
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
   g_return_if_fail (session_id != NULL);
 
   if (hidden == g_hash_table_contains (self->hidden, session_id))
     return;
-  scroll = gtk_adjustment_get_value (list_adjustment (self));
+  place = current_place (self);
   if (hidden)
     g_hash_table_add (self->hidden, g_strdup (session_id));
   else
@@ -1590,7 +1668,7 @@ natter_sidebar_set_hidden (NatterSidebar *self,
   update_page (self);
   sync_selection (self);
   if (!hidden)
-    keep_scroll (self, scroll);
+    keep_scroll (self, &place, NULL);
 }
 
 /**

@@ -391,6 +391,99 @@ test_search_hits_per_message (void)
   ui_world_free (u);
 }
 
+static GtkAdjustment *
+list_adjustment (NatterWindow *window)
+{
+  GtkWidget *scroller = gtk_widget_get_ancestor (natter_window_get_session_list (window), GTK_TYPE_SCROLLED_WINDOW);
+
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  GPtrArray    *ids;
+  double        value;
+} PlaceWait;
+
+static gboolean
+all_found (gpointer data)
+{
+  PlaceWait *w = data;
+
+  ui_settle ();
+  for (guint i = 0; i < w->ids->len; i++)
+    if (natter_sidebar_get_hit_turn (NATTER_SIDEBAR (w->window->session_sidebar), g_ptr_array_index (w->ids, i)) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+back_in_place (gpointer data)
+{
+  PlaceWait *w = data;
+
+  ui_settle ();
+  /* A few pixels either way keep the row under the pointer (a row is
+   * about 50 px): the list anchors its rows by whole pixels. */
+  return !natter_sidebar_get_search_mode (NATTER_SIDEBAR (w->window->session_sidebar)) &&
+         G_APPROX_VALUE (gtk_adjustment_get_value (list_adjustment (w->window)), w->value, 4);
+}
+
+static char *
+describe_place (gpointer data)
+{
+  PlaceWait *w = data;
+
+  return g_strdup_printf ("the list is scrolled to %.1f, not %.1f",
+                          gtk_adjustment_get_value (list_adjustment (w->window)), w->value);
+}
+
+/* Far down the list, a search whose rows are taller (each shows the
+ * words it found), closed as Escape closes it: the rows that come back
+ * are measured anew, the search bar slides away, and the list is where
+ * it was before the bar opened, with no warning from the list about a
+ * place it could not scroll to. */
+static void
+test_search_closed_far_down (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  NatterSearchIndex *search;
+  GtkAdjustment *adjustment;
+  NatterWindow *window;
+  GtkEditable *entry;
+  PlaceWait wait;
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *title = g_strdup_printf ("Notes %02u", i);
+      char *id = ui_create_session (u, title);
+
+      g_ptr_array_add (ids, id);
+      g_free (say (u, id, "Where do herons live?", "Herons wade in shallow water, by rivers and lakes."));
+    }
+  search = ui_search_index_start (u);
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  ui_settle ();
+  adjustment = list_adjustment (window);
+  gtk_adjustment_set_value (adjustment, (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment)) * 0.8);
+  ui_settle ();
+  wait = (PlaceWait) { window, ids, gtk_adjustment_get_value (adjustment) };
+  g_assert_cmpfloat (wait.value, >, 200);
+
+  entry = ui_open_search (window);
+  gtk_editable_set_text (entry, "herons");
+  ui_wait_until (all_found, &wait);
+  g_signal_emit_by_name (entry, "stop-search");
+  ui_wait_until_full (back_in_place, describe_place, &wait);
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -412,6 +505,7 @@ main (int   argc,
   g_test_add_func ("/search/note-follows-recheck", test_note_follows_recheck);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
   g_test_add_func ("/search/capped", test_search_capped);
+  g_test_add_func ("/search/closed-far-down", test_search_closed_far_down);
 
   status = g_test_run ();
   g_object_unref (app);
