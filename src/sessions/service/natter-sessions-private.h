@@ -360,6 +360,10 @@ void                natter_sessions_take_queued         (NatterSessionState  *st
                                                          NatterSendOptions  **inout_options);
 void                natter_sessions_promote_soon        (NatterSessions      *self,
                                                          const char          *session_id);
+gboolean            natter_sessions_is_stop_task              (GTask               *task);
+void                natter_sessions_stop_resting_turn         (NatterSessions      *self,
+                                                               const char          *turn_id,
+                                                               GTask               *task);
 void                natter_sessions_stop_session_turns_async  (NatterSessions      *self,
                                                                const char          *session_id,
                                                                GAsyncReadyCallback  callback,

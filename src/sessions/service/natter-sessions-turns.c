@@ -1006,6 +1006,48 @@ stop_cancel_cb (GObject      *object,
     g_task_return_boolean (task, TRUE);
 }
 
+/* Ends @turn_id with a `cancel` input carrying the stop's reason, and
+ * completes @task (transfer full) once that advance has settled. */
+static void
+stop_with_input (NatterSessions *self,
+                 const char     *turn_id,
+                 GTask          *task)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  const char *reason = g_task_get_task_data (task);
+  NatterTurnExecution *execution;
+
+  json_object_set_string_member (input, "type", "cancel");
+  if (reason != NULL)
+    json_object_set_string_member (input, "reason", reason);
+  execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
+                                             turn_id, input, natter_sessions_promote_soon);
+  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, task);
+}
+
+/* Whether @task is a stop of natter_sessions_stop_turn_async() waiting
+ * for the turn's live advances. */
+gboolean
+natter_sessions_is_stop_task (GTask *task)
+{
+  return g_task_get_source_tag (task) == natter_sessions_stop_turn_async;
+}
+
+/* A stop (@task, transfer full) cancelled the turn's live advances, but
+ * the last of them had settled already, leaving the turn waiting for a
+ * permission, an answer or a tool's result: a stop issued in the moment
+ * between an advance settling and the service untracking it (whoever
+ * hears of the settling first, a waiter on the advance, the event hub's
+ * processing-end). Its cancellable came too late to be seen, so the stop
+ * goes on as the stop of a turn without a live advance does. */
+void
+natter_sessions_stop_resting_turn (NatterSessions *self,
+                                   const char     *turn_id,
+                                   GTask          *task)
+{
+  stop_with_input (self, turn_id, task);
+}
+
 /**
  * natter_sessions_stop_turn_async:
  * @self: the service
@@ -1019,9 +1061,13 @@ stop_cancel_cb (GObject      *object,
  * stopTurn of docs/sessions.md §9.3. If this service has live advances of
  * @turn_id (one running, others queued on the turn lock), cancels every one of
  * their #GCancellables and completes when all have settled; the queued ones see
- * their cancellation when the lock frees. Otherwise advances the turn
- * with a `cancel` input. A cancel that loses the race with a concurrent
- * settle (the turn is terminal when it applies) counts as success.
+ * their cancellation when the lock frees. Should the last of them have
+ * settled before its cancellation could be seen, leaving the turn waiting
+ * for the person or a tool, the turn is then advanced with a `cancel`
+ * input, so that one call ends it either way. Without live advances,
+ * advances the turn with a `cancel` input. A cancel that loses the race
+ * with a concurrent settle (the turn is terminal when it applies) counts
+ * as success.
  */
 void
 natter_sessions_stop_turn_async (NatterSessions      *self,
@@ -1032,15 +1078,14 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
                                  gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) input = NULL;
   GPtrArray *live;
-  NatterTurnExecution *execution;
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (turn_id != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sessions_stop_turn_async);
+  g_task_set_task_data (task, g_strdup (reason), g_free);
 
   live = g_hash_table_lookup (self->live, turn_id);
   if (live != NULL)
@@ -1053,14 +1098,7 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
         g_cancellable_cancel (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->cancellable);
       return;
     }
-
-  input = json_object_new ();
-  json_object_set_string_member (input, "type", "cancel");
-  if (reason != NULL)
-    json_object_set_string_member (input, "reason", reason);
-  execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
-                                             turn_id, input, natter_sessions_promote_soon);
-  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, g_steal_pointer (&task));
+  stop_with_input (self, turn_id, g_steal_pointer (&task));
 }
 
 /**
@@ -1143,14 +1181,7 @@ stop_next (GTask *task)
       g_object_unref (task);
       return;
     }
-  /* A turn with live advances is stopped twice: an advance whose
-   * suspension was being written when its cancellable was cancelled
-   * settles suspended, and only the cancel input of the second stop ends
-   * it then (of a turn that has ended, that input reads and writes
-   * nothing). */
-  turn_id = g_ptr_array_index (data->turn_ids, data->next);
-  if (!g_hash_table_contains (self->live, turn_id))
-    data->next++;
+  turn_id = g_ptr_array_index (data->turn_ids, data->next++);
   natter_sessions_stop_turn_async (self, turn_id, NULL, NULL, stopped_one_cb, task);
 }
 
