@@ -50,11 +50,10 @@ advance_delta_cb (NatterTurnExecution *execution,
 }
 
 /* The turn's last live advance settled, leaving it @resting (waiting for
- * a permission, an answer or a tool's result) or not. A stop waiting
- * for it whose cancellation came too late for that advance — it had
- * settled already, and was still being untracked — ends the resting
- * turn now (natter_sessions_stop_resting_turn()); every other waiter is
- * told at once. */
+ * a permission, an answer or a tool's result) or not. A waiter with
+ * something to do about a resting turn (a stop whose cancellation came
+ * too late for that advance: it had settled already, and was still being
+ * untracked) does it now; every other waiter is told at once. */
 static void
 resolve_turn_waiters (NatterSessions *self,
                       const char     *turn_id,
@@ -68,12 +67,12 @@ resolve_turn_waiters (NatterSessions *self,
     return;
   for (guint i = 0; i < waiters->len; i++)
     {
-      GTask *task = g_ptr_array_index (waiters, i);
+      NatterSessionsTurnWaiter *waiter = g_ptr_array_index (waiters, i);
 
-      if (resting && natter_sessions_is_stop_task (task))
-        natter_sessions_stop_resting_turn (self, turn_id, g_object_ref (task));
+      if (resting && waiter->resting != NULL)
+        waiter->resting (self, turn_id, g_object_ref (waiter->task));
       else
-        g_task_return_boolean (task, TRUE);
+        g_task_return_boolean (waiter->task, TRUE);
     }
   g_ptr_array_unref (waiters);
 }

@@ -972,18 +972,32 @@ natter_sessions_deliver_async_tool_result_finish (NatterSessions  *self,
 /* stop_turn, wait_for_turn (docs/sessions.md §9.3) */
 
 static void
-add_turn_waiter (NatterSessions *self,
-                 const char     *turn_id,
-                 GTask          *task)
+turn_waiter_free (NatterSessionsTurnWaiter *waiter)
+{
+  g_object_unref (waiter->task);
+  g_free (waiter);
+}
+
+/* @task (transfer full) is told once @turn_id has no live advance left;
+ * @resting (nullable) is what it does when the last left the turn
+ * waiting. */
+static void
+add_turn_waiter (NatterSessions            *self,
+                 const char                *turn_id,
+                 GTask                     *task,
+                 NatterSessionsRestingFunc  resting)
 {
   GPtrArray *waiters = g_hash_table_lookup (self->turn_waiters, turn_id);
+  NatterSessionsTurnWaiter *waiter = g_new0 (NatterSessionsTurnWaiter, 1);
 
   if (waiters == NULL)
     {
-      waiters = g_ptr_array_new_with_free_func (g_object_unref);
+      waiters = g_ptr_array_new_with_free_func ((GDestroyNotify) turn_waiter_free);
       g_hash_table_insert (self->turn_waiters, g_strdup (turn_id), waiters);
     }
-  g_ptr_array_add (waiters, task);
+  waiter->task = task;
+  waiter->resting = resting;
+  g_ptr_array_add (waiters, waiter);
 }
 
 static void
@@ -1023,29 +1037,6 @@ stop_with_input (NatterSessions *self,
   execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
                                              turn_id, input, natter_sessions_promote_soon);
   natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, task);
-}
-
-/* Whether @task is a stop of natter_sessions_stop_turn_async() waiting
- * for the turn's live advances. */
-gboolean
-natter_sessions_is_stop_task (GTask *task)
-{
-  return g_task_get_source_tag (task) == natter_sessions_stop_turn_async;
-}
-
-/* A stop (@task, transfer full) cancelled the turn's live advances, but
- * the last of them had settled already, leaving the turn waiting for a
- * permission, an answer or a tool's result: a stop issued in the moment
- * between an advance settling and the service untracking it (whoever
- * hears of the settling first, a waiter on the advance, the event hub's
- * processing-end). Its cancellable came too late to be seen, so the stop
- * goes on as the stop of a turn without a live advance does. */
-void
-natter_sessions_stop_resting_turn (NatterSessions *self,
-                                   const char     *turn_id,
-                                   GTask          *task)
-{
-  stop_with_input (self, turn_id, task);
 }
 
 /**
@@ -1093,7 +1084,14 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
       /* A copy: a cancellation may settle an advance synchronously. */
       g_autoptr(GPtrArray) advances = g_ptr_array_copy (live, NULL, NULL);
 
-      add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+      /* Should the last of them have settled already when it was
+       * cancelled (the stop came between its settling and its
+       * untracking: from whoever hears of the settling first, a waiter
+       * on the advance or the event hub's processing-end), leaving the
+       * turn waiting for a permission, an answer or a tool's result, its
+       * cancellable came too late to be seen: the stop goes on with a
+       * cancel input, as without a live advance. */
+      add_turn_waiter (self, turn_id, g_steal_pointer (&task), stop_with_input);
       for (guint i = 0; i < advances->len; i++)
         g_cancellable_cancel (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->cancellable);
       return;
@@ -1284,7 +1282,7 @@ natter_sessions_wait_for_turn_async (NatterSessions      *self,
       g_task_return_boolean (task, TRUE);
       return;
     }
-  add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+  add_turn_waiter (self, turn_id, g_steal_pointer (&task), NULL);
 }
 
 /**
