@@ -333,10 +333,10 @@ closing_delete_cb (GObject      *source,
   ClosingDelete *closing = user_data;
   g_autoptr(GError) error = NULL;
 
-  /* No window is left to say it in: the log says it, and the
-   * conversation is listed again the next time. */
+  /* No window is left to say it in: the log says it. A conversation
+   * that stays is listed again the next time. */
   if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error))
-    g_warning ("The conversation %s you deleted before closing was kept: it could not be deleted: %s",
+    g_warning ("Could not delete the conversation %s you deleted before closing: %s",
                closing->session_id, error->message);
   if (closing->application != NULL)
     {
