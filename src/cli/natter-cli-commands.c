@@ -172,6 +172,55 @@ natter_cli_command_ask (Run *run)
 /* send                                                                */
 /* ------------------------------------------------------------------ */
 
+typedef struct
+{
+  Run    *run;
+  GError *refusal;
+} DamagedRetry;
+
+static void
+damaged_holder_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  DamagedRetry *retry = user_data;
+  Run *run = retry->run;
+  GError *refusal = retry->refusal;
+  g_auto(GStrv) holders = NULL;
+
+  g_free (retry);
+  holders = natter_sessions_find_turn_finish (NATTER_SESSIONS (object), result, NULL);
+  /* The pipeline refused before it sent: it found the one conversation
+   * that holds the turn. Should it be gone since, the refusal is still
+   * told, without the way on. */
+  if (holders != NULL && g_strv_length (holders) == 1)
+    run->session_id = g_strdup (holders[0]);
+  natter_cli_fail_after_promotion (run, refusal);
+}
+
+/* A message that was not sent. `retry TURN` without --session names no
+ * conversation, but a refusal for damage owes the person the way out
+ * that a refused send gives: the conversation is the one holding TURN,
+ * found as the pipeline found it. */
+static void
+fail_message (Run    *run,
+              GError *error)
+{
+  DamagedRetry *retry;
+
+  if (run->session_id != NULL || !g_str_equal (run->command->name, "retry") ||
+      !natter_cli_is_damage_refusal (error))
+    {
+      natter_cli_fail_after_promotion (run, error);
+      return;
+    }
+  retry = g_new0 (DamagedRetry, 1);
+  retry->run = run;
+  retry->refusal = error;
+  natter_sessions_find_turn_async (natter_services_get_sessions (run->services), run->args[0], NULL,
+                                   damaged_holder_cb, retry);
+}
+
 static void
 message_sent_cb (GObject      *object,
                  GAsyncResult *result,
@@ -184,7 +233,7 @@ message_sent_cb (GObject      *object,
   sent = natter_send_pipeline_send_finish (NATTER_SEND_PIPELINE (object), result, &error);
   if (sent == NULL)
     {
-      natter_cli_fail_after_promotion (run, error);
+      fail_message (run, error);
       return;
     }
   /* On stderr: stdout stays what `send` always printed. A failed

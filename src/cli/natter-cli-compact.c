@@ -23,9 +23,17 @@ compacted_cb (GObject      *object,
   GError *error = NULL;
 
   compaction_id = natter_sessions_compact_finish (NATTER_SESSIONS (object), result, &error);
+  /* A history that cannot be read is summarized no more than it is
+   * sent: the way out is the one a refused message gets, whether the
+   * session refused it or a turn of it did not read. */
+  if (compaction_id == NULL && natter_cli_is_damage_refusal (error))
+    {
+      natter_cli_fail_damaged (run, error, run->args[0]);
+      return;
+    }
   if (compaction_id == NULL)
     {
-      natter_cli_fail_error (run, error);
+      natter_cli_fail_turn_error (run, error, run->args[0]);
       return;
     }
   natter_cli_out (run, "compacted %s\n", compaction_id);

@@ -154,16 +154,23 @@ natter_cli_fail_damaged (Run        *run,
   g_error_free (error);
 }
 
+/* Whether a message was refused because what it would go on from cannot
+ * be read: a damaged history, or a damaged latest turn or session file.
+ * Either way the readable part can be copied with `natter recover`. */
+gboolean
+natter_cli_is_damage_refusal (const GError *error)
+{
+  return g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) ||
+         g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+}
+
 /* A message that was not sent: the reason, and where there is one, the
  * way on. */
 void
 natter_cli_fail_send_error (Run    *run,
                             GError *error)
 {
-  /* A damaged history, or a damaged latest turn or session file: either
-   * way the readable part can be copied. */
-  if ((g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) ||
-       g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT)) && run->session_id != NULL)
+  if (natter_cli_is_damage_refusal (error) && run->session_id != NULL)
     {
       natter_cli_fail_damaged (run, error, run->session_id);
       return;

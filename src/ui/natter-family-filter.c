@@ -194,6 +194,23 @@ natter_family_filter_hidden_changed (NatterFamilyFilter *self)
 }
 
 /**
+ * natter_family_filter_is_hidden:
+ * @self: the filter
+ * @session_id: a session id
+ *
+ * Returns: whether the families leave @session_id out, as if deleted
+ *   (natter_family_filter_set_hidden())
+ */
+gboolean
+natter_family_filter_is_hidden (NatterFamilyFilter *self,
+                                const char         *session_id)
+{
+  g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), FALSE);
+
+  return self->hidden != NULL && session_id != NULL && g_hash_table_contains (self->hidden, session_id);
+}
+
+/**
  * natter_family_filter_dup_versions:
  * @self: the filter
  * @session_id: a session of the index, not hidden

@@ -25,6 +25,8 @@ guint               natter_family_filter_get_n_versions (NatterFamilyFilter *sel
 void                natter_family_filter_set_hidden     (NatterFamilyFilter *self,
                                                          GHashTable         *hidden);
 void                natter_family_filter_hidden_changed (NatterFamilyFilter *self);
+gboolean            natter_family_filter_is_hidden      (NatterFamilyFilter *self,
+                                                         const char         *session_id);
 GStrv               natter_family_filter_dup_versions   (NatterFamilyFilter *self,
                                                          const char         *session_id);
 

@@ -22,6 +22,7 @@
 
 #include "config.h"
 
+#include "natter-family-filter.h"
 #include "natter-sessions-settings.h"
 #include "natter-sidebar-sections.h"
 
@@ -167,6 +168,7 @@ struct _NatterSidebarSections
   GObject              parent_instance;
 
   NatterSessions      *sessions;
+  NatterFamilyFilter  *families;       /* nullable: the rows left out, the row of each conversation */
   NatterFolders       *folders;
   GListModel          *index;
   GtkFilter           *shown;
@@ -205,7 +207,22 @@ static gboolean
 is_pinned (NatterSidebarSections *self,
            const char            *session_id)
 {
-  return natter_sessions_get_pinned (self->sessions, session_id);
+  const char *original;
+  g_autofree char *heir = NULL;
+
+  if (!natter_sessions_get_pinned (self->sessions, session_id))
+    return FALSE;
+  original = natter_sessions_get_conversation_id (self->sessions, session_id);
+  if (self->families == NULL || g_strcmp0 (original, session_id) == 0 ||
+      !natter_family_filter_is_hidden (self->families, original))
+    return TRUE;
+  /* The original is deleted, its undo toast still up: its versions are
+   * listed as the conversations of their own they become once it is
+   * gone, and only the one that will take the pin shows pinned
+   * (docs/sessions.md §9.4): the list shows while the toast is up what
+   * it shows once the delete is carried out. */
+  heir = natter_sessions_dup_pin_heir (self->sessions, original);
+  return heir != NULL && g_strcmp0 (natter_family_filter_get_listed (self->families, heir), session_id) == 0;
 }
 
 /**
@@ -442,6 +459,7 @@ natter_sidebar_sections_dispose (GObject *object)
   g_clear_pointer (&self->found, part_free);
   g_clear_object (&self->folders);
   g_clear_object (&self->sessions);
+  g_clear_object (&self->families);
   g_clear_object (&self->index);
   g_clear_object (&self->shown);
   g_clear_object (&self->sorted);
@@ -537,6 +555,25 @@ natter_sidebar_sections_get_model (NatterSidebarSections *self)
 {
   g_return_val_if_fail (NATTER_IS_SIDEBAR_SECTIONS (self), NULL);
   return G_LIST_MODEL (self->model);
+}
+
+/**
+ * natter_sidebar_sections_set_family_filter:
+ * @self: the sections
+ * @families: (nullable): the filter that lists each conversation once
+ *   and leaves out the rows hidden, which @self reads to place the
+ *   versions of an original that is hidden
+ *
+ * The filter is part of what @self's `shown` filter lets through: its
+ * changes refilter the parts already.
+ */
+void
+natter_sidebar_sections_set_family_filter (NatterSidebarSections *self,
+                                           NatterFamilyFilter    *families)
+{
+  g_return_if_fail (NATTER_IS_SIDEBAR_SECTIONS (self));
+
+  g_set_object (&self->families, families);
 }
 
 /**

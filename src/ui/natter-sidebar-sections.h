@@ -7,6 +7,7 @@
 
 #include <gtk/gtk.h>
 
+#include "natter-family-filter.h"
 #include "natter-folders.h"
 #include "natter-sessions.h"
 
@@ -45,6 +46,8 @@ NatterSidebarSections *natter_sidebar_sections_new               (NatterSessions
                                                                   GtkFilter             *shown,
                                                                   GtkSorter             *sorter);
 GListModel            *natter_sidebar_sections_get_model         (NatterSidebarSections *self);
+void                   natter_sidebar_sections_set_family_filter (NatterSidebarSections *self,
+                                                                  NatterFamilyFilter    *families);
 void                   natter_sidebar_sections_set_folders       (NatterSidebarSections *self,
                                                                   NatterFolders         *folders);
 void                   natter_sidebar_sections_set_searching     (NatterSidebarSections *self,

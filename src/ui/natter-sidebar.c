@@ -1443,6 +1443,7 @@ natter_sidebar_set_services (NatterSidebar      *self,
                                                 GTK_FILTER (filter),
                                                 GTK_SORTER (gtk_custom_sorter_new (compare_entries, NULL, NULL)));
   g_object_unref (filter);
+  natter_sidebar_sections_set_family_filter (self->sections, self->family_filter);
   g_signal_connect_swapped (self->sections, "rebuilt", G_CALLBACK (sections_rebuilt_cb), self);
   g_signal_connect_swapped (sessions, "session-index-changed", G_CALLBACK (session_changed_cb), self);
   self->sort_model = natter_sidebar_sections_get_model (self->sections);

@@ -317,6 +317,88 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   natter_sessions_delete_session_async (self->sessions, session_id, NULL, delete_session_cb, request);
 }
 
+/* A deletion carried out as the window closes: the application is held
+ * until it is done, so that quitting does not end the process under it. */
+typedef struct
+{
+  GApplication *application;  /* nullable */
+  char         *session_id;
+} ClosingDelete;
+
+static void
+closing_delete_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ClosingDelete *closing = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* No window is left to say it in: the log says it. A conversation
+   * that stays is listed again the next time. */
+  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error))
+    g_warning ("Could not delete the conversation %s you deleted before closing: %s",
+               closing->session_id, error->message);
+  if (closing->application != NULL)
+    {
+      g_application_release (closing->application);
+      g_object_unref (closing->application);
+    }
+  g_free (closing->session_id);
+  g_free (closing);
+}
+
+/**
+ * _natter_window_finish_pending_deletes:
+ * @self: the window, closing
+ *
+ * Carries out every deletion whose undo toast is still up, as the
+ * toasts going would: the person asked for it, and closing is not an
+ * Undo. A conversation a message came to meanwhile is kept, as it is
+ * when its toast goes. The window's application is held until each
+ * deletion is done; one that fails is logged, the conversation staying.
+ */
+void
+_natter_window_finish_pending_deletes (NatterWindow *self)
+{
+  g_autoptr(GHashTable) pending = NULL;
+  GtkApplication *application = gtk_window_get_application (GTK_WINDOW (self));
+  GHashTableIter iter;
+  const char *session_id;
+  AdwToast *toast;
+
+  if (self->sidebar.pending_deletes == NULL || g_hash_table_size (self->sidebar.pending_deletes) == 0)
+    return;
+  /* Taken first: the toasts, dismissed as the window goes, then find no
+   * deletion of theirs to carry out a second time. */
+  pending = g_steal_pointer (&self->sidebar.pending_deletes);
+  self->sidebar.pending_deletes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  g_hash_table_iter_init (&iter, pending);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &session_id, (gpointer *) &toast))
+    {
+      NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions),
+                                                                    session_id);
+      guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
+      ClosingDelete *closing;
+
+      if (entry == NULL)
+        continue;
+      if (natter_session_index_entry_get_turn_count (entry) != n_turns)
+        {
+          g_message ("The conversation %s you deleted was kept: a message came to it after you deleted it",
+                     session_id);
+          continue;
+        }
+      closing = g_new0 (ClosingDelete, 1);
+      closing->session_id = g_strdup (session_id);
+      if (application != NULL)
+        {
+          closing->application = g_object_ref (G_APPLICATION (application));
+          g_application_hold (closing->application);
+        }
+      natter_sessions_delete_session_async (self->sessions, session_id, NULL, closing_delete_cb, closing);
+    }
+}
+
 static void
 undo_delete_activated (GtkWidget  *widget,
                        const char *action_name,

@@ -489,6 +489,8 @@ void
 _natter_window_delete_toast_dismissed_cb (AdwToast *toast,
                                           NatterWindow *self);
 void
+_natter_window_finish_pending_deletes (NatterWindow *self);
+void
 _natter_window_class_actions_init (GtkWidgetClass *widget_class);
 
 /* Test seams */

@@ -124,6 +124,9 @@ natter_window_close_request (GtkWindow *window)
 
   if (self->closing.stops > 0 || stop_running_answers (self) > 0)
     return TRUE;
+  /* Closing (or quitting) with an undo toast up is no Undo: the
+   * deletion the person asked for is carried out. */
+  _natter_window_finish_pending_deletes (self);
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);
@@ -170,8 +173,10 @@ natter_window_dispose (GObject *object)
 {
   NatterWindow *self = NATTER_WINDOW (object);
 
-  /* Toasts still up are dismissed as the overlay goes: forget them first
-   * so that closing never finishes a deletion (the session survives). */
+  /* Toasts still up are dismissed as the overlay goes: forget them
+   * first. Closing has carried out their deletions already
+   * (natter_window_close_request()); a window destroyed without being
+   * closed, by the tests, deletes nothing. */
   if (self->sidebar.pending_deletes != NULL)
     g_hash_table_remove_all (self->sidebar.pending_deletes);
   /* So is a folder's deletion toast: dismissed as the overlay goes, it

@@ -691,6 +691,55 @@ test_send_damaged_latest_turn (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
 }
 
+/* `retry` refused because the history cannot be read gives the way out
+ * a refused `send` gives, whether or not --session names the
+ * conversation, and so does `compact`; nothing is sent. */
+static void
+test_retry_damaged_history (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *hint = NULL;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second_id);
+
+  path = turn_file_path (f, first_id);
+  append_to_turn_file (f, first_id, "{\"type\":\"turn_comp");
+  hint = g_strdup_printf ("natter recover %s\n", session_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, path));
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", session_id, second_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, path));
+  g_assert_true (g_str_has_suffix (r.err, hint));
+
+  /* Nor is it summarized. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "compact", session_id, "--keep", "1");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, path));
+  g_assert_true (g_str_has_suffix (r.err, hint));
+  g_assert_cmpuint (f->server->bodies->len, ==, 2);
+}
+
 /* A recovered copy holds turns first sent in the damaged session:
  * `natter retry TURN` finds the conversations that hold the turn,
  * refuses to choose between two of them (naming both, and --session),
@@ -899,6 +948,7 @@ main (int   argc,
   ADD ("/cli/title/elsewhere", test_title_elsewhere);
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
+  ADD ("/cli/retry/damaged-history", test_retry_damaged_history);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
   ADD ("/cli/retry/message-parameters", test_retry_keeps_message_parameters);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);

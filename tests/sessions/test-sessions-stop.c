@@ -208,6 +208,109 @@ test_stop_suspended_with_input (Fixture       *f,
   natter_test_sessions_wait_status (&f->t, sid, "cancelled");
 }
 
+/* A stop issued at a given moment of a turn that asks for permission:
+ * once, the first time that moment comes. */
+typedef struct
+{
+  StopCall call;
+  gboolean issued;
+} StopAt;
+
+static void
+stop_now (StopAt     *at,
+          const char *turn_id)
+{
+  /* The test's conversation has this one turn. */
+  if (at->issued)
+    return;
+  at->issued = TRUE;
+  at->call.tid = g_intern_string (turn_id);
+  natter_sessions_stop_turn_async (at->call.f->t.sessions, turn_id, "user", NULL, stop_done_cb, &at->call);
+}
+
+static void
+stop_at_suspension_cb (NatterSessions *sessions,
+                       const char     *session_id,
+                       const char     *turn_id,
+                       JsonObject     *event,
+                       guint64         offset,
+                       StopAt         *at)
+{
+  if (g_strcmp0 (json_object_get_string_member (event, "type"), "turn_suspended") == 0)
+    stop_now (at, turn_id);
+}
+
+static void
+stop_at_processing_end_cb (NatterTurnEventHub *hub,
+                           const char         *turn_id,
+                           StopAt             *at)
+{
+  /* Only while the service still counts the advance as live: the moment
+   * between its settling and its untracking. */
+  if (natter_sessions_is_turn_running (at->call.f->t.sessions, turn_id))
+    stop_now (at, turn_id);
+}
+
+/* Sends a message whose answer asks for permission, with @at's stop
+ * issued when @signal says so, and checks that the one stop ended the
+ * turn, as Stop does with the turn waiting: the reason kept, no further
+ * model call. */
+static void
+stop_while_suspending (Fixture    *f,
+                       gpointer    instance,
+                       const char *signal,
+                       GCallback   handler,
+                       const char *reason)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *tid = NULL;
+  g_autoptr(JsonObject) cancelled = NULL;
+  StopAt at = { { f, NULL, FALSE, NULL }, FALSE };
+  gulong id;
+
+  g_hash_table_add (f->t.w->fakes->needs_permission, g_strdup ("sa"));
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("A", "sa", "{}")),
+                               NATTER_FAKE_TEXT_STEP, NULL);
+  id = g_signal_connect (instance, signal, handler, &at);
+  tid = send (f, sid, "read it");
+  natter_test_wait_for_flag (&at.call.done, TIMEOUT_MS);
+  g_signal_handler_disconnect (instance, id);
+  g_assert_true (at.issued);
+  g_assert_cmpstr (at.call.tid, ==, tid);
+  g_assert_no_error (at.call.error);
+
+  /* Ended by the time the stop reports. */
+  g_assert_cmpuint (count_type (f, tid, "turn_suspended"), ==, 1);
+  g_assert_cmpuint (count_type (f, tid, "turn_cancelled"), ==, 1);
+  natter_test_sessions_wait_until (&f->t, no_live_advance, tid);
+  natter_test_sessions_wait_status (&f->t, sid, "cancelled");
+  g_assert_cmpuint (natter_fake_model_get_n_requests (f->t.w->fakes->model), ==, 1);
+  cancelled = last_of_type (f, tid, "turn_cancelled");
+  g_assert_cmpstr (json_object_get_string_member_with_default (cancelled, "reason", NULL), ==, reason);
+}
+
+/* A stop issued as the suspension is written (its event is out, the loop
+ * has not yet settled): the advance sees its cancellation and ends the
+ * turn itself. */
+static void
+test_stop_as_suspension_is_written (Fixture       *f,
+                                    gconstpointer  data)
+{
+  /* Ended through the advance's cancellable: no reason is written. */
+  stop_while_suspending (f, f->t.sessions, "turn-event", G_CALLBACK (stop_at_suspension_cb), NULL);
+}
+
+/* A stop issued once the advance has settled suspended but before the
+ * service untracked it (the hub's processing-end comes in between): its
+ * cancellation comes too late for the advance, and the stop ends the
+ * waiting turn with a cancel input, in one call. */
+static void
+test_stop_as_advance_settles_suspended (Fixture       *f,
+                                        gconstpointer  data)
+{
+  stop_while_suspending (f, f->t.w->hub, "turn-processing-end", G_CALLBACK (stop_at_processing_end_cb), "user");
+}
+
 /* docs/sessions.md §9.4: deleting a conversation stops its turns */
 
 static void
@@ -322,6 +425,8 @@ sessions_add_stop_tests (void)
   ADD ("stop/cancel-that-lost-the-race-succeeds", test_stop_lost_race_is_success, NULL);
   ADD ("stop/non-terminal-rejection-surfaces", test_stop_rejection_surfaces, NULL);
   ADD ("stop/suspended-turn-gets-cancel-input", test_stop_suspended_with_input, NULL);
+  ADD ("stop/as-suspension-is-written", test_stop_as_suspension_is_written, NULL);
+  ADD ("stop/as-advance-settles-suspended", test_stop_as_advance_settles_suspended, NULL);
   ADD ("stop/delete-stops-streaming-turn", test_delete_stops_streaming_turn, NULL);
   ADD ("stop/delete-stops-suspended-turn", test_delete_stops_suspended_turn, NULL);
   ADD ("stop/delete-stops-interrupted-turn", test_delete_stops_interrupted_turn, NULL);

@@ -430,10 +430,31 @@ session_gone (gpointer data)
   return natter_session_index_lookup (wait->u->index, wait->gone) == NULL;
 }
 
+/* The version Gone names has taken its deleted original's pin. */
+static gboolean
+heir_pinned (gpointer data)
+{
+  Gone *wait = data;
+
+  return natter_sessions_get_pinned (wait->u->sessions, wait->gone);
+}
+
+/* The session of the sidebar's row at @position. */
+static const char *
+row_session (NatterWindow *window,
+             guint         position)
+{
+  g_autoptr(GObject) item = g_list_model_get_item (natter_window_get_sidebar_model (window), position);
+
+  g_assert_true (NATTER_IS_SESSION_INDEX_ENTRY (item));
+  return g_intern_string (natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)));
+}
+
 /* A pinned conversation in a folder, its second message edited twice,
  * its original deleted from the window: the two versions stand alone,
  * both in the folder, and the one its pinned row showed (the latest)
- * stays pinned, alone under Pinned. */
+ * stays pinned, alone under Pinned. The list shows that already while
+ * the undo toast is up, not each version pinned until it goes. */
 static void
 test_delete_pinned_original_of_versions (void)
 {
@@ -448,6 +469,7 @@ test_delete_pinned_original_of_versions (void)
   g_autofree char *second = NULL;
   g_autofree char *older = NULL;
   g_autofree char *latest = NULL;
+  g_autofree char *listed = NULL;
   NatterWindow *window;
   Gone gone;
 
@@ -477,12 +499,22 @@ test_delete_pinned_original_of_versions (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
   ui_wait_label (natter_window_get_toast_overlay (window),
                  "This version of “Dinner” deleted; its 2 other versions are kept");
+  /* Checked at once: the toast goes on its own after a while. */
+  listed = describe_list (window);
+  g_assert_cmpstr (listed, ==, "[Pinned] Dinner [Work] Dinner");
+  g_assert_cmpstr (row_session (window, 1), ==, latest);
+  g_assert_cmpstr (row_session (window, 3), ==, older);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   natter_window_dismiss_pending_deletes (window);
   gone = (Gone) { u, original };
   ui_wait_until (session_gone, &gone);
+  /* The versions take what the original kept once it is gone. */
+  gone = (Gone) { u, latest };
+  ui_wait_until (heir_pinned, &gone);
 
   wait_list (window, "[Pinned] Dinner [Work] Dinner");
-  g_assert_true (natter_sessions_get_pinned (u->sessions, latest));
+  g_assert_cmpstr (row_session (window, 1), ==, latest);
+  g_assert_cmpstr (row_session (window, 3), ==, older);
   g_assert_false (natter_sessions_get_pinned (u->sessions, older));
   g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, latest), ==, work_id);
   g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, older), ==, work_id);

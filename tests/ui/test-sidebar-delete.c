@@ -4,7 +4,7 @@
  *
  * Deleting from the sidebar: Delete only ever leads to an undo toast (no
  * key press in the list destroys anything without a chance to undo);
- * closing the window while the toast is up loses nothing, and an answer
+ * closing the window while the toast is up carries the deletion out, and an answer
  * streaming meanwhile goes on until the toast has gone. Deleted
  * elsewhere while open, a conversation is left for a new one that keeps
  * the draft.
@@ -199,21 +199,35 @@ test_sidebar_delete_stops_answer (void)
   ui_world_free (u);
 }
 
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Closing the window (Ctrl+Q closes it too) while a deletion's undo
+ * toast is up is no Undo: the conversation the person deleted is
+ * deleted, not kept without a word. */
 void
-test_sidebar_pending_delete_survives_close (void)
+test_sidebar_pending_delete_done_on_close (void)
 {
   UiWorld *u = ui_world_new ();
+  g_autofree char *keep = ui_create_session (u, "Keep");
   g_autofree char *session_id = ui_create_session (u, "Almost gone");
   NatterWindow *window = ui_window_new (app, u);
+  gpointer weak = window;
+  Gone gone = { u, session_id };
 
   g_assert_true (natter_window_open_session (window, session_id));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
-  ui_destroy_window (window);
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_close (GTK_WINDOW (window));
+  ui_wait_until (window_gone, &weak);
 
-  /* Closing with the toast up loses nothing. */
-  g_assert_true (file_exists (u, session_id));
-  g_assert_nonnull (natter_session_index_lookup (u->index, session_id));
+  ui_wait_until (session_gone, &gone);
+  g_assert_true (file_exists (u, keep));
+  g_assert_nonnull (natter_session_index_lookup (u->index, keep));
   ui_world_free (u);
 }
 

@@ -322,7 +322,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/shows-index", test_sidebar_shows_index);
   g_test_add_func ("/sidebar/follows-changes", test_sidebar_follows_changes);
   g_test_add_func ("/sidebar/delete-has-undo", test_sidebar_delete_has_undo);
-  g_test_add_func ("/sidebar/pending-delete-survives-close", test_sidebar_pending_delete_survives_close);
+  g_test_add_func ("/sidebar/pending-delete-done-on-close", test_sidebar_pending_delete_done_on_close);
   g_test_add_func ("/sidebar/delete-keeps-grown", test_sidebar_delete_keeps_grown);
   g_test_add_func ("/sidebar/delete-stops-answer", test_sidebar_delete_stops_answer);
   g_test_add_func ("/sidebar/delete-long-title-toast", test_sidebar_delete_long_title_toast);

@@ -34,7 +34,7 @@ sidebar_id (NatterWindow *window,
 void test_sidebar_delete_has_undo (void);
 void test_sidebar_delete_keeps_grown (void);
 void test_sidebar_delete_stops_answer (void);
-void test_sidebar_pending_delete_survives_close (void);
+void test_sidebar_pending_delete_done_on_close (void);
 void test_sidebar_delete_long_title_toast (void);
 void test_sidebar_deleted_elsewhere (void);
 void test_sidebar_deleted_by_another_process (void);

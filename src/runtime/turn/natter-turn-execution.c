@@ -327,6 +327,25 @@ natter_turn_execution_get_settled (NatterTurnExecution *self)
 }
 
 /**
+ * natter_turn_execution_get_outcome:
+ * @self: a #NatterTurnExecution
+ *
+ * The outcome, for whoever hears of the settling synchronously (the
+ * #NatterTurnExecution::settled signal) and must know at once how the
+ * advance left the turn.
+ *
+ * Returns: (transfer none) (nullable): the outcome once settled; %NULL
+ *   before, or when the advance settled with an error
+ */
+NatterTurnOutcome *
+natter_turn_execution_get_outcome (NatterTurnExecution *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_EXECUTION (self), NULL);
+
+  return self->outcome;
+}
+
+/**
  * natter_turn_execution_wait_async:
  * @self: a #NatterTurnExecution
  * @cancellable: (nullable): cancels the wait only, not the turn

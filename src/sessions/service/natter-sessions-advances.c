@@ -49,9 +49,15 @@ advance_delta_cb (NatterTurnExecution *execution,
                  advance->session_id, advance->turn_id, model_call_index, kind, text);
 }
 
+/* The turn's last live advance settled, leaving it @resting (waiting for
+ * a permission, an answer or a tool's result) or not. A waiter with
+ * something to do about a resting turn (a stop whose cancellation came
+ * too late for that advance: it had settled already, and was still being
+ * untracked) does it now; every other waiter is told at once. */
 static void
 resolve_turn_waiters (NatterSessions *self,
-                      const char     *turn_id)
+                      const char     *turn_id,
+                      gboolean        resting)
 {
   GPtrArray *waiters = NULL;
   g_autofree char *key = NULL;
@@ -60,7 +66,14 @@ resolve_turn_waiters (NatterSessions *self,
                                     (gpointer *) &waiters))
     return;
   for (guint i = 0; i < waiters->len; i++)
-    g_task_return_boolean (g_ptr_array_index (waiters, i), TRUE);
+    {
+      NatterSessionsTurnWaiter *waiter = g_ptr_array_index (waiters, i);
+
+      if (resting && waiter->resting != NULL)
+        waiter->resting (self, turn_id, g_object_ref (waiter->task));
+      else
+        g_task_return_boolean (waiter->task, TRUE);
+    }
   g_ptr_array_unref (waiters);
 }
 
@@ -71,13 +84,16 @@ untrack (NatterSessions *self,
          NatterSessionsAdvance        *advance)
 {
   GPtrArray *list = g_hash_table_lookup (self->live, advance->turn_id);
+  NatterTurnOutcome *outcome;
 
   if (list == NULL || !g_ptr_array_remove (list, advance))
     return;
   if (list->len == 0)
     {
       g_hash_table_remove (self->live, advance->turn_id);
-      resolve_turn_waiters (self, advance->turn_id);
+      outcome = natter_turn_execution_get_outcome (advance->execution);
+      resolve_turn_waiters (self, advance->turn_id,
+                            outcome != NULL && outcome->kind == NATTER_TURN_OUTCOME_SUSPENDED);
     }
 }
 

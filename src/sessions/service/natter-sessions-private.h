@@ -78,7 +78,7 @@ struct _NatterSessions
   /* docs/sessions.md §9.3: every live advance this service started, per
    * turn. */
   GHashTable              *live;          /* turn id → GPtrArray of NatterSessionsAdvance */
-  GHashTable              *turn_waiters;  /* turn id → GPtrArray of GTask */
+  GHashTable              *turn_waiters;  /* turn id → GPtrArray of NatterSessionsTurnWaiter */
   guint                    n_advances;    /* advances alive, settled or not */
 
   /* flush_async(): session-layer operations still running. */
@@ -129,6 +129,21 @@ extern guint natter_sessions_signals[NATTER_SESSIONS_N_SIGNALS];
  * (natter_sessions_start_advance()). */
 typedef void (*NatterSessionsSettledFunc) (NatterSessions *self,
                                            const char     *session_id);
+
+/* What a waiter for a turn's live advances (@task, transfer full) does
+ * when the last of them settled leaving the turn waiting for a
+ * permission, an answer or a tool's result; it completes @task. */
+typedef void (*NatterSessionsRestingFunc) (NatterSessions *self,
+                                           const char     *turn_id,
+                                           GTask          *task);
+
+/* One waiter for a turn's live advances (docs/sessions.md §9.3): told
+ * once none is left. */
+typedef struct
+{
+  GTask                     *task;
+  NatterSessionsRestingFunc  resting;  /* nullable: the task is told at once */
+} NatterSessionsTurnWaiter;
 
 /* One advance this service started and tracks (docs/sessions.md §9.3). */
 typedef struct

@@ -412,6 +412,39 @@ pinned_heir (NatterSessions *self,
   return g_strdup (natter_session_families_find_latest (families, (const char * const *) heirs));
 }
 
+/**
+ * natter_sessions_dup_pin_heir:
+ * @self: the service
+ * @original: a session: the original of a conversation's versions
+ *
+ * Which of the versions made of @original would take its
+ * conversation's pin were @original deleted now (docs/sessions.md §9.4):
+ * the list shows that already while a deletion's undo toast is up, so
+ * that what it shows then is what it shows once the deletion is carried
+ * out.
+ *
+ * Returns: (transfer full) (nullable): the version's session id; %NULL
+ *   when the conversation is not pinned, @original is not its original,
+ *   or no version would take the pin
+ */
+char *
+natter_sessions_dup_pin_heir (NatterSessions *self,
+                              const char     *original)
+{
+  NatterSessionsHeritage *heritage;
+  char *heir;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+  g_return_val_if_fail (original != NULL, NULL);
+
+  heritage = natter_sessions_heritage_new (self, original);
+  if (heritage == NULL)
+    return NULL;
+  heir = g_steal_pointer (&heritage->pinned);
+  natter_sessions_heritage_free (heritage);
+  return heir;
+}
+
 /*
  * natter_sessions_heritage_new:
  * @self: the service

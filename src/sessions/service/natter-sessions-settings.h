@@ -36,6 +36,8 @@ gboolean                          natter_sessions_get_pinned          (NatterSes
                                                                        const char                       *session_id);
 const char                       *natter_sessions_get_folder_id       (NatterSessions                   *self,
                                                                        const char                       *session_id);
+char                             *natter_sessions_dup_pin_heir        (NatterSessions                   *self,
+                                                                       const char                       *original);
 void                              natter_sessions_set_pinned_async    (NatterSessions                   *self,
                                                                        const char                       *session_id,
                                                                        gboolean                          pinned,

@@ -972,18 +972,32 @@ natter_sessions_deliver_async_tool_result_finish (NatterSessions  *self,
 /* stop_turn, wait_for_turn (docs/sessions.md §9.3) */
 
 static void
-add_turn_waiter (NatterSessions *self,
-                 const char     *turn_id,
-                 GTask          *task)
+turn_waiter_free (NatterSessionsTurnWaiter *waiter)
+{
+  g_object_unref (waiter->task);
+  g_free (waiter);
+}
+
+/* @task (transfer full) is told once @turn_id has no live advance left;
+ * @resting (nullable) is what it does when the last left the turn
+ * waiting. */
+static void
+add_turn_waiter (NatterSessions            *self,
+                 const char                *turn_id,
+                 GTask                     *task,
+                 NatterSessionsRestingFunc  resting)
 {
   GPtrArray *waiters = g_hash_table_lookup (self->turn_waiters, turn_id);
+  NatterSessionsTurnWaiter *waiter = g_new0 (NatterSessionsTurnWaiter, 1);
 
   if (waiters == NULL)
     {
-      waiters = g_ptr_array_new_with_free_func (g_object_unref);
+      waiters = g_ptr_array_new_with_free_func ((GDestroyNotify) turn_waiter_free);
       g_hash_table_insert (self->turn_waiters, g_strdup (turn_id), waiters);
     }
-  g_ptr_array_add (waiters, task);
+  waiter->task = task;
+  waiter->resting = resting;
+  g_ptr_array_add (waiters, waiter);
 }
 
 static void
@@ -1006,6 +1020,25 @@ stop_cancel_cb (GObject      *object,
     g_task_return_boolean (task, TRUE);
 }
 
+/* Ends @turn_id with a `cancel` input carrying the stop's reason, and
+ * completes @task (transfer full) once that advance has settled. */
+static void
+stop_with_input (NatterSessions *self,
+                 const char     *turn_id,
+                 GTask          *task)
+{
+  g_autoptr(JsonObject) input = json_object_new ();
+  const char *reason = g_task_get_task_data (task);
+  NatterTurnExecution *execution;
+
+  json_object_set_string_member (input, "type", "cancel");
+  if (reason != NULL)
+    json_object_set_string_member (input, "reason", reason);
+  execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
+                                             turn_id, input, natter_sessions_promote_soon);
+  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, task);
+}
+
 /**
  * natter_sessions_stop_turn_async:
  * @self: the service
@@ -1019,9 +1052,13 @@ stop_cancel_cb (GObject      *object,
  * stopTurn of docs/sessions.md §9.3. If this service has live advances of
  * @turn_id (one running, others queued on the turn lock), cancels every one of
  * their #GCancellables and completes when all have settled; the queued ones see
- * their cancellation when the lock frees. Otherwise advances the turn
- * with a `cancel` input. A cancel that loses the race with a concurrent
- * settle (the turn is terminal when it applies) counts as success.
+ * their cancellation when the lock frees. Should the last of them have
+ * settled before its cancellation could be seen, leaving the turn waiting
+ * for the person or a tool, the turn is then advanced with a `cancel`
+ * input, so that one call ends it either way. Without live advances,
+ * advances the turn with a `cancel` input. A cancel that loses the race
+ * with a concurrent settle (the turn is terminal when it applies) counts
+ * as success.
  */
 void
 natter_sessions_stop_turn_async (NatterSessions      *self,
@@ -1032,15 +1069,14 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
                                  gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) input = NULL;
   GPtrArray *live;
-  NatterTurnExecution *execution;
 
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (turn_id != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, natter_sessions_stop_turn_async);
+  g_task_set_task_data (task, g_strdup (reason), g_free);
 
   live = g_hash_table_lookup (self->live, turn_id);
   if (live != NULL)
@@ -1048,19 +1084,19 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
       /* A copy: a cancellation may settle an advance synchronously. */
       g_autoptr(GPtrArray) advances = g_ptr_array_copy (live, NULL, NULL);
 
-      add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+      /* Should the last of them have settled already when it was
+       * cancelled (the stop came between its settling and its
+       * untracking: from whoever hears of the settling first, a waiter
+       * on the advance or the event hub's processing-end), leaving the
+       * turn waiting for a permission, an answer or a tool's result, its
+       * cancellable came too late to be seen: the stop goes on with a
+       * cancel input, as without a live advance. */
+      add_turn_waiter (self, turn_id, g_steal_pointer (&task), stop_with_input);
       for (guint i = 0; i < advances->len; i++)
         g_cancellable_cancel (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->cancellable);
       return;
     }
-
-  input = json_object_new ();
-  json_object_set_string_member (input, "type", "cancel");
-  if (reason != NULL)
-    json_object_set_string_member (input, "reason", reason);
-  execution = natter_sessions_start_advance (self, natter_session_index_lookup_session_for_turn (self->index, turn_id),
-                                             turn_id, input, natter_sessions_promote_soon);
-  natter_turn_execution_wait_async (execution, NULL, stop_cancel_cb, g_steal_pointer (&task));
+  stop_with_input (self, turn_id, g_steal_pointer (&task));
 }
 
 /**
@@ -1143,14 +1179,7 @@ stop_next (GTask *task)
       g_object_unref (task);
       return;
     }
-  /* A turn with live advances is stopped twice: an advance whose
-   * suspension was being written when its cancellable was cancelled
-   * settles suspended, and only the cancel input of the second stop ends
-   * it then (of a turn that has ended, that input reads and writes
-   * nothing). */
-  turn_id = g_ptr_array_index (data->turn_ids, data->next);
-  if (!g_hash_table_contains (self->live, turn_id))
-    data->next++;
+  turn_id = g_ptr_array_index (data->turn_ids, data->next++);
   natter_sessions_stop_turn_async (self, turn_id, NULL, NULL, stopped_one_cb, task);
 }
 
@@ -1253,7 +1282,7 @@ natter_sessions_wait_for_turn_async (NatterSessions      *self,
       g_task_return_boolean (task, TRUE);
       return;
     }
-  add_turn_waiter (self, turn_id, g_steal_pointer (&task));
+  add_turn_waiter (self, turn_id, g_steal_pointer (&task), NULL);
 }
 
 /**
