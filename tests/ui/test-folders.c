@@ -491,6 +491,52 @@ test_delete_pinned_original_of_versions (void)
   ui_world_free (u);
 }
 
+/* The original of a conversation pinned before the window opened,
+ * deleted, and the conversation unpinned meanwhile (`natter unpin` of
+ * its version, whose pin the original keeps): its row leaves Pinned at
+ * once, the toast stays up, and once it goes the version stands alone,
+ * unpinned, as the command left the conversation. A version left keeps
+ * what was changed, so nothing is kept back. */
+static void
+test_delete_original_unpinned_meanwhile (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *version = NULL;
+  NatterWindow *window;
+  Gone gone;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  version = answered_version (u, original, first, "And for dessert?");
+  ui_set_pinned (u, original, TRUE);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, original));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window),
+                 "This version of “Dinner” deleted; its 1 other version is kept");
+  ui_set_pinned (u, version, FALSE);
+  ui_settle ();
+  /* Unpinned, the conversation's row leaves Pinned at once. */
+  wait_list (window, "Dinner");
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window),
+                                 "This version of “Dinner” deleted; its 1 other version is kept"));
+
+  natter_window_dismiss_pending_deletes (window);
+  gone = (Gone) { u, original };
+  ui_wait_until (session_gone, &gone);
+  wait_list (window, "Dinner");
+  g_assert_false (natter_sessions_get_pinned (u->sessions, version));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static gboolean
 renamed_toast_shown (gpointer data)
 {
@@ -746,6 +792,7 @@ main (int   argc,
   g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
   g_test_add_func ("/folders/delete-pinned-original-of-versions", test_delete_pinned_original_of_versions);
   g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
+  g_test_add_func ("/folders/delete-original-unpinned-meanwhile", test_delete_original_unpinned_meanwhile);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 
   status = g_test_run ();
