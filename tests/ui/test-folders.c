@@ -606,6 +606,55 @@ test_delete_undo_name_taken (void)
   ui_world_free (u);
 }
 
+/* A folder deleted, and while its toast shows `natter folder BETA
+ * Projects` (its conversation into a new folder of the deleted one's
+ * name, which the command makes): the toast and its Undo stay, and Undo
+ * brings the deleted folder back beside the new one, named apart, while
+ * the conversation stays where the command put it. */
+static void
+test_delete_then_moved_elsewhere (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *projects_id = NULL;
+  g_autofree char *new_id = NULL;
+  NatterWindow *window;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_set_folder (u, beta, projects_id);
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  wait_list (window, "[Projects] Beta");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
+  ui_wait_until (projects_toast_shown, window);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  new_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_set_folder (u, beta, new_id);
+  wait_list (window, "[Projects] Beta");
+  ui_settle ();
+  g_assert_true (projects_toast_shown (window));
+
+  ui_click_toast_button (window, "_Undo");
+  ui_wait_until (renamed_toast_shown, window);
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (folders, projects_id)), ==, "Projects (2)");
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, new_id);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* Whether the Move to Folder menu has an item labelled @label. */
 static gboolean
 menu_has_label (GMenuModel *model,
@@ -793,6 +842,7 @@ main (int   argc,
   g_test_add_func ("/folders/delete-pinned-original-of-versions", test_delete_pinned_original_of_versions);
   g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
   g_test_add_func ("/folders/delete-original-unpinned-meanwhile", test_delete_original_unpinned_meanwhile);
+  g_test_add_func ("/folders/delete-then-moved-elsewhere", test_delete_then_moved_elsewhere);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 
   status = g_test_run ();
