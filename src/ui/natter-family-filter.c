@@ -8,8 +8,10 @@
  * conversation going on rather than as a second conversation of the
  * same name. The families are worked out again whenever the index
  * changes; the filter says it changed only when the sessions it lets
- * through (or their numbers of versions) did. A search turns it off:
- * words said in an older version must find it too.
+ * through (or their numbers of versions) did. A search still lists a
+ * conversation once, but as a version it finds: words said only in an
+ * older version must find it too, and words said in several versions
+ * (the message a new try sent again) must not list it twice.
  */
 
 #define G_LOG_DOMAIN "natter-sidebar"
@@ -27,25 +29,55 @@ struct _NatterFamilyFilter
   GListModel            *index;
   GHashTable            *hidden;    /* session ids left out, or NULL */
   NatterSessionFamilies *families;
+  GtkFilter             *search;    /* what a search finds, or NULL */
   gboolean               enabled;
 };
 
 G_DEFINE_FINAL_TYPE (NatterFamilyFilter, natter_family_filter, GTK_TYPE_FILTER)
 
 static gboolean
+found_by_search (NatterSessionIndexEntry *entry,
+                 gpointer                 user_data)
+{
+  return gtk_filter_match (GTK_FILTER (user_data), entry);
+}
+
+/* While searching: the version of @session_id's conversation that the
+ * list shows, or NULL when the search finds none of it. */
+static const char *
+found_version (NatterFamilyFilter *self,
+               const char         *session_id)
+{
+  if (self->search == NULL)
+    return session_id;
+  return natter_session_families_find_head_among (self->families, session_id, found_by_search, self->search);
+}
+
+static gboolean
 natter_family_filter_match (GtkFilter *filter,
                             gpointer   item)
 {
   NatterFamilyFilter *self = NATTER_FAMILY_FILTER (filter);
+  const char *session_id = natter_session_index_entry_get_session_id (item);
 
-  return !self->enabled ||
-         natter_session_families_is_head (self->families, natter_session_index_entry_get_session_id (item));
+  if (!self->enabled)
+    {
+      const char *found = found_version (self, session_id);
+
+      /* A session the families do not know (not worked out yet) is its
+       * own row, as when the filter is on. */
+      return found == NULL ? natter_session_families_get_head (self->families, session_id) == NULL
+                           : g_strcmp0 (found, session_id) == 0;
+    }
+  return natter_session_families_is_head (self->families, session_id);
 }
 
 static GtkFilterMatch
 natter_family_filter_get_strictness (GtkFilter *filter)
 {
-  return NATTER_FAMILY_FILTER (filter)->enabled ? GTK_FILTER_MATCH_SOME : GTK_FILTER_MATCH_ALL;
+  NatterFamilyFilter *self = NATTER_FAMILY_FILTER (filter);
+
+  return self->enabled || self->search != NULL ? GTK_FILTER_MATCH_SOME : GTK_FILTER_MATCH_ALL;
 }
 
 /* The families of the sessions the list may show: a version hidden
@@ -78,7 +110,7 @@ index_changed_cb (NatterFamilyFilter *self)
 
   natter_session_families_free (self->families);
   self->families = g_steal_pointer (&families);
-  if (!same && self->enabled)
+  if (!same && (self->enabled || self->search != NULL))
     gtk_filter_changed (GTK_FILTER (self), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
@@ -88,6 +120,9 @@ natter_family_filter_dispose (GObject *object)
   NatterFamilyFilter *self = NATTER_FAMILY_FILTER (object);
 
   g_clear_object (&self->index);
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
+  g_clear_object (&self->search);
   g_clear_pointer (&self->hidden, g_hash_table_unref);
   g_clear_pointer (&self->families, natter_session_families_free);
 
@@ -151,7 +186,47 @@ natter_family_filter_set_enabled (NatterFamilyFilter *self,
   if (self->enabled == !!enabled)
     return;
   self->enabled = !!enabled;
-  gtk_filter_changed (GTK_FILTER (self), enabled ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
+  if (self->search != NULL)
+    gtk_filter_changed (GTK_FILTER (self), GTK_FILTER_CHANGE_DIFFERENT);
+  else
+    gtk_filter_changed (GTK_FILTER (self), enabled ? GTK_FILTER_CHANGE_MORE_STRICT : GTK_FILTER_CHANGE_LESS_STRICT);
+}
+
+/* What the search finds changed: which version a conversation is listed
+ * as may have, in either direction (its listed version found no more,
+ * an older one found now). */
+static void
+search_changed_cb (NatterFamilyFilter *self)
+{
+  if (!self->enabled)
+    gtk_filter_changed (GTK_FILTER (self), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+/**
+ * natter_family_filter_set_search:
+ * @self: the filter
+ * @search: (nullable): what a search finds: the filter of the list's
+ *   search, which the list applies as well
+ *
+ * While the filter is off (natter_family_filter_set_enabled()), it lists
+ * each conversation @search finds once: as its listed version when
+ * @search finds that, else as the most recently active version it finds.
+ * Without @search, every session passes while the filter is off.
+ */
+void
+natter_family_filter_set_search (NatterFamilyFilter *self,
+                                 GtkFilter          *search)
+{
+  g_return_if_fail (NATTER_IS_FAMILY_FILTER (self));
+  g_return_if_fail (search == NULL || GTK_IS_FILTER (search));
+
+  if (self->search != NULL)
+    g_signal_handlers_disconnect_by_data (self->search, self);
+  g_set_object (&self->search, search);
+  if (search != NULL)
+    g_signal_connect_object (search, "changed", G_CALLBACK (search_changed_cb), self, G_CONNECT_SWAPPED);
+  if (!self->enabled)
+    gtk_filter_changed (GTK_FILTER (self), GTK_FILTER_CHANGE_DIFFERENT);
 }
 
 /**
@@ -274,10 +349,11 @@ natter_family_filter_is_listed_version (NatterFamilyFilter *self,
  * @self: the filter
  * @session_id: a session of the index
  *
- * Which session's row stands for @session_id while the filter is on:
+ * Which session's row stands for @session_id: while the filter is on,
  * @session_id itself when it is the latest version of its conversation,
- * else that latest version. Off (while searching), every session is its
- * own row.
+ * else that latest version. Off (while searching), the version the
+ * search lists (natter_family_filter_set_search()), or @session_id
+ * itself when it finds none (or there is no search).
  *
  * Returns: (transfer none): the session id of the row, @session_id when
  *   the filter does not know it
@@ -290,8 +366,13 @@ natter_family_filter_get_listed (NatterFamilyFilter *self,
 
   g_return_val_if_fail (NATTER_IS_FAMILY_FILTER (self), session_id);
 
-  if (!self->enabled || session_id == NULL)
+  if (session_id == NULL)
     return session_id;
+  if (!self->enabled)
+    {
+      head = found_version (self, session_id);
+      return head != NULL ? head : session_id;
+    }
   head = natter_session_families_get_head (self->families, session_id);
   return head != NULL ? head : session_id;
 }

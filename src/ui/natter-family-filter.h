@@ -16,6 +16,8 @@ G_DECLARE_FINAL_TYPE (NatterFamilyFilter, natter_family_filter, NATTER, FAMILY_F
 NatterFamilyFilter *natter_family_filter_new            (GListModel         *index);
 void                natter_family_filter_set_enabled    (NatterFamilyFilter *self,
                                                          gboolean            enabled);
+void                natter_family_filter_set_search     (NatterFamilyFilter *self,
+                                                         GtkFilter          *search);
 const char         *natter_family_filter_get_listed     (NatterFamilyFilter *self,
                                                          const char         *session_id);
 gboolean            natter_family_filter_is_listed_version (NatterFamilyFilter *self,

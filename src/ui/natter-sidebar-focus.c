@@ -74,6 +74,34 @@ focus_row_tick_cb (GtkWidget     *list,
   return ++focus->tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
+/* The position of the conversation's row at @position, or of the first
+ * one after it, or else the last one before it: a folder's header (the
+ * row below a pinned conversation deleted, a folder emptied) takes no
+ * focus and is no conversation to select. G_MAXUINT when none is
+ * listed. */
+static guint
+conversation_near (GListModel *model,
+                   guint       position)
+{
+  guint n = g_list_model_get_n_items (model);
+
+  for (guint i = position; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (NATTER_IS_SESSION_INDEX_ENTRY (item))
+        return i;
+    }
+  for (guint i = MIN (position, n); i > 0; i--)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i - 1);
+
+      if (NATTER_IS_SESSION_INDEX_ENTRY (item))
+        return i - 1;
+    }
+  return G_MAXUINT;
+}
+
 /**
  * natter_sidebar_focus_position:
  * @self: the sidebar
@@ -81,9 +109,11 @@ focus_row_tick_cb (GtkWidget     *list,
  * @select: whether the row is also selected (which opens it)
  *
  * Gives the keyboard focus to the row at @position, scrolling to it; the
- * list itself holds the focus until the row's widget exists.
+ * list itself holds the focus until the row's widget exists. A header
+ * there gives it to the next conversation's row (the one before, at the
+ * end).
  *
- * Returns: %FALSE, doing nothing, when the list is empty
+ * Returns: %FALSE, doing nothing, when the list has no conversation
  */
 gboolean
 natter_sidebar_focus_position (NatterSidebar *self,
@@ -103,7 +133,9 @@ natter_sidebar_focus_position (NatterSidebar *self,
   n = model != NULL ? g_list_model_get_n_items (model) : 0;
   if (n == 0)
     return FALSE;
-  position = MIN (position, n - 1);
+  position = conversation_near (model, MIN (position, n - 1));
+  if (position == G_MAXUINT)
+    return FALSE;
   if (select)
     gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (gtk_list_view_get_model (GTK_LIST_VIEW (list))),
                                        position);

@@ -460,6 +460,8 @@ natter_sidebar_sections_dispose (GObject *object)
   g_clear_object (&self->folders);
   g_clear_object (&self->sessions);
   g_clear_object (&self->families);
+  if (self->index != NULL)
+    g_signal_handlers_disconnect_by_data (self->index, self);
   g_clear_object (&self->index);
   g_clear_object (&self->shown);
   g_clear_object (&self->sorted);
@@ -508,6 +510,37 @@ natter_sidebar_sections_init (NatterSidebarSections *self)
   self->model = gtk_flatten_list_model_new (g_object_ref (G_LIST_MODEL (self->parts_store)));
 }
 
+/* Where @conversation_id's conversation is, as the parts ask it. */
+static char *
+placement_of (NatterSidebarSections *self,
+              const char            *conversation_id)
+{
+  const char *folder_id = natter_sessions_get_folder_id (self->sessions, conversation_id);
+
+  return g_strdup_printf ("%d\t%s", is_pinned (self, conversation_id), folder_id != NULL ? folder_id : "");
+}
+
+/* The parts placed the sessions added to the index where their
+ * conversations were then: noted, so that a later change of a pin or a
+ * folder made before this list existed (a conversation pinned last week,
+ * unpinned by `natter unpin` now) is seen as the change it is. */
+static void
+index_items_changed_cb (NatterSidebarSections *self,
+                        guint                  position,
+                        guint                  removed,
+                        guint                  added)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (self->index, i);
+      const char *conversation_id =
+        natter_sessions_get_conversation_id (self->sessions, natter_session_index_entry_get_session_id (entry));
+
+      if (!g_hash_table_contains (self->placements, conversation_id))
+        g_hash_table_insert (self->placements, g_strdup (conversation_id), placement_of (self, conversation_id));
+    }
+}
+
 /**
  * natter_sidebar_sections_new:
  * @sessions: the session service, which says where a conversation is
@@ -539,6 +572,8 @@ natter_sidebar_sections_new (NatterSessions *sessions,
   self->pinned = part_new (self, header_new (NATTER_SIDEBAR_HEADER_PINNED, NULL), match_pinned);
   self->recent = part_new (self, header_new (NATTER_SIDEBAR_HEADER_RECENT, NULL), match_recent);
   self->found = part_new (self, NULL, match_found);
+  index_items_changed_cb (self, 0, 0, g_list_model_get_n_items (index));
+  g_signal_connect_object (index, "items-changed", G_CALLBACK (index_items_changed_cb), self, G_CONNECT_SWAPPED);
   rebuild (self);
   return self;
 }
@@ -715,9 +750,7 @@ natter_sidebar_sections_session_changed (NatterSidebarSections *self,
   g_return_if_fail (session_id != NULL);
 
   conversation_id = natter_sessions_get_conversation_id (self->sessions, session_id);
-  placement = g_strdup_printf ("%d\t%s", is_pinned (self, conversation_id),
-                               natter_sessions_get_folder_id (self->sessions, conversation_id) != NULL
-                               ? natter_sessions_get_folder_id (self->sessions, conversation_id) : "");
+  placement = placement_of (self, conversation_id);
   before = g_hash_table_lookup (self->placements, conversation_id);
   if (g_strcmp0 (before != NULL ? before : "0\t", placement) == 0)
     return;

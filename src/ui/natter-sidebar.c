@@ -718,10 +718,11 @@ update_row_snippet (NatterSidebar    *self,
   natter_session_row_set_n_versions (row, natter_family_filter_get_n_versions (self->family_filter, id));
   natter_session_row_set_damaged_message (row, id != NULL && self->damaged_messages != NULL &&
                                                g_strv_contains ((const char * const *) self->damaged_messages, id));
-  /* A search lists every version it found words in: one the list would
-   * not show says so, or its mark and time would contradict the row
-   * the person knows. */
-  natter_session_row_set_earlier_version (row, hit != NULL && id != NULL &&
+  /* A search lists a conversation as its listed version when it finds
+   * that, else as an earlier version it found: that one says so, or its
+   * mark and time would contradict the row the person knows. */
+  natter_session_row_set_earlier_version (row, id != NULL &&
+                                               gtk_editable_get_text (GTK_EDITABLE (self->search_entry))[0] != '\0' &&
                                                !natter_family_filter_is_listed_version (self->family_filter, id));
 }
 
@@ -1437,6 +1438,8 @@ natter_sidebar_set_services (NatterSidebar      *self,
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->hidden_filter)));
   self->family_filter = natter_family_filter_new (G_LIST_MODEL (natter_sessions_list_sessions (sessions)));
   natter_family_filter_set_hidden (self->family_filter, self->hidden);
+  /* A search lists a conversation once, as a version it finds. */
+  natter_family_filter_set_search (self->family_filter, GTK_FILTER (search));
   g_signal_connect_swapped (self->family_filter, "changed", G_CALLBACK (update_rows), self);
   gtk_multi_filter_append (GTK_MULTI_FILTER (filter), g_object_ref (GTK_FILTER (self->family_filter)));
   self->sections = natter_sidebar_sections_new (sessions, G_LIST_MODEL (natter_sessions_list_sessions (sessions)),

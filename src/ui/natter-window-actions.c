@@ -263,10 +263,40 @@ toast_title (NatterSessionIndexEntry *entry)
   return _natter_window_toast_name (title);
 }
 
+/* Where @session_id's conversation sits in the list: pinned or not, and
+ * its folder. */
+static char *
+placement_of (NatterWindow *self,
+              const char   *session_id)
+{
+  const char *folder_id = natter_sessions_get_folder_id (self->sessions, session_id);
+
+  return g_strdup_printf ("%d\t%s", natter_sessions_get_pinned (self->sessions, session_id),
+                          folder_id != NULL ? folder_id : "");
+}
+
+/* Whether the conversation, the deleted session its only version, was
+ * pinned, unpinned or moved while its toast was up (`natter pin`,
+ * `natter folder`): the change, which the command reported done, would
+ * go with it. A conversation with versions left keeps the change. */
+static gboolean
+placed_since (NatterWindow *self,
+              AdwToast     *toast,
+              const char   *session_id)
+{
+  g_autofree char *placement = NULL;
+
+  if (GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "n-versions")) > 1)
+    return FALSE;
+  placement = placement_of (self, session_id);
+  return g_strcmp0 (placement, g_object_get_data (G_OBJECT (toast), "placement")) != 0;
+}
+
 /* A message came to the conversation while its toast was up (`natter
- * send` from a script, a queued message, another device): deleting it
- * now would take away an answer nobody saw go. It is listed again, and
- * a toast says why. */
+ * send` from a script, a queued message, another device), or it was
+ * pinned or moved: deleting it now would take away an answer nobody saw
+ * go, or a change reported done. It is listed again, and a toast says
+ * why. */
 static gboolean
 keep_if_grown (NatterWindow *self,
                AdwToast     *toast,
@@ -277,14 +307,22 @@ keep_if_grown (NatterWindow *self,
   g_autofree char *title = NULL;
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
+  gboolean grown;
   AdwToast *kept;
 
-  if (entry == NULL || natter_session_index_entry_get_turn_count (entry) == n_turns)
+  if (entry == NULL)
+    return FALSE;
+  grown = natter_session_index_entry_get_turn_count (entry) != n_turns;
+  if (!grown && !placed_since (self, toast, session_id))
     return FALSE;
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
   title = toast_title (entry);
-  /* Translators: %s is a conversation title */
-  text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
+  if (grown)
+    /* Translators: %s is a conversation title */
+    text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
+  else
+    /* Translators: %s is a conversation title */
+    text = g_strdup_printf (_("“%s” was kept: it was pinned or moved after you deleted it"), title);
   escaped = g_markup_escape_text (text, -1);
   kept = adw_toast_new (escaped);
   natter_toast_guard_add (self->toast_overlay, kept);
@@ -482,6 +520,8 @@ delete_activated (GtkWidget  *widget,
   g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
   g_object_set_data (G_OBJECT (toast), "turn-count",
                      GUINT_TO_POINTER (natter_session_index_entry_get_turn_count (self->conversation.entry)));
+  g_object_set_data (G_OBJECT (toast), "n-versions", GUINT_TO_POINTER (n_versions));
+  g_object_set_data_full (G_OBJECT (toast), "placement", placement_of (self, session_id), g_free);
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
   g_hash_table_insert (self->sidebar.pending_deletes, g_strdup (session_id), g_object_ref (toast));
 

@@ -524,7 +524,8 @@ test_hostile_archive (Fixture       *f,
 }
 
 /* An attachment travels inside the archive: it comes back with the
- * import even where it is not stored, and damaged bytes are refused. */
+ * import even where it is not stored, and damaged bytes are refused, as
+ * is an archive that lost it, naming the message that carries it. */
 static void
 test_attachments (Fixture       *f,
                   gconstpointer  data)
@@ -550,6 +551,7 @@ test_attachments (Fixture       *f,
   g_autofree char *b = NULL;
   g_autofree char *damaged = NULL;
   g_autofree char *without = NULL;
+  g_autofree char *refusal = NULL;
 
   g_assert_no_error (error);
   g_assert_cmpstr (sha256, ==, TEST_SHA256);
@@ -574,7 +576,11 @@ test_attachments (Fixture       *f,
   /* Where the file is not stored, the archive brings it. */
   g_assert_cmpint (g_unlink (path), ==, 0);
   without = replace_once (archive, ",\"blobs\":[{\"sha256\":\"" TEST_SHA256 "\",\"data\":\"dGVzdA==\"}]", "");
-  assert_refused (f, without, NULL, "neither in the archive nor stored here");
+  /* The turn is named as the archive has it, where the person can find
+   * it, never by the id the import would have given it. */
+  refusal = g_strdup_printf ("Message 1 (turn %s in the archive) has attachment " TEST_SHA256 ", which is neither "
+                             "in the archive nor stored here", turn_id);
+  assert_refused (f, without, NULL, refusal);
   imported = import_one (f, archive);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
   again = export (f, imported, "json");

@@ -523,6 +523,52 @@ test_delete_pinned_original_of_versions (void)
   ui_world_free (u);
 }
 
+/* The original of a conversation pinned before the window opened,
+ * deleted, and the conversation unpinned meanwhile (`natter unpin` of
+ * its version, whose pin the original keeps): its row leaves Pinned at
+ * once, the toast stays up, and once it goes the version stands alone,
+ * unpinned, as the command left the conversation. A version left keeps
+ * what was changed, so nothing is kept back. */
+static void
+test_delete_original_unpinned_meanwhile (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *version = NULL;
+  NatterWindow *window;
+  Gone gone;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  version = answered_version (u, original, first, "And for dessert?");
+  ui_set_pinned (u, original, TRUE);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, original));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  ui_wait_label (natter_window_get_toast_overlay (window),
+                 "This version of “Dinner” deleted; its 1 other version is kept");
+  ui_set_pinned (u, version, FALSE);
+  ui_settle ();
+  /* Unpinned, the conversation's row leaves Pinned at once. */
+  wait_list (window, "Dinner");
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window),
+                                 "This version of “Dinner” deleted; its 1 other version is kept"));
+
+  natter_window_dismiss_pending_deletes (window);
+  gone = (Gone) { u, original };
+  ui_wait_until (session_gone, &gone);
+  wait_list (window, "Dinner");
+  g_assert_false (natter_sessions_get_pinned (u->sessions, version));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static gboolean
 renamed_toast_shown (gpointer data)
 {
@@ -588,6 +634,55 @@ test_delete_undo_name_taken (void)
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
   ui_settle ();
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* A folder deleted, and while its toast shows `natter folder BETA
+ * Projects` (its conversation into a new folder of the deleted one's
+ * name, which the command makes): the toast and its Undo stay, and Undo
+ * brings the deleted folder back beside the new one, named apart, while
+ * the conversation stays where the command put it. */
+static void
+test_delete_then_moved_elsewhere (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *projects_id = NULL;
+  g_autofree char *new_id = NULL;
+  NatterWindow *window;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  ui_set_folder (u, beta, projects_id);
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  wait_list (window, "[Projects] Beta");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
+  ui_wait_until (projects_toast_shown, window);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  new_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_set_folder (u, beta, new_id);
+  wait_list (window, "[Projects] Beta");
+  ui_settle ();
+  g_assert_true (projects_toast_shown (window));
+
+  ui_click_toast_button (window, "_Undo");
+  ui_wait_until (renamed_toast_shown, window);
+  g_assert_cmpstr (natter_folder_get_name (natter_folders_lookup (folders, projects_id)), ==, "Projects (2)");
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, new_id);
+
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -778,6 +873,8 @@ main (int   argc,
   g_test_add_func ("/folders/delete-pinned-member-undo", test_delete_pinned_member_undo);
   g_test_add_func ("/folders/delete-pinned-original-of-versions", test_delete_pinned_original_of_versions);
   g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
+  g_test_add_func ("/folders/delete-original-unpinned-meanwhile", test_delete_original_unpinned_meanwhile);
+  g_test_add_func ("/folders/delete-then-moved-elsewhere", test_delete_then_moved_elsewhere);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
 
   status = g_test_run ();

@@ -152,7 +152,8 @@ test_search_by_content (void)
 
 /* Words said only in an earlier version of a conversation: the hit is
  * that version's row, with that version's mark and time, so it says it
- * is an earlier version, unlike the conversation's own row. */
+ * is an earlier version, unlike the conversation's own row. Words said
+ * in both versions list the conversation once, as its own row. */
 typedef struct
 {
   NatterWindow *window;
@@ -198,7 +199,8 @@ test_search_hit_in_earlier_version (void)
   NatterSearchIndex *search;
   NatterWindow *window;
   VersionsWait wait;
-  const char *version;
+  ListWait list_wait;
+  g_autofree char *version = NULL;
 
   natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"A banana.\"}", NULL);
   search = ui_search_index_start (u);
@@ -209,7 +211,7 @@ test_search_hit_in_earlier_version (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.try-again", "s", turn_id));
   wait = (VersionsWait) { window, fruit, NULL };
   ui_wait_until (other_version_open, &wait);
-  version = natter_window_get_session_id (window);
+  version = g_strdup (natter_window_get_session_id (window));
   ui_wait_turn (u, natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, version)));
   /* Outside a search, the conversation's one row is the new version's. */
   wait = (VersionsWait) { window, version, "2 versions" };
@@ -217,6 +219,15 @@ test_search_hit_in_earlier_version (void)
 
   search_for (window, "pineapple");
   wait = (VersionsWait) { window, fruit, "Found in an earlier version (2 in all)" };
+  ui_wait_until (versions_text_is, &wait);
+
+  /* Words both versions have (the message the new try sent again): the
+   * conversation is listed once, as the version it is listed as outside
+   * a search, with the words found there. */
+  search_for (window, "name");
+  list_wait = (ListWait) { window, version, "<b>Name</b> a fruit" };
+  ui_wait_until (lists_only, &list_wait);
+  wait = (VersionsWait) { window, version, "2 versions" };
   ui_wait_until (versions_text_is, &wait);
 
   ui_destroy_window (window);

@@ -10,6 +10,11 @@
  * the draft.
  */
 
+#include "natter-folder-log.h"
+#include "natter-folders.h"
+#include "natter-session-placement-event.h"
+#include "natter-session-schema-upgrade.h"
+#include "natter-sessions-settings.h"
 #include "natter-store-watch.h"
 #include "test-sidebar.h"
 
@@ -139,6 +144,146 @@ test_sidebar_delete_keeps_grown (void)
   g_assert_nonnull (natter_session_index_lookup (u->index, session_id));
 
   ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} ToastWait;
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+} Placed;
+
+static gboolean
+pinned (gpointer data)
+{
+  Placed *p = data;
+
+  return natter_sessions_get_pinned (p->u->sessions, p->session_id);
+}
+
+static gboolean
+toast_shown (gpointer data)
+{
+  ToastWait *w = data;
+
+  return ui_label_shown (natter_window_get_toast_overlay (w->window), w->text);
+}
+
+/* Pinned and moved to a folder while its toast is up (`natter pin` and
+ * `natter folder` through the running window, which exit 0): the toast
+ * and its Undo stay as they are, and when the toast goes the
+ * conversation is kept, pinned and in its folder, and a toast says why,
+ * rather than the change going with it. */
+void
+test_sidebar_delete_keeps_placed (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *keep = ui_create_session (u, "Keep");
+  g_autofree char *session_id = ui_create_session (u, "Loose chat");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *other_id = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  ToastWait deleted = { window, "“Loose chat” deleted" };
+  ToastWait kept = { window, "“Loose chat” was kept: it was pinned or moved after you deleted it" };
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Loose chat");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  ui_wait_until (toast_shown, &deleted);
+
+  /* What `natter folder L Other` and `natter pin L` do. */
+  natter_folders_create_async (folders, "Other", NULL, ui_result_cb, &result);
+  other_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_set_folder (u, session_id, other_id);
+  ui_set_pinned (u, session_id, TRUE);
+  ui_settle ();
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_true (toast_shown (&deleted));
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, session_id), ==,
+                    GTK_INVALID_LIST_POSITION);
+  g_assert_true (file_exists (u, session_id));
+
+  /* The toast goes: kept, as the commands left it, and said so. */
+  natter_window_dismiss_pending_deletes (window);
+  ui_wait_until (toast_shown, &kept);
+  wait_row (window, session_id, "Loose chat");
+  ui_settle ();
+  g_assert_true (file_exists (u, session_id));
+  g_assert_true (natter_sessions_get_pinned (u->sessions, session_id));
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, session_id), ==, other_id);
+
+  /* Undone instead, it is back the same. Deleted again with nothing
+   * changed meanwhile, it goes. */
+  g_assert_true (natter_window_open_session (window, session_id));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  natter_window_dismiss_pending_deletes (window);
+  {
+    Gone gone = { u, session_id };
+
+    ui_wait_until (session_gone, &gone);
+  }
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The same when another process pins it (a command run with another
+ * data directory lock, a device whose change a sync tool brings): the
+ * window hears of it through the store's watch, and the toast and its
+ * Undo stay all the same. */
+void
+test_sidebar_delete_keeps_placed_elsewhere (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *keep = ui_create_session (u, "Keep");
+  g_autofree char *session_id = ui_create_session (u, "Loose chat");
+  g_autoptr(NatterStoreWatch) watch = natter_store_watch_new (u->sessions, NULL, u->w->storage);
+  g_autoptr(NatterJsonlRepo) theirs = natter_session_repo_new (u->w->storage);
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window = ui_window_new (app, u);
+  ToastWait deleted = { window, "“Loose chat” deleted" };
+  ToastWait kept = { window, "“Loose chat” was kept: it was pinned or moved after you deleted it" };
+
+  natter_store_watch_set_delay (watch, 20);
+  natter_store_watch_start (watch);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Loose chat");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  ui_wait_until (toast_shown, &deleted);
+
+  g_ptr_array_add (events, natter_session_event_new_pin_changed (session_id, "2026-12-06T20:00:00.000Z", TRUE));
+  /* The file is at the first version, which has no pins. */
+  natter_session_events_raise (events, 1, NULL);
+  g_assert_true (natter_jsonl_repo_append_sync (theirs, session_id, events, NULL, &error));
+  g_assert_no_error (error);
+  ui_wait_until (pinned, &(Placed) { u, session_id });
+  ui_settle ();
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_true (toast_shown (&deleted));
+  g_assert_true (file_exists (u, session_id));
+
+  natter_window_dismiss_pending_deletes (window);
+  ui_wait_until (toast_shown, &kept);
+  wait_row (window, session_id, "Loose chat");
+  g_assert_true (file_exists (u, session_id));
+
+  ui_destroy_window (window);
+  g_clear_object (&watch);
   ui_world_free (u);
 }
 

@@ -33,6 +33,8 @@ sidebar_id (NatterWindow *window,
 /* test-sidebar-delete.c */
 void test_sidebar_delete_has_undo (void);
 void test_sidebar_delete_keeps_grown (void);
+void test_sidebar_delete_keeps_placed (void);
+void test_sidebar_delete_keeps_placed_elsewhere (void);
 void test_sidebar_delete_stops_answer (void);
 void test_sidebar_pending_delete_done_on_close (void);
 void test_sidebar_delete_long_title_toast (void);

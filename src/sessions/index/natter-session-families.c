@@ -31,10 +31,11 @@
 
 typedef struct
 {
-  char  *original;
-  char  *head;
-  char  *head_activity;
-  guint  n_versions;
+  char      *original;
+  char      *head;
+  char      *head_activity;
+  guint      n_versions;
+  GPtrArray *ids;           /* every session of it, copies included (owned by the entries) */
 } Family;
 
 /* Most sessions are versions of nothing and have none: they are their
@@ -54,6 +55,7 @@ family_free (Family *family)
   g_free (family->original);
   g_free (family->head);
   g_free (family->head_activity);
+  g_ptr_array_unref (family->ids);
   g_free (family);
 }
 
@@ -239,8 +241,11 @@ natter_session_families_new (GListModel *index)
           family->n_versions = 1;
           family->head = g_strdup (family->original);
           family->head_activity = g_strdup (activity_time (original));
+          family->ids = g_ptr_array_new ();
+          g_ptr_array_add (family->ids, (gpointer) natter_session_index_entry_get_session_id (original));
         }
       g_hash_table_insert (self->families, g_strdup (natter_session_index_entry_get_session_id (entry)), family);
+      g_ptr_array_add (family->ids, (gpointer) natter_session_index_entry_get_session_id (entry));
       if (!natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (entry)) ||
           !copy_shown_elsewhere (versions, entry))
         family->n_versions++;
@@ -356,6 +361,64 @@ natter_session_families_dup_members (NatterSessionFamilies *self,
     if (value == family && g_strcmp0 (key, session_id) != 0 && !natter_sync_conflict_is_candidate (key))
       g_strv_builder_add (builder, key);
   return g_strv_builder_end (builder);
+}
+
+/**
+ * natter_session_families_find_head_among:
+ * @self: families
+ * @session_id: a session of the index
+ * @accept: which sessions may be shown
+ * @user_data: data for @accept
+ *
+ * The version of @session_id's family that a list showing each family
+ * once shows when it may show only the sessions @accept accepts (a
+ * search): the head when accepted, else the most recently active one
+ * accepted, equal times going to the later session, as for the head.
+ * Another device's copy is shown only when no other version is accepted.
+ *
+ * Returns: (transfer none) (nullable): a session of the family, or %NULL
+ *   when @accept accepts none of it (or the index did not have it)
+ */
+const char *
+natter_session_families_find_head_among (NatterSessionFamilies      *self,
+                                         const char                 *session_id,
+                                         NatterSessionFamiliesAccept accept,
+                                         gpointer                    user_data)
+{
+  Family *family = lookup (self, session_id);
+  const char *best = NULL;
+  const char *best_activity = NULL;
+  gboolean best_copy = FALSE;
+
+  g_return_val_if_fail (accept != NULL, NULL);
+
+  if (family == NULL)
+    {
+      const char *lone = lone_member (self, session_id);
+
+      return lone != NULL && accept (g_hash_table_lookup (self->members, lone), user_data) ? lone : NULL;
+    }
+  if (accept (g_hash_table_lookup (self->members, family->head), user_data))
+    return family->head;
+  for (guint i = 0; i < family->ids->len; i++)
+    {
+      const char *id = g_ptr_array_index (family->ids, i);
+      NatterSessionIndexEntry *entry = g_hash_table_lookup (self->members, id);
+      gboolean copy = natter_sync_conflict_is_candidate (id);
+      const char *activity = activity_time (entry);
+      int order = g_strcmp0 (activity, best_activity);
+
+      if (!accept (entry, user_data))
+        continue;
+      if (best == NULL || (best_copy && !copy) ||
+          (best_copy == copy && (order > 0 || (order == 0 && g_strcmp0 (id, best) > 0))))
+        {
+          best = id;
+          best_activity = activity;
+          best_copy = copy;
+        }
+    }
+  return best;
 }
 
 /**

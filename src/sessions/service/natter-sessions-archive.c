@@ -376,7 +376,9 @@ import_data_clear (ImportData *data)
 }
 
 /* Every attachment a turn of @plan carries is either in @plan or
- * already stored here. */
+ * already stored here. Run before the plan is given its new ids: a turn
+ * is named by the archive's id, which the person can find in the file,
+ * and by its place in the conversation. */
 static gboolean
 check_blobs (NatterBlobStore   *blobs,
              NatterImportPlan  *plan,
@@ -394,9 +396,13 @@ check_blobs (NatterBlobStore   *blobs,
             continue;
           if (blobs == NULL || !natter_blob_store_check_present (blobs, name, -1, NULL))
             {
+              /* Translators: %u is a message's place in the conversation
+               * (1 for its first), the first %s the id of its turn in the
+               * archive, the second an attachment's SHA-256 */
               g_set_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARCHIVE,
-                           _("Turn %s has attachment %s, which is neither in the archive nor stored here"),
-                           (const char *) g_ptr_array_index (plan->turn_ids, i), name);
+                           _("Message %u (turn %s in the archive) has attachment %s, "
+                             "which is neither in the archive nor stored here"),
+                           i + 1, (const char *) g_ptr_array_index (plan->turn_ids, i), name);
               return FALSE;
             }
         }
@@ -636,9 +642,14 @@ archive_write_thread (GTask        *task,
       NatterImportPlan *plan = g_ptr_array_index (data->plans, i);
       Written *checked;
 
+      if (!check_blobs (blobs, plan, &error))
+        {
+          g_task_return_error (task, error);
+          return;
+        }
       natter_import_plan_remap (plan, data->new_ids);
       checked = check_remapped (plan, &error);
-      if (checked == NULL || !check_blobs (blobs, plan, &error))
+      if (checked == NULL)
         {
           g_clear_pointer (&checked, written_free);
           g_task_return_error (task, error);
