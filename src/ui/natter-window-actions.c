@@ -292,10 +292,34 @@ placed_since (NatterWindow *self,
   return g_strcmp0 (placement, g_object_get_data (G_OBJECT (toast), "placement")) != 0;
 }
 
-/* A message came to the conversation while its toast was up (`natter
+typedef enum
+{
+  DELETE_GOES,
+  KEPT_GROWN,
+  KEPT_PLACED,
+} DeleteFate;
+
+/* What becomes of a deletion whose toast goes (or whose window closes):
+ * a message came to the conversation while the toast was up (`natter
  * send` from a script, a queued message, another device), or it was
  * pinned or moved: deleting it now would take away an answer nobody saw
- * go, or a change reported done. It is listed again, and a toast says
+ * go, or a change reported done, so it is kept. */
+static DeleteFate
+delete_fate (NatterWindow            *self,
+             AdwToast                *toast,
+             const char              *session_id,
+             NatterSessionIndexEntry *entry)
+{
+  guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
+
+  if (natter_session_index_entry_get_turn_count (entry) != n_turns)
+    return KEPT_GROWN;
+  if (placed_since (self, toast, session_id))
+    return KEPT_PLACED;
+  return DELETE_GOES;
+}
+
+/* A conversation kept (delete_fate()) is listed again, and a toast says
  * why. */
 static gboolean
 keep_if_grown (NatterWindow *self,
@@ -303,21 +327,20 @@ keep_if_grown (NatterWindow *self,
                const char   *session_id)
 {
   NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
-  guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
   g_autofree char *title = NULL;
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
-  gboolean grown;
+  DeleteFate fate;
   AdwToast *kept;
 
   if (entry == NULL)
     return FALSE;
-  grown = natter_session_index_entry_get_turn_count (entry) != n_turns;
-  if (!grown && !placed_since (self, toast, session_id))
+  fate = delete_fate (self, toast, session_id, entry);
+  if (fate == DELETE_GOES)
     return FALSE;
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
   title = toast_title (entry);
-  if (grown)
+  if (fate == KEPT_GROWN)
     /* Translators: %s is a conversation title */
     text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
   else
@@ -391,8 +414,8 @@ closing_delete_cb (GObject      *source,
  *
  * Carries out every deletion whose undo toast is still up, as the
  * toasts going would: the person asked for it, and closing is not an
- * Undo. A conversation a message came to meanwhile is kept, as it is
- * when its toast goes. The window's application is held until each
+ * Undo. A conversation a message came to, or pinned or moved meanwhile,
+ * is kept, as it is when its toast goes (delete_fate()). The window's application is held until each
  * deletion is done; one that fails is logged, the conversation staying.
  */
 void
@@ -415,16 +438,23 @@ _natter_window_finish_pending_deletes (NatterWindow *self)
     {
       NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions),
                                                                     session_id);
-      guint n_turns = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (toast), "turn-count"));
       ClosingDelete *closing;
 
       if (entry == NULL)
         continue;
-      if (natter_session_index_entry_get_turn_count (entry) != n_turns)
+      switch (delete_fate (self, toast, session_id, entry))
         {
+        case KEPT_GROWN:
           g_message ("The conversation %s you deleted was kept: a message came to it after you deleted it",
                      session_id);
           continue;
+        case KEPT_PLACED:
+          g_message ("The conversation %s you deleted was kept: it was pinned or moved after you deleted it",
+                     session_id);
+          continue;
+        case DELETE_GOES:
+        default:
+          break;
         }
       closing = g_new0 (ClosingDelete, 1);
       closing->session_id = g_strdup (session_id);
