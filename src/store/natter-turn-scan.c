@@ -79,6 +79,9 @@ typedef struct
   /* Where the words go, when wanted (natter_turn_scan_contents_text()). */
   GString    *user_text;
   GString    *answer_text;
+  /* Where the context's {previousTurnId} is copied once the file is
+   * decided, when wanted: the span dies with the buffer it points into. */
+  char      **previous_out;
 } TurnScan;
 
 /* Span checks. Each says whether the full read's check certainly passes;
@@ -877,7 +880,11 @@ decide_at (NatterJsonlCursor   *cursor,
   if (natter_jsonl_cursor_load (cursor, turn_id, stack_buffer, &contents, &length, &heap, out_identity,
                                 out_identity_known) &&
       scan_decides (scan, contents, length, turn_id) && (!for_status || status_decided (scan)))
-    return TRUE;
+    {
+      if (scan->previous_out != NULL && scan->previous_turn_id != NULL)
+        *scan->previous_out = g_strndup (scan->previous_turn_id->value, scan->previous_turn_id->value_length);
+      return TRUE;
+    }
 
   /* Undecided, damaged or unreadable: the full read says what it is. */
   *out_state = natter_turn_reduce_file_sync (natter_jsonl_cursor_get_repo (cursor), turn_id, NULL, cancellable, error);
@@ -960,6 +967,18 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   return TRUE;
 }
 
+/* The turn a full read's definition refers to by its context, or NULL
+ * for an inline one. */
+static const char *
+context_previous_turn_id (JsonObject *definition)
+{
+  JsonNode *context = definition != NULL ? json_object_get_member (definition, "context") : NULL;
+
+  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
+}
+
 /**
  * natter_turn_scan_text_at:
  * @cursor: a cursor over the turn repository
@@ -972,6 +991,9 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
  * @answer_text: what the model answered is appended here, on success
  * @out_ended: (out) (optional): whether the turn has ended (its file
  *   holds a terminal event), on success
+ * @out_previous_turn_id: (out) (optional) (transfer full) (nullable): the
+ *   turn its context refers to (`context.previousTurnId`), %NULL for an
+ *   inline context, on success: the search index walks a history by it
  * @cancellable: (nullable): a #GCancellable
  * @error: return location for a #GError
  *
@@ -991,6 +1013,7 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
                           GString            *user_text,
                           GString            *answer_text,
                           gboolean           *out_ended,
+                          char              **out_previous_turn_id,
                           GCancellable       *cancellable,
                           GError            **error)
 {
@@ -1001,12 +1024,17 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
   g_return_val_if_fail (user_text != NULL && answer_text != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (out_previous_turn_id != NULL)
+    *out_previous_turn_id = NULL;
   scan.user_text = user_text;
   scan.answer_text = answer_text;
+  scan.previous_out = out_previous_turn_id;
   if (!decide_at (cursor, turn_id, out_identity, out_identity_known, &scan, FALSE, &state, cancellable, error))
     return FALSE;
   if (state != NULL)
     natter_turn_text_from_state (state, user_text, answer_text);
+  if (state != NULL && out_previous_turn_id != NULL)
+    *out_previous_turn_id = g_strdup (context_previous_turn_id (natter_turn_state_get_definition (state)));
   if (out_ended != NULL)
     *out_ended = state != NULL ? natter_turn_state_get_terminal_event (state) != NULL : scan.terminal_type != NULL;
   return TRUE;

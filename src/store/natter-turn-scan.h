@@ -51,6 +51,7 @@ gboolean natter_turn_scan_text_at   (NatterJsonlCursor  *cursor,
                                      GString            *user_text,
                                      GString            *answer_text,
                                      gboolean           *out_ended,
+                                     char              **out_previous_turn_id,
                                      GCancellable       *cancellable,
                                      GError            **error);
 

@@ -889,6 +889,52 @@ test_search (Fixture       *f,
   g_assert_cmpuint (count_lines (r.err), ==, 1);
 }
 
+/* A message a version shows from its original is found in the original
+ * while it is there; once `natter delete` removed it, in the version,
+ * which still shows it, though the index was built before the delete
+ * and the version's files did not change. */
+static void
+test_search_deleted_original (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_turn = NULL;
+  g_autofree char *second_turn = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *expected = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and then");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, NULL);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombats");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", session_id, first_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombats");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", version_id, first_turn);
+  g_assert_cmpstr (r.out, ==, expected);
+}
+
 /* An earlier answer whose file lost its last lines at a line's end: each
  * line reads, but the turn never ended though the conversation went on.
  * `show` and `export` name the file and the way out, as for a torn file,
@@ -1159,5 +1205,6 @@ cli_add_organise_tests (void)
   ADD ("/cli/sessions-mark-versions", test_sessions_mark_versions);
   ADD ("/cli/send/in-conflict-copy", test_send_in_copy);
   ADD ("/cli/search", test_search);
+  ADD ("/cli/search-deleted-original", test_search_deleted_original);
   ADD ("/cli/show/earlier-turn-lost-its-end", test_show_earlier_turn_lost_end);
 }

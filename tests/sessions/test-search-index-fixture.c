@@ -115,3 +115,16 @@ hit_line (const char *session_id,
 {
   return g_strdup_printf ("%s %s\n", session_id, turn_id);
 }
+
+/* Deletes @session_id as `natter delete` does, at once. */
+void
+delete_session (Fixture    *f,
+                const char *session_id)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_sessions_delete_session_async (f->t.sessions, session_id, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_delete_session_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
+  g_assert_no_error (error);
+}

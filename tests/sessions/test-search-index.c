@@ -8,9 +8,10 @@
  * sessions being deleted. In the files beside it: the snippets a hit
  * shows (test-search-index-snippets.c), how its cache file is checked at
  * start, stale files read, unchanged ones not, a damaged file or one of
- * an older layout rebuilt (test-search-index-cache.c), and a build from
+ * an older layout rebuilt (test-search-index-cache.c), a build from
  * nothing, its progress and the damaged files it leaves out
- * (test-search-index-build.c).
+ * (test-search-index-build.c), and the turns a version shows from a
+ * deleted original (test-search-index-versions.c).
  */
 
 #include "test-search-index.h"
@@ -134,18 +135,6 @@ test_query_syntax_is_words (Fixture       *f,
   g_assert_cmpuint (hits->len, ==, 1);
   markup = natter_search_snippet_to_markup (((NatterSearchHit *) hits->pdata[0])->snippet);
   g_assert_cmpstr (markup, ==, "a*b &lt;<b>tag</b>&gt; &amp; more");
-}
-
-static void
-delete_session (Fixture    *f,
-                const char *session_id)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-
-  natter_sessions_delete_session_async (f->t.sessions, session_id, NULL, natter_test_result_cb, &result);
-  g_assert_true (natter_sessions_delete_session_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error));
-  g_assert_no_error (error);
 }
 
 static void
@@ -553,6 +542,8 @@ main (int   argc,
   ADD ("/search-index/earlier-turn-that-lost-its-end-not-indexed", test_lost_end_not_indexed);
   ADD ("/search-index/damage-found-by-a-refusal-reindexed", test_damage_found_reindexed);
   ADD ("/search-index/capped", test_capped);
+  ADD ("/search-index/version-shows-deleted-original", test_version_shows_deleted_original);
+  ADD ("/search-index/version-of-original-deleted-while-closed", test_original_deleted_while_closed);
 
   return g_test_run ();
 }

@@ -73,6 +73,10 @@ char *
 hit_line (const char *session_id,
           const char *turn_id);
 
+void
+delete_session (Fixture    *f,
+                const char *session_id);
+
 /* The scenarios in the files beside test-search-index.c */
 /* test-search-index-snippets.c */
 void test_snippets_keep_words_whole (Fixture *f, gconstpointer data);
@@ -89,5 +93,8 @@ void test_progress (Fixture *f, gconstpointer data);
 void test_damaged_not_indexed (Fixture *f, gconstpointer data);
 void test_lost_end_not_indexed (Fixture *f, gconstpointer data);
 void test_damage_found_reindexed (Fixture *f, gconstpointer data);
+/* test-search-index-versions.c */
+void test_version_shows_deleted_original (Fixture *f, gconstpointer data);
+void test_original_deleted_while_closed (Fixture *f, gconstpointer data);
 
 G_END_DECLS

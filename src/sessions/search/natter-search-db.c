@@ -38,8 +38,12 @@
  * recorded as such, so that a search names its conversation (a file of
  * layout 2 kept such a turn as if it had no words). 4: the words of an
  * answer stopped or cut off mid-way are indexed too (layout 3 left them
- * out, though the window shows them). */
-#define SCHEMA_VERSION 4
+ * out, though the window shows them). 5: a session whose parent was
+ * deleted is indexed with the turns it shows from it, and the index
+ * keeps each session's parent and each turn's predecessor to know when
+ * (layout 4 indexed a session's own turns only, so those words were
+ * found nowhere). */
+#define SCHEMA_VERSION 5
 
 /* How many terms a typed word may stand for (prefix_terms()) before it
  * is searched as the prefix it is. */
@@ -62,9 +66,12 @@
 
 static const char schema_sql[] =
   "CREATE TABLE sessions(session_id TEXT PRIMARY KEY, size INTEGER NOT NULL,"
-  " mtime INTEGER NOT NULL, latest_turn_id TEXT) WITHOUT ROWID;"
+  " mtime INTEGER NOT NULL, latest_turn_id TEXT, parent_session TEXT,"
+  " parent_gone INTEGER NOT NULL) WITHOUT ROWID;"
+  /* The heirs of a deleted session are found without a pass over all. */
+  "CREATE INDEX sessions_parent ON sessions(parent_session) WHERE parent_session IS NOT NULL;"
   "CREATE TABLE turns(id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,"
-  " size INTEGER NOT NULL, mtime INTEGER NOT NULL, readable INTEGER NOT NULL,"
+  " size INTEGER NOT NULL, mtime INTEGER NOT NULL, readable INTEGER NOT NULL, previous_turn_id TEXT,"
   " UNIQUE(session_id, turn_id));"
   /* Nearly every turn reads: the few that do not are found without a
    * pass over the others. */
@@ -112,11 +119,14 @@ typedef enum
   STMT_INSERT_TURN,
   STMT_UPDATE_TURN,
   STMT_DELETE_TEXT,
+  STMT_DELETE_TURN,
   STMT_INSERT_TEXT,
   STMT_REMOVE_TEXTS,
   STMT_REMOVE_TURNS,
   STMT_REMOVE_SESSION,
   STMT_LIST_UNREADABLE,
+  STMT_LIST_HEIRS,
+  STMT_LIST_STALE_HEIRS,
   STMT_DATA_VERSION,
   STMT_NEXT_TERM,
   STMT_MATCHES,
@@ -132,17 +142,27 @@ static const char * const stmt_sql[N_STMTS] = {
   [STMT_LOAD_SESSIONS] =
     "SELECT s.session_id, s.size, s.mtime, s.latest_turn_id, t.size, t.mtime FROM sessions s"
     " LEFT JOIN turns t ON t.session_id = s.session_id AND t.turn_id = s.latest_turn_id",
-  [STMT_LOAD_TURNS] = "SELECT turn_id, size, mtime FROM turns WHERE session_id = ?1",
-  [STMT_PUT_SESSION] = "INSERT OR REPLACE INTO sessions VALUES (?1, ?2, ?3, ?4)",
+  [STMT_LOAD_TURNS] = "SELECT turn_id, size, mtime, previous_turn_id FROM turns WHERE session_id = ?1",
+  [STMT_PUT_SESSION] = "INSERT OR REPLACE INTO sessions VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
   [STMT_FIND_TURN] = "SELECT id FROM turns WHERE session_id = ?1 AND turn_id = ?2",
-  [STMT_INSERT_TURN] = "INSERT INTO turns(session_id, turn_id, size, mtime, readable) VALUES (?1, ?2, ?3, ?4, ?5)",
-  [STMT_UPDATE_TURN] = "UPDATE turns SET size = ?2, mtime = ?3, readable = ?4 WHERE id = ?1",
+  [STMT_INSERT_TURN] =
+    "INSERT INTO turns(session_id, turn_id, size, mtime, readable, previous_turn_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+  [STMT_UPDATE_TURN] = "UPDATE turns SET size = ?2, mtime = ?3, readable = ?4, previous_turn_id = ?5 WHERE id = ?1",
   [STMT_DELETE_TEXT] = "DELETE FROM turn_text WHERE rowid = ?1",
+  [STMT_DELETE_TURN] = "DELETE FROM turns WHERE id = ?1",
   [STMT_INSERT_TEXT] = "INSERT INTO turn_text(rowid, user, answer) VALUES (?1, ?2, ?3)",
   [STMT_REMOVE_TEXTS] = "DELETE FROM turn_text WHERE rowid IN (SELECT id FROM turns WHERE session_id = ?1)",
   [STMT_REMOVE_TURNS] = "DELETE FROM turns WHERE session_id = ?1",
   [STMT_REMOVE_SESSION] = "DELETE FROM sessions WHERE session_id = ?1",
   [STMT_LIST_UNREADABLE] = "SELECT DISTINCT session_id FROM turns WHERE readable = 0 ORDER BY session_id",
+  /* The sessions indexed as if their parent were there when it is not,
+   * or the other way round: of one parent (?1), or of any. */
+  [STMT_LIST_HEIRS] =
+    "SELECT s.session_id FROM sessions s LEFT JOIN sessions p ON p.session_id = s.parent_session"
+    " WHERE s.parent_session = ?1 AND s.parent_gone != (p.session_id IS NULL)",
+  [STMT_LIST_STALE_HEIRS] =
+    "SELECT s.session_id FROM sessions s LEFT JOIN sessions p ON p.session_id = s.parent_session"
+    " WHERE s.parent_session IS NOT NULL AND s.parent_gone != (p.session_id IS NULL)",
   /* Changes when another connection committed: the counts a query keeps
    * (NatterSearchDb.phrase_counts) are then out of date. In a read
    * transaction it is the snapshot's. */
@@ -548,21 +568,36 @@ natter_search_db_load_sessions (NatterSearchDb  *db,
 }
 
 /**
- * natter_search_db_load_turn_stamps:
+ * natter_search_turn_record_free:
+ * @record: (transfer full) (nullable): a record
+ */
+void
+natter_search_turn_record_free (NatterSearchTurnRecord *record)
+{
+  if (record == NULL)
+    return;
+  g_free (record->previous_turn_id);
+  g_free (record);
+}
+
+/**
+ * natter_search_db_load_turns:
  * @db: a connection
  * @session_id: a session
  * @error: return location for a #GError
  *
- * Returns: (transfer full) (element-type utf8 NatterSearchStamp): turn id
- *   → the stamp of the turn file when it was indexed for @session_id;
- *   %NULL with a %NATTER_SEARCH_DB_ERROR
+ * Returns: (transfer full) (element-type utf8 NatterSearchTurnRecord):
+ *   turn id → the turn as it was indexed for @session_id (its own turns
+ *   and those it shows from a deleted parent); %NULL with a
+ *   %NATTER_SEARCH_DB_ERROR
  */
 GHashTable *
-natter_search_db_load_turn_stamps (NatterSearchDb  *db,
-                                   const char      *session_id,
-                                   GError         **error)
+natter_search_db_load_turns (NatterSearchDb  *db,
+                             const char      *session_id,
+                             GError         **error)
 {
-  g_autoptr(GHashTable) turns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) turns = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                       (GDestroyNotify) natter_search_turn_record_free);
   sqlite3_stmt *s = stmt (db, STMT_LOAD_TURNS, error);
   int rc;
 
@@ -571,11 +606,12 @@ natter_search_db_load_turn_stamps (NatterSearchDb  *db,
   sqlite3_bind_text (s, 1, session_id, -1, SQLITE_STATIC);
   while ((rc = sqlite3_step (s)) == SQLITE_ROW)
     {
-      NatterSearchStamp *stamp = g_new (NatterSearchStamp, 1);
+      NatterSearchTurnRecord *record = g_new0 (NatterSearchTurnRecord, 1);
 
-      stamp->size = sqlite3_column_int64 (s, 1);
-      stamp->mtime_ns = sqlite3_column_int64 (s, 2);
-      g_hash_table_replace (turns, g_strdup ((const char *) sqlite3_column_text (s, 0)), stamp);
+      record->stamp.size = sqlite3_column_int64 (s, 1);
+      record->stamp.mtime_ns = sqlite3_column_int64 (s, 2);
+      record->previous_turn_id = g_strdup ((const char *) sqlite3_column_text (s, 3));
+      g_hash_table_replace (turns, g_strdup ((const char *) sqlite3_column_text (s, 0)), record);
     }
   sqlite3_reset (s);
   if (rc != SQLITE_DONE)
@@ -592,6 +628,10 @@ natter_search_db_load_turn_stamps (NatterSearchDb  *db,
  * @session_id: the session
  * @stamp: its file's stamp as it was read
  * @latest_turn_id: (nullable): its latest turn
+ * @parent_session: (nullable): the session it was branched from
+ * @parent_gone: whether @parent_session's file was not there when
+ *   @session_id was read, so that the turns it shows from it were
+ *   indexed as its own
  * @error: return location for a #GError
  *
  * Records that @session_id was indexed from a file with @stamp.
@@ -603,6 +643,8 @@ natter_search_db_put_session (NatterSearchDb           *db,
                               const char               *session_id,
                               const NatterSearchStamp  *stamp,
                               const char               *latest_turn_id,
+                              const char               *parent_session,
+                              gboolean                  parent_gone,
                               GError                  **error)
 {
   sqlite3_stmt *s = stmt (db, STMT_PUT_SESSION, error);
@@ -613,6 +655,8 @@ natter_search_db_put_session (NatterSearchDb           *db,
   sqlite3_bind_int64 (s, 2, stamp->size);
   sqlite3_bind_int64 (s, 3, stamp->mtime_ns);
   sqlite3_bind_text (s, 4, latest_turn_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (s, 5, parent_session, -1, SQLITE_STATIC);
+  sqlite3_bind_int (s, 6, parent_gone ? 1 : 0);
   return run (db, s, error);
 }
 
@@ -648,16 +692,18 @@ find_turn (NatterSearchDb  *db,
  * @session_id: the session
  * @turn_id: one of its turns
  * @indexed_before: whether the index may hold @turn_id of @session_id
- *   already (natter_search_db_load_turn_stamps() listed it); %FALSE
+ *   already (natter_search_db_load_turns() listed it); %FALSE
  *   spares a new turn, every turn of a build, the look-up of its row
  * @stamp: the turn file's stamp as it was read
  * @readable: whether the turn file could be read; one that could not is
  *   kept with no words, listed by natter_search_db_list_unreadable()
+ * @previous_turn_id: (nullable): the turn its context refers to
  * @user_text: the text of the user's message
  * @answer_text: the text of the answers
  * @error: return location for a #GError
  *
- * Indexes (or indexes again) the words of one turn of a session.
+ * Indexes (or indexes again) the words of one turn of a session: of its
+ * own, or one it shows from a deleted parent.
  *
  * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
  */
@@ -668,6 +714,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
                            gboolean                  indexed_before,
                            const NatterSearchStamp  *stamp,
                            gboolean                  readable,
+                           const char               *previous_turn_id,
                            const char               *user_text,
                            const char               *answer_text,
                            GError                  **error)
@@ -685,6 +732,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
       sqlite3_bind_int64 (s, 2, stamp->size);
       sqlite3_bind_int64 (s, 3, stamp->mtime_ns);
       sqlite3_bind_int (s, 4, readable ? 1 : 0);
+      sqlite3_bind_text (s, 5, previous_turn_id, -1, SQLITE_STATIC);
       if (!run (db, s, error) || (s = stmt (db, STMT_DELETE_TEXT, error)) == NULL)
         return FALSE;
       sqlite3_bind_int64 (s, 1, id);
@@ -700,6 +748,7 @@ natter_search_db_put_turn (NatterSearchDb           *db,
       sqlite3_bind_int64 (s, 3, stamp->size);
       sqlite3_bind_int64 (s, 4, stamp->mtime_ns);
       sqlite3_bind_int (s, 5, readable ? 1 : 0);
+      sqlite3_bind_text (s, 6, previous_turn_id, -1, SQLITE_STATIC);
       if (!run (db, s, error))
         return FALSE;
       id = sqlite3_last_insert_rowid (db->handle);
@@ -711,6 +760,81 @@ natter_search_db_put_turn (NatterSearchDb           *db,
   sqlite3_bind_text (s, 2, user_text != NULL ? user_text : "", -1, SQLITE_STATIC);
   sqlite3_bind_text (s, 3, answer_text != NULL ? answer_text : "", -1, SQLITE_STATIC);
   return run (db, s, error);
+}
+
+/**
+ * natter_search_db_remove_turn:
+ * @db: a writing connection
+ * @session_id: a session
+ * @turn_id: a turn indexed for it
+ * @error: return location for a #GError
+ *
+ * Removes the row of @turn_id of @session_id and its words: a turn the
+ * session showed from a deleted parent that is there again. Nothing to
+ * remove is no error.
+ *
+ * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
+ */
+gboolean
+natter_search_db_remove_turn (NatterSearchDb  *db,
+                              const char      *session_id,
+                              const char      *turn_id,
+                              GError         **error)
+{
+  static const Stmt order[] = { STMT_DELETE_TEXT, STMT_DELETE_TURN };
+  gint64 id = find_turn (db, session_id, turn_id, error);
+
+  if (id < 0)
+    return FALSE;
+  for (guint i = 0; id > 0 && i < G_N_ELEMENTS (order); i++)
+    {
+      sqlite3_stmt *s = stmt (db, order[i], error);
+
+      if (s == NULL)
+        return FALSE;
+      sqlite3_bind_int64 (s, 1, id);
+      if (!run (db, s, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * natter_search_db_list_stale_heirs:
+ * @db: a connection
+ * @parent_session: (nullable): only the sessions branched from this one
+ * @error: return location for a #GError
+ *
+ * The sessions indexed as their parent's existence was then, not as it
+ * is now (natter_search_db_put_session()'s @parent_gone): those to
+ * index again, with or without the turns they show from it. A parent
+ * is there when the index holds it, so ask once every session is in.
+ *
+ * Returns: (transfer full): the session ids; %NULL with a
+ *   %NATTER_SEARCH_DB_ERROR
+ */
+GStrv
+natter_search_db_list_stale_heirs (NatterSearchDb  *db,
+                                   const char      *parent_session,
+                                   GError         **error)
+{
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  sqlite3_stmt *s = stmt (db, parent_session != NULL ? STMT_LIST_HEIRS : STMT_LIST_STALE_HEIRS, error);
+  int rc;
+
+  if (s == NULL)
+    return NULL;
+  if (parent_session != NULL)
+    sqlite3_bind_text (s, 1, parent_session, -1, SQLITE_STATIC);
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    g_strv_builder_add (ids, (const char *) sqlite3_column_text (s, 0));
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return NULL;
+    }
+  return g_strv_builder_end (ids);
 }
 
 /**

@@ -41,6 +41,19 @@ typedef struct
 } NatterSearchSessionRecord;
 
 /**
+ * NatterSearchTurnRecord:
+ * @stamp: the turn file's stamp when it was indexed
+ * @previous_turn_id: (nullable): the turn its context referred to then
+ *
+ * One turn of a session as the index last saw it.
+ */
+typedef struct
+{
+  NatterSearchStamp  stamp;
+  char              *previous_turn_id;
+} NatterSearchTurnRecord;
+
+/**
  * NatterSearchHit:
  * @session_id: the session
  * @turn_id: the turn whose user message or answer matched
@@ -103,13 +116,15 @@ gboolean         natter_search_db_commit               (NatterSearchDb    *db,
                                                         GError           **error);
 GHashTable      *natter_search_db_load_sessions        (NatterSearchDb    *db,
                                                         GError           **error);
-GHashTable      *natter_search_db_load_turn_stamps     (NatterSearchDb    *db,
+GHashTable      *natter_search_db_load_turns           (NatterSearchDb    *db,
                                                         const char        *session_id,
                                                         GError           **error);
 gboolean         natter_search_db_put_session          (NatterSearchDb    *db,
                                                         const char        *session_id,
                                                         const NatterSearchStamp *stamp,
                                                         const char        *latest_turn_id,
+                                                        const char        *parent_session,
+                                                        gboolean           parent_gone,
                                                         GError           **error);
 gboolean         natter_search_db_put_turn             (NatterSearchDb    *db,
                                                         const char        *session_id,
@@ -117,8 +132,16 @@ gboolean         natter_search_db_put_turn             (NatterSearchDb    *db,
                                                         gboolean           indexed_before,
                                                         const NatterSearchStamp *stamp,
                                                         gboolean           readable,
+                                                        const char        *previous_turn_id,
                                                         const char        *user_text,
                                                         const char        *answer_text,
+                                                        GError           **error);
+gboolean         natter_search_db_remove_turn          (NatterSearchDb    *db,
+                                                        const char        *session_id,
+                                                        const char        *turn_id,
+                                                        GError           **error);
+GStrv            natter_search_db_list_stale_heirs     (NatterSearchDb    *db,
+                                                        const char        *parent_session,
                                                         GError           **error);
 GStrv            natter_search_db_list_unreadable      (NatterSearchDb    *db,
                                                         GError           **error);
@@ -133,6 +156,7 @@ GPtrArray       *natter_search_db_query                (NatterSearchDb    *db,
                                                         GError           **error);
 
 void             natter_search_session_record_free     (NatterSearchSessionRecord *record);
+void             natter_search_turn_record_free        (NatterSearchTurnRecord    *record);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSearchHit, natter_search_hit_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterSearchDb, natter_search_db_close)

@@ -77,11 +77,14 @@ typedef struct
 {
   char              *session_id;
   NatterSearchStamp  stamp;       /* the session file's, taken before it is read */
-  GHashTable        *known;       /* turn id → NatterSearchStamp indexed so far */
+  GHashTable        *known;       /* turn id → NatterSearchTurnRecord indexed so far */
   /* Filled by the read: */
   gboolean           damaged;
   char              *latest_turn_id;
+  char              *parent_session;
+  gboolean           parent_gone; /* its file was not there: its turns are this one's */
   GPtrArray         *turns;       /* TurnText: the turns to index (again) */
+  GHashTable        *shown;       /* the ids of every turn the session shows */
   gboolean           done;        /* under the pipeline's lock */
 } SessionText;
 
@@ -91,6 +94,7 @@ typedef struct
   gboolean           indexed_before;  /* the index may hold a row of it */
   NatterSearchStamp  stamp;
   gboolean           readable;        /* the file read (missing or damaged: not) */
+  char              *previous_turn_id;
   GString           *user;
   GString           *answer;
 } TurnText;
@@ -99,6 +103,7 @@ static void
 turn_text_free (TurnText *turn)
 {
   g_free (turn->turn_id);
+  g_free (turn->previous_turn_id);
   g_string_free (turn->user, TRUE);
   g_string_free (turn->answer, TRUE);
   g_free (turn);
@@ -112,7 +117,9 @@ session_text_free (SessionText *text)
   g_free (text->session_id);
   g_clear_pointer (&text->known, g_hash_table_unref);
   g_free (text->latest_turn_id);
+  g_free (text->parent_session);
   g_clear_pointer (&text->turns, g_ptr_array_unref);
+  g_clear_pointer (&text->shown, g_hash_table_unref);
   g_free (text);
 }
 
@@ -137,7 +144,7 @@ read_turn (NatterJsonlCursor       *cursor,
   /* Tree-free for the turns nearly every conversation is made of
    * (natter-turn-scan.c); the same words as the full read's. */
   turn->readable = natter_turn_scan_text_at (cursor, turn_id, &identity, &identity_known, turn->user, turn->answer,
-                                             &ended, NULL, &local_error);
+                                             &ended, &turn->previous_turn_id, NULL, &local_error);
   if (!turn->readable)
     {
       /* A missing or damaged turn has no words to find: it is recorded
@@ -157,6 +164,10 @@ read_turn (NatterJsonlCursor       *cursor,
       g_string_truncate (turn->user, 0);
       g_string_truncate (turn->answer, 0);
     }
+  /* A history that does not read further is not walked further: the
+   * window shows none of it then. */
+  if (!turn->readable)
+    g_clear_pointer (&turn->previous_turn_id, g_free);
   if (identity_known && identity.exists)
     {
       turn->stamp.size = (gint64) identity.size;
@@ -171,7 +182,79 @@ read_turn (NatterJsonlCursor       *cursor,
   return turn;
 }
 
-/* Reads @text's session file and each of its turns whose file changed
+/* Notes that @text's session shows @turn_id, and reads the turn unless
+ * the index holds it as its file is now. @earlier: whether a later turn
+ * follows it. Returns the turn its context refers to (owned by @text),
+ * or NULL at the start of the history or where it does not read. */
+static const char *
+visit_turn (NatterJsonlCursor *turn_cursor,
+            SessionText       *text,
+            const char        *turn_id,
+            gboolean           earlier)
+{
+  NatterSearchTurnRecord *known = g_hash_table_lookup (text->known, turn_id);
+  NatterSearchStamp turn_stamp;
+  TurnText *read;
+
+  g_hash_table_add (text->shown, g_strdup (turn_id));
+  /* A turn indexed before is read again only when its file changed;
+   * a new one (every turn, in a build) takes its stamp from its read. */
+  if (known != NULL)
+    {
+      stamp_file (natter_jsonl_cursor_get_repo (turn_cursor), turn_id, &turn_stamp);
+      if (stamps_equal (&known->stamp, &turn_stamp))
+        return known->previous_turn_id;
+    }
+  read = read_turn (turn_cursor, turn_id, known != NULL ? &turn_stamp : NULL, earlier);
+  read->indexed_before = known != NULL;
+  /* A turn listed twice is a turn indexed before the second time. */
+  if (known == NULL)
+    {
+      NatterSearchTurnRecord *record = g_new0 (NatterSearchTurnRecord, 1);
+
+      record->stamp = read->stamp;
+      record->previous_turn_id = g_strdup (read->previous_turn_id);
+      g_hash_table_insert (text->known, g_strdup (turn_id), record);
+    }
+  g_ptr_array_add (text->turns, read);
+  return read->previous_turn_id;
+}
+
+/* A chain longer than this is taken for a loop in damaged files, as the
+ * window takes it (natter_sessions_read_history_async()). */
+#define MAX_INHERITED_TURNS 100000
+
+/* The turns @state shows above its own from a parent that was deleted
+ * (docs/sessions.md §9.4): the window reads them from the turn files,
+ * from the fork point back along each context's reference, and the
+ * model still receives them, so they are found as this session's. A
+ * parent that is there keeps them as its own: a search finds them
+ * there, as it always did. */
+static void
+read_inherited (NatterJsonlRepo    *session_repo,
+                NatterJsonlCursor  *turn_cursor,
+                NatterSessionState *state,
+                SessionText        *text)
+{
+  const char *next = natter_session_state_get_forked_from_turn_id (state);
+  gboolean earlier = natter_session_state_get_n_turns (state) > 0;
+  NatterSearchStamp parent_stamp;
+
+  text->parent_session = g_strdup (natter_session_state_get_parent_session (state));
+  if (text->parent_session == NULL)
+    return;
+  stamp_file (session_repo, text->parent_session, &parent_stamp);
+  text->parent_gone = parent_stamp.size < 0;
+  for (guint n = 0; text->parent_gone && next != NULL && n < MAX_INHERITED_TURNS; n++)
+    {
+      if (g_hash_table_contains (text->shown, next))
+        break;
+      next = visit_turn (turn_cursor, text, next, earlier);
+      earlier = TRUE;
+    }
+}
+
+/* Reads @text's session file and each turn it shows whose file changed
  * since it was indexed (by @turn_cursor, of the turn repository). Touches
  * no database: runs on any thread. */
 static void
@@ -181,8 +264,10 @@ read_session (NatterJsonlRepo   *session_repo,
 {
   g_autoptr(NatterSessionState) state = NULL;
   g_autoptr(GError) local_error = NULL;
+  guint n_turns;
 
   text->turns = g_ptr_array_new_with_free_func ((GDestroyNotify) turn_text_free);
+  text->shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   state = natter_session_reduce_file_sync (session_repo, text->session_id, NULL, NULL, &local_error);
   if (state == NULL)
     {
@@ -193,29 +278,10 @@ read_session (NatterJsonlRepo   *session_repo,
       return;
     }
   text->latest_turn_id = g_strdup (natter_session_state_get_latest_turn_id (state));
-  for (guint i = 0; i < natter_session_state_get_n_turns (state); i++)
-    {
-      const NatterSessionTurn *turn = natter_session_state_get_turn (state, i);
-      NatterSearchStamp *known = g_hash_table_lookup (text->known, turn->turn_id);
-      NatterSearchStamp turn_stamp;
-      TurnText *read;
-
-      /* A turn indexed before is read again only when its file changed;
-       * a new one (every turn, in a build) takes its stamp from its read. */
-      if (known != NULL)
-        {
-          stamp_file (natter_jsonl_cursor_get_repo (turn_cursor), turn->turn_id, &turn_stamp);
-          if (stamps_equal (known, &turn_stamp))
-            continue;
-        }
-      read = read_turn (turn_cursor, turn->turn_id, known != NULL ? &turn_stamp : NULL,
-                        i + 1 < natter_session_state_get_n_turns (state));
-      read->indexed_before = known != NULL;
-      /* A turn listed twice is a turn indexed before the second time. */
-      if (known == NULL)
-        g_hash_table_insert (text->known, g_strdup (turn->turn_id), g_memdup2 (&read->stamp, sizeof read->stamp));
-      g_ptr_array_add (text->turns, read);
-    }
+  n_turns = natter_session_state_get_n_turns (state);
+  for (guint i = 0; i < n_turns; i++)
+    visit_turn (turn_cursor, text, natter_session_state_get_turn (state, i)->turn_id, i + 1 < n_turns);
+  read_inherited (session_repo, turn_cursor, state, text);
 }
 
 /* Writes what read_session() found into the index. */
@@ -224,18 +290,30 @@ write_session (NatterSearchSync  *sync,
                SessionText       *text,
                GError           **error)
 {
+  GHashTableIter iter;
+  gpointer turn_id;
+
   if (text->damaged)
     return natter_search_db_remove_session (sync->db, text->session_id, error) &&
-           natter_search_db_put_session (sync->db, text->session_id, &text->stamp, NULL, error);
+           natter_search_db_put_session (sync->db, text->session_id, &text->stamp, NULL, NULL, FALSE, error);
   for (guint i = 0; i < text->turns->len; i++)
     {
       TurnText *turn = g_ptr_array_index (text->turns, i);
 
       if (!natter_search_db_put_turn (sync->db, text->session_id, turn->turn_id, turn->indexed_before, &turn->stamp,
-                                      turn->readable, turn->user->str, turn->answer->str, error))
+                                      turn->readable, turn->previous_turn_id, turn->user->str, turn->answer->str,
+                                      error))
         return FALSE;
     }
-  return natter_search_db_put_session (sync->db, text->session_id, &text->stamp, text->latest_turn_id, error);
+  /* Turns it no longer shows: those of a deleted parent that is there
+   * again, found there from now on. */
+  g_hash_table_iter_init (&iter, text->known);
+  while (g_hash_table_iter_next (&iter, &turn_id, NULL))
+    if (!g_hash_table_contains (text->shown, turn_id) &&
+        !natter_search_db_remove_turn (sync->db, text->session_id, turn_id, error))
+      return FALSE;
+  return natter_search_db_put_session (sync->db, text->session_id, &text->stamp, text->latest_turn_id,
+                                       text->parent_session, text->parent_gone, error);
 }
 
 static SessionText *
@@ -255,12 +333,12 @@ load_known (NatterSearchSync  *sync,
             SessionText       *text,
             GError           **error)
 {
-  text->known = natter_search_db_load_turn_stamps (sync->db, text->session_id, error);
+  text->known = natter_search_db_load_turns (sync->db, text->session_id, error);
   return text->known != NULL;
 }
 
 /* Reads @session_id's file (its stamp taken before, as @stamp) and
- * indexes each of its turns whose file changed since it was indexed. */
+ * indexes each turn it shows whose file changed since it was indexed. */
 static gboolean
 index_session (NatterSearchSync         *sync,
                const char               *session_id,
@@ -279,6 +357,39 @@ index_session (NatterSearchSync         *sync,
     }
   session_text_free (text);
   return ok;
+}
+
+/* Brings @session_id up to date as its files are now: the changed ones
+ * read, or its rows removed when its file is gone. */
+static gboolean
+sync_one (NatterSearchSync  *sync,
+          const char        *session_id,
+          GError           **error)
+{
+  NatterSearchStamp stamp;
+
+  stamp_file (sync->session_repo, session_id, &stamp);
+  if (stamp.size < 0)
+    return natter_search_db_remove_session (sync->db, session_id, error);
+  return index_session (sync, session_id, &stamp, error);
+}
+
+/* The sessions branched from @parent_session (NULL: from any) that were
+ * indexed with the turns they show from it while it is there, or
+ * without them while it is gone, indexed again as they show now. */
+static gboolean
+sync_heirs (NatterSearchSync  *sync,
+            const char        *parent_session,
+            GError           **error)
+{
+  g_auto(GStrv) heirs = natter_search_db_list_stale_heirs (sync->db, parent_session, error);
+
+  if (heirs == NULL)
+    return FALSE;
+  for (guint i = 0; heirs[i] != NULL; i++)
+    if (!sync_one (sync, heirs[i], error))
+      return FALSE;
+  return TRUE;
 }
 
 /* The reading thread of natter_search_sync_all() and what it shares
@@ -461,6 +572,11 @@ natter_search_sync_all (NatterSearchSync  *sync,
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (!natter_search_db_remove_session (sync->db, key, error))
       return FALSE;
+  /* With every session in: the versions and branches of one deleted
+   * while Natter was not running (their files unchanged) take its
+   * turns, and those of one back again give them up. */
+  if (!sync_heirs (sync, NULL, error))
+    return FALSE;
   return commit_batch (sync, n_sessions, n_sessions, FALSE, error);
 }
 
@@ -471,7 +587,10 @@ natter_search_sync_all (NatterSearchSync  *sync,
  * @error: return location for a #GError
  *
  * The write-through of one session: its new or grown turn files are read
- * and indexed, or, when its file is gone, its rows are removed.
+ * and indexed, or, when its file is gone, its rows are removed. The
+ * sessions branched from it then show its turns from the turn files, or
+ * (when it is back) no longer do: they are indexed again, so that what
+ * each shows is found in it.
  *
  * Returns: %TRUE on success; else %FALSE with a %NATTER_SEARCH_DB_ERROR
  */
@@ -480,17 +599,9 @@ natter_search_sync_session (NatterSearchSync  *sync,
                             const char        *session_id,
                             GError           **error)
 {
-  NatterSearchStamp stamp;
-
-  if (!natter_search_db_begin (sync->db, error))
-    return FALSE;
-  stamp_file (sync->session_repo, session_id, &stamp);
-  if (stamp.size < 0)
-    {
-      if (!natter_search_db_remove_session (sync->db, session_id, error))
-        return FALSE;
-    }
-  else if (!index_session (sync, session_id, &stamp, error))
+  if (!natter_search_db_begin (sync->db, error) ||
+      !sync_one (sync, session_id, error) ||
+      !sync_heirs (sync, session_id, error))
     return FALSE;
   return natter_search_db_commit (sync->db, error);
 }
