@@ -799,6 +799,26 @@ natter_search_db_remove_turn (NatterSearchDb  *db,
   return TRUE;
 }
 
+/* The first column of every row @s gives, as session ids; @s is reset. */
+static GStrv
+list_ids (NatterSearchDb  *db,
+          sqlite3_stmt    *s,
+          GError         **error)
+{
+  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
+  int rc;
+
+  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
+    g_strv_builder_add (ids, (const char *) sqlite3_column_text (s, 0));
+  sqlite3_reset (s);
+  if (rc != SQLITE_DONE)
+    {
+      set_error (db, rc, "reading", error);
+      return NULL;
+    }
+  return g_strv_builder_end (ids);
+}
+
 /**
  * natter_search_db_list_stale_heirs:
  * @db: a connection
@@ -818,23 +838,13 @@ natter_search_db_list_stale_heirs (NatterSearchDb  *db,
                                    const char      *parent_session,
                                    GError         **error)
 {
-  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
   sqlite3_stmt *s = stmt (db, parent_session != NULL ? STMT_LIST_HEIRS : STMT_LIST_STALE_HEIRS, error);
-  int rc;
 
   if (s == NULL)
     return NULL;
   if (parent_session != NULL)
     sqlite3_bind_text (s, 1, parent_session, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
-    g_strv_builder_add (ids, (const char *) sqlite3_column_text (s, 0));
-  sqlite3_reset (s);
-  if (rc != SQLITE_DONE)
-    {
-      set_error (db, rc, "reading", error);
-      return NULL;
-    }
-  return g_strv_builder_end (ids);
+  return list_ids (db, s, error);
 }
 
 /**
@@ -853,21 +863,9 @@ GStrv
 natter_search_db_list_unreadable (NatterSearchDb  *db,
                                   GError         **error)
 {
-  g_autoptr(GStrvBuilder) ids = g_strv_builder_new ();
   sqlite3_stmt *s = stmt (db, STMT_LIST_UNREADABLE, error);
-  int rc;
 
-  if (s == NULL)
-    return NULL;
-  while ((rc = sqlite3_step (s)) == SQLITE_ROW)
-    g_strv_builder_add (ids, (const char *) sqlite3_column_text (s, 0));
-  sqlite3_reset (s);
-  if (rc != SQLITE_DONE)
-    {
-      set_error (db, rc, "reading", error);
-      return NULL;
-    }
-  return g_strv_builder_end (ids);
+  return s != NULL ? list_ids (db, s, error) : NULL;
 }
 
 /**
