@@ -567,30 +567,57 @@ test_retry_keeps_message_parameters (Fixture       *f,
   g_assert_cmpfloat (json_object_get_double_member (again, "top_p"), ==, 0.5);
 }
 
+/* Two exchanges sent with the CLI, the first turn's file then torn:
+ * the session's id, both turns' and the torn file's path (all transfer
+ * full). */
+static void
+two_turns_first_torn (Fixture  *f,
+                      char    **session_id,
+                      char    **first_id,
+                      char    **second_id,
+                      char    **path)
+{
+  g_auto(NatterTestRun) r = { 0 };
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, session_id, first_id);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", *session_id, "second");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, second_id);
+  *path = turn_file_path (f, *first_id);
+  append_to_turn_file (f, *first_id, "{\"type\":\"turn_comp");
+}
+
+/* @r was refused for the damage in @path, with @hint, the way out, as
+ * its last line. */
+static void
+assert_refused_for_damage (NatterTestRun *r,
+                           const char    *path,
+                           const char    *hint)
+{
+  g_assert_cmpint (r->status, ==, 1);
+  g_assert_cmpstr (r->out, ==, "");
+  g_assert_nonnull (strstr (r->err, path));
+  g_assert_true (g_str_has_suffix (r->err, hint));
+}
+
 /* An earlier turn's file damaged: `send` is refused, naming the file and
  * the way out, and nothing is sent; recover copies the part before. */
 static void
 test_send_damaged_history (Fixture       *f,
                            gconstpointer  data)
 {
-  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) r = { 0 };
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
+  g_autofree char *second_id = NULL;
   g_autofree char *path = NULL;
   g_autofree char *hint = NULL;
 
-  script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "second");
-  g_assert_cmpint (r.status, ==, 0);
-
-  path = turn_file_path (f, turn_id);
-  append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
-
-  natter_test_run_clear (&r);
+  two_turns_first_torn (f, &session_id, &turn_id, &second_id, &path);
   RUN (f, &r, "send", "--session", session_id, "third");
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (r.out, ==, "");
@@ -603,16 +630,10 @@ test_send_damaged_history (Fixture       *f,
   /* Reading it fails as plainly, with the same way out. */
   natter_test_run_clear (&r);
   RUN (f, &r, "show", session_id);
-  g_assert_cmpint (r.status, ==, 1);
-  g_assert_cmpstr (r.out, ==, "");
-  g_assert_nonnull (strstr (r.err, path));
-  g_assert_true (g_str_has_suffix (r.err, hint));
+  assert_refused_for_damage (&r, path, hint);
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id);
-  g_assert_cmpint (r.status, ==, 1);
-  g_assert_cmpstr (r.out, ==, "");
-  g_assert_nonnull (strstr (r.err, path));
-  g_assert_true (g_str_has_suffix (r.err, hint));
+  assert_refused_for_damage (&r, path, hint);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", session_id);
@@ -698,32 +719,17 @@ static void
 test_retry_damaged_history (Fixture       *f,
                             gconstpointer  data)
 {
-  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) r = { 0 };
   g_autofree char *session_id = NULL;
   g_autofree char *first_id = NULL;
   g_autofree char *second_id = NULL;
   g_autofree char *path = NULL;
   g_autofree char *hint = NULL;
 
-  script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first_id);
-  natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "second");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second_id);
-
-  path = turn_file_path (f, first_id);
-  append_to_turn_file (f, first_id, "{\"type\":\"turn_comp");
+  two_turns_first_torn (f, &session_id, &first_id, &second_id, &path);
   hint = g_strdup_printf ("natter recover %s\n", session_id);
-
-  natter_test_run_clear (&r);
   RUN (f, &r, "retry", second_id);
-  g_assert_cmpint (r.status, ==, 1);
-  g_assert_cmpstr (r.out, ==, "");
-  g_assert_nonnull (strstr (r.err, path));
-  g_assert_true (g_str_has_suffix (r.err, hint));
+  assert_refused_for_damage (&r, path, hint);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "retry", "--session", session_id, second_id);
