@@ -153,6 +153,8 @@ test_params (Fixture       *f,
   RUN (f, &r, "params", session_id, "--json");
   json = natter_test_json (r.out);
   g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 1.2);
+  /* The shortest spelling that reads back the same, not %.17g's. */
+  g_assert_nonnull (strstr (r.out, "\"temperature\" : 1.2,"));
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "max_tokens"), ==, 64);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "systemInstruction"), ==,
                    "Answer in French.");
@@ -188,6 +190,14 @@ test_params (Fixture       *f,
   g_assert_false (json_object_has_member (third, "seed"));
   system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
   g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
+
+  /* 0.3 is 0.29999999999999999 to 17 digits. */
+  natter_test_run_clear (&r);
+  g_clear_pointer (&json, json_node_unref);
+  RUN (f, &r, "params", session_id, "--temperature", "0.3", "--seed", "5", "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 0.3);
+  g_assert_nonnull (strstr (r.out, "\"temperature\" : 0.3,"));
 }
 
 /* pin, unpin and folder (docs/sessions.md §16): each is one event in the
