@@ -20,6 +20,7 @@
 #include "natter-attachment-chip.h"
 #include "natter-blob-store.h"
 #include "natter-queued-message.h"
+#include "natter-visible-label.h"
 
 struct _NatterQueuedMessage
 {
@@ -151,7 +152,7 @@ natter_queued_message_new (const char *queue_id,
   self->queue_id = g_strdup (queue_id);
   self->message = json_object_ref (message);
   self->text = natter_user_message_dup_words (message);
-  gtk_label_set_text (self->text_label, self->text);
+  natter_label_set_visible_text (self->text_label, self->text);
   gtk_widget_set_visible (GTK_WIDGET (self->text_label), self->text[0] != '\0');
   show_attachments (self);
   gtk_label_set_text (self->state_label, caption);
