@@ -60,7 +60,7 @@ void
 natter_cli_out_json (Run      *run,
                      JsonNode *node)
 {
-  g_autofree char *text = natter_json_to_text (node, TRUE, NULL);
+  g_autofree char *text = natter_json_to_output_text (node, TRUE);
 
   natter_cli_out (run, "%s\n", text);
 }

@@ -15,6 +15,7 @@
 
 #define G_LOG_DOMAIN "natter-cli"
 
+#include "natter-blob-store.h"
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-services.h"
@@ -132,21 +133,29 @@ print_queue (Run                *run,
   for (guint i = 0; i < n; i++)
     {
       const NatterSessionQueuedMessage *queued = natter_session_state_get_queued (state, i);
-      JsonNode *content = json_object_get_member (queued->message, "content");
-      g_autofree char *text = NULL;
-      g_autofree char *one_line = NULL;
+      g_autofree char *text = natter_user_message_dup_words (queued->message);
+      g_autoptr(GPtrArray) files = natter_message_dup_blob_parts (queued->message);
+      g_autoptr(GString) line = g_string_new (NULL);
 
-      if (JSON_NODE_HOLDS_VALUE (content))
-        text = g_strdup (json_node_get_string (content));
-      else
-        text = natter_json_to_text (content, FALSE, NULL);
-      one_line = g_strdelimit (g_strdup (text), "\n\t", ' ');
-      natter_cli_out (run, "%s\t%s\t%s\n", queued->queue_id, queued->ts, one_line);
+      /* One line per message, one field each for the words and every
+       * file after them: a newline or tab in them would start another. */
+      g_string_append_printf (line, "%s\t%s\t", queued->queue_id, queued->ts);
+      g_string_append (line, g_strdelimit (text, "\n\t", ' '));
+      for (guint j = 0; j < files->len; j++)
+        {
+          g_autofree char *name = g_strdup (json_object_get_string_member_with_default (g_ptr_array_index (files, j),
+                                                                                        "name", ""));
+
+          g_string_append_c (line, '\t');
+          g_string_append (line, g_strdelimit (name, "\n\t", ' '));
+        }
+      natter_cli_out (run, "%s\n", line->str);
     }
 }
 
 /* natter queue SESSION [--json]: one `<queueId>\t<ts>\t<text>` line per
- * pending message, oldest first, or `[{queueId, message, ts}]`. */
+ * pending message, oldest first, then a `\t<name>` per attached file;
+ * or `[{queueId, message, ts}]`. */
 void
 natter_cli_command_queue (Run *run)
 {

@@ -24,7 +24,7 @@ node_to_string (JsonNode *node)
 {
   if (node == NULL)
     return g_strdup ("null");
-  return natter_json_to_text (node, FALSE, NULL);
+  return natter_json_to_output_text (node, FALSE);
 }
 
 /* The text of a user message: its string content, or its text parts
@@ -403,7 +403,7 @@ append_json_element (GString  *out,
                      JsonNode *node,
                      gboolean  first)
 {
-  g_autofree char *text = natter_json_to_text (node, TRUE, NULL);
+  g_autofree char *text = natter_json_to_output_text (node, TRUE);
   const char *line = text;
   const char *end;
 

@@ -572,6 +572,104 @@ natter_message_dup_blob_parts (JsonObject *message)
   return parts;
 }
 
+static gboolean
+is_text_part (JsonNode *node)
+{
+  return JSON_NODE_HOLDS_OBJECT (node) &&
+         g_strcmp0 (natter_json_loose_string (json_node_get_object (node), "type"), "text") == 0;
+}
+
+/**
+ * natter_user_message_dup_words:
+ * @message: (transfer none): a user message (docs/format.md §4.1)
+ *
+ * What the person wrote in @message, without its attachments: a string
+ * content as it is, else its text parts joined by newlines. Bytes are
+ * the message's own.
+ *
+ * Returns: (transfer full): the words; empty when there are none
+ */
+char *
+natter_user_message_dup_words (JsonObject *message)
+{
+  JsonNode *content;
+  GString *words;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  content = json_object_get_member (message, "content");
+  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    return natter_json_content_text (content, "");
+  words = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (content), i);
+      const char *text = is_text_part (node) ? natter_json_loose_string (json_node_get_object (node), "text") : NULL;
+
+      if (text == NULL)
+        continue;
+      if (words->len > 0)
+        g_string_append_c (words, '\n');
+      g_string_append (words, text);
+    }
+  return g_string_free (words, FALSE);
+}
+
+/**
+ * natter_user_message_with_words:
+ * @message: (transfer none): a user message (docs/format.md §4.1)
+ * @words: the new words (may be empty when @message has attachments)
+ *
+ * @message with its words replaced and everything else kept: the edit of
+ * a queued message changes what the person wrote, never which files go
+ * with it. The result has the shape natter_user_message_new() writes: a
+ * string content when nothing but words remain, else one text part
+ * (left out when @words is empty) followed by every other part of
+ * @message, copied, in its order.
+ *
+ * Returns: (transfer full): the new message
+ */
+JsonObject *
+natter_user_message_with_words (JsonObject *message,
+                                const char *words)
+{
+  JsonObject *edited;
+  JsonNode *content;
+  JsonArray *parts;
+
+  g_return_val_if_fail (message != NULL, NULL);
+  g_return_val_if_fail (words != NULL, NULL);
+
+  edited = json_object_new ();
+  json_object_set_string_member (edited, "role", "user");
+  content = json_object_get_member (message, "content");
+  parts = json_array_new ();
+  if (words[0] != '\0')
+    {
+      JsonObject *part = json_object_new ();
+
+      json_object_set_string_member (part, "type", "text");
+      json_object_set_string_member (part, "text", words);
+      json_array_add_object_element (parts, part);
+    }
+  for (guint i = 0; content != NULL && JSON_NODE_HOLDS_ARRAY (content) &&
+                    i < json_array_get_length (json_node_get_array (content)); i++)
+    {
+      JsonNode *node = json_array_get_element (json_node_get_array (content), i);
+
+      if (!is_text_part (node))
+        json_array_add_element (parts, json_node_copy (node));
+    }
+  if (json_array_get_length (parts) == 1 && words[0] != '\0')
+    {
+      json_array_unref (parts);
+      json_object_set_string_member (edited, "content", words);
+    }
+  else
+    json_object_set_array_member (edited, "content", parts);
+  return edited;
+}
+
 /**
  * natter_messages_have_blob_parts:
  * @messages: (transfer none) (nullable): an array of messages

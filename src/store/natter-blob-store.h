@@ -54,6 +54,9 @@ gboolean         natter_blob_part_validate         (JsonObject       *part,
                                                     GError          **error);
 GPtrArray       *natter_message_dup_blob_parts     (JsonObject       *message);
 gboolean         natter_messages_have_blob_parts   (JsonArray        *messages);
+char            *natter_user_message_dup_words     (JsonObject       *message);
+JsonObject      *natter_user_message_with_words    (JsonObject       *message,
+                                                    const char       *words);
 gboolean         natter_turn_created_check_blob_version (JsonObject  *event,
                                                          GError     **error);
 

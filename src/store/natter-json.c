@@ -246,6 +246,105 @@ natter_json_to_text (JsonNode *node,
   return text;
 }
 
+/* The shortest text g_ascii_strtod() reads back as @value, as `%g`
+ * writes it: 0.3 rather than %.17g's 0.29999999999999999. */
+static void
+format_shortest (char   *buffer,
+                 double  value)
+{
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buffer, G_ASCII_DTOSTR_BUF_SIZE, format, value);
+      if (g_ascii_strtod (buffer, NULL) == value)
+        return;
+    }
+}
+
+/* Appends the number of @text that @len bytes spell, a double respelled
+ * by format_shortest(), still with a point or an exponent so that it
+ * reads as a double. json-glib's `1e+22.0` is the double it meant. */
+static void
+append_number (GString    *out,
+               const char *text,
+               gsize       len)
+{
+  g_autofree char *token = g_strndup (text, len);
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE + 2];
+  char *end = NULL;
+  double value;
+
+  if (strpbrk (token, ".eE") == NULL)
+    {
+      g_string_append (out, token);
+      return;
+    }
+  value = g_ascii_strtod (token, &end);
+  if (end == token || !isfinite (value) || (*end != '\0' && strcmp (end, ".0") != 0))
+    {
+      g_string_append (out, token);
+      return;
+    }
+  format_shortest (buffer, value);
+  if (strpbrk (buffer, ".eE") == NULL)
+    strcat (buffer, ".0");
+  g_string_append (out, buffer);
+}
+
+/**
+ * natter_json_to_output_text:
+ * @node: (transfer none): the value to write
+ * @pretty: whether to indent, as natter_json_to_text()
+ *
+ * natter_json_to_text() for people and scripts reading `--json` output:
+ * each double is written as the shortest text that reads back as the
+ * same value (`0.3`, not `0.29999999999999999`), with a point or an
+ * exponent. Never for stored lines, whose spelling is json-glib's
+ * (natter_json_to_line()).
+ *
+ * Returns: (transfer full): the text, nul-terminated
+ */
+char *
+natter_json_to_output_text (JsonNode *node,
+                            gboolean  pretty)
+{
+  g_autofree char *text = NULL;
+  GString *out;
+  const char *p;
+
+  g_return_val_if_fail (node != NULL, NULL);
+
+  text = natter_json_to_text (node, pretty, NULL);
+  out = g_string_sized_new (strlen (text));
+  for (p = text; *p != '\0';)
+    {
+      if (*p == '"')
+        {
+          /* A string, escapes and all, as it is. */
+          const char *q = p + 1;
+
+          while (*q != '\0' && *q != '"')
+            q += (*q == '\\' && q[1] != '\0') ? 2 : 1;
+          if (*q == '"')
+            q++;
+          g_string_append_len (out, p, q - p);
+          p = q;
+        }
+      else if (*p == '-' || g_ascii_isdigit (*p))
+        {
+          gsize len = strspn (p, "0123456789+-.eE");
+
+          append_number (out, p, len);
+          p += len;
+        }
+      else
+        g_string_append_c (out, *p++);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /**
  * natter_json_node_depth:
  * @node: (transfer none): any JSON node

@@ -45,6 +45,8 @@ guint       natter_json_node_depth         (JsonNode     *node);
 char       *natter_json_to_text            (JsonNode     *node,
                                             gboolean      pretty,
                                             gsize        *length);
+char       *natter_json_to_output_text     (JsonNode     *node,
+                                            gboolean      pretty);
 char       *natter_json_to_line            (JsonNode     *node,
                                             gsize        *length,
                                             GError      **error);

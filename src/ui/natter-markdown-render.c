@@ -23,7 +23,9 @@
 #include "natter-math-scan.h"
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
+#include "natter-plain-text.h"
 #include "natter-sideways-scroll.h"
+#include "natter-visible-label.h"
 
 /* Deeper nesting than this is shown as plain text: no answer needs it, and
  * it keeps both our recursion and GTK's widget depth bounded. */
@@ -384,7 +386,7 @@ new_label (const char *text,
   if (is_markup)
     gtk_label_set_markup (GTK_LABEL (label), text);
   else
-    gtk_label_set_text (GTK_LABEL (label), text);
+    natter_label_set_visible_text (GTK_LABEL (label), text);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
@@ -783,7 +785,12 @@ cell_markup (const char *cell,
       cmark_node_next (first) == NULL)
     markup = natter_markdown_inline_markup (first);
   else
-    markup = g_markup_escape_text (protected, -1);
+    {
+      g_autofree char *visible = natter_visible_text (protected, NATTER_VISIBLE_KEEP_NEWLINE |
+                                                                 NATTER_VISIBLE_KEEP_TAB);
+
+      markup = g_markup_escape_text (visible, -1);
+    }
   cmark_node_free (doc);
   return markup;
 }

@@ -28,13 +28,15 @@ struct _NatterParametersDialog
 
   /* Template widgets */
   AdwEntryRow      *rows[N_FIELDS];   /* by NatterParameter */
+  GtkLabel         *problem_label;    /* why Save waits */
   GtkTextView      *instruction;
 };
 
 G_DEFINE_FINAL_TYPE (NatterParametersDialog, natter_parameters_dialog, ADW_TYPE_MESSAGE_DIALOG)
 
 /* Reads every field into new parameters; NULL when one cannot be read,
- * with each such row marked and its reason as its tooltip. */
+ * with each such row marked, its reason as its tooltip and every reason
+ * under the fields (a decimal comma reads as a point). */
 static NatterGenerationParameters *
 read_fields (NatterParametersDialog *self)
 {
@@ -42,7 +44,7 @@ read_fields (NatterParametersDialog *self)
   g_autofree char *instruction = NULL;
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->instruction);
   GtkTextIter start, end;
-  gboolean ok = TRUE;
+  g_autoptr(GString) problems = g_string_new (NULL);
 
   for (guint i = 0; i < N_FIELDS; i++)
     {
@@ -61,12 +63,16 @@ read_fields (NatterParametersDialog *self)
       gtk_widget_set_tooltip_text (row, error->message);
       gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_INVALID,
                                    GTK_ACCESSIBLE_INVALID_TRUE, -1);
-      ok = FALSE;
+      if (problems->len > 0)
+        g_string_append_c (problems, '\n');
+      g_string_append (problems, error->message);
     }
+  gtk_label_set_text (self->problem_label, problems->str);
+  gtk_widget_set_visible (GTK_WIDGET (self->problem_label), problems->len > 0);
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   instruction = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   natter_generation_parameters_set_system_instruction (parameters, instruction);
-  return ok ? g_steal_pointer (&parameters) : NULL;
+  return problems->len == 0 ? g_steal_pointer (&parameters) : NULL;
 }
 
 static void
@@ -93,6 +99,7 @@ natter_parameters_dialog_class_init (NatterParametersDialogClass *klass)
                                                               rows[NATTER_PARAMETER_MAX_TOKENS]));
   gtk_widget_class_bind_template_child_full (widget_class, "seed_row", FALSE,
                                              G_STRUCT_OFFSET (NatterParametersDialog, rows[NATTER_PARAMETER_SEED]));
+  gtk_widget_class_bind_template_child (widget_class, NatterParametersDialog, problem_label);
   gtk_widget_class_bind_template_child (widget_class, NatterParametersDialog, instruction);
   gtk_widget_class_bind_template_callback (widget_class, field_changed_cb);
 }

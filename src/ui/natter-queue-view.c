@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-blob-store.h"
 #include "natter-queue-view.h"
 #include "natter-session-grants-queue.h"
 #include "natter-queued-message.h"
@@ -81,23 +82,41 @@ edit_response_cb (AdwMessageDialog *dialog,
                   NatterQueueView  *self)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer (g_object_get_data (G_OBJECT (dialog), "natter-text-view"));
+  JsonObject *message = g_object_get_data (G_OBJECT (dialog), "natter-message");
+  g_autoptr(GPtrArray) files = natter_message_dup_blob_parts (message);
   GtkTextIter start, end;
   g_autofree char *text = NULL;
   g_autofree char *stripped = NULL;
+  g_autoptr(JsonObject) input = NULL;
 
   gtk_text_buffer_get_bounds (buffer, &start, &end);
   text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
   stripped = g_strstrip (g_strdup (text));
-  g_autoptr(JsonObject) input = NULL;
-
-  if (g_strcmp0 (response, "save") != 0 || stripped[0] == '\0' || self->sessions == NULL)
+  /* Without words a message is still one when files go with it, as the
+   * composer sends it. */
+  if (g_strcmp0 (response, "save") != 0 || (stripped[0] == '\0' && files->len == 0) || self->sessions == NULL)
     return;
-  input = json_object_new ();
-  json_object_set_string_member (input, "role", "user");
-  json_object_set_string_member (input, "content", text);
+  /* Only the words change: the files stay as they were queued. */
+  input = natter_user_message_with_words (message, stripped[0] != '\0' ? text : "");
   natter_sessions_replace_queued_message_async (self->sessions, self->session_id,
                                                 g_object_get_data (G_OBJECT (dialog), "queue-id"), input,
                                                 self->cancellable, changed_cb, g_object_ref (self));
+}
+
+/* The dialog's body when files go with the message: it says that they
+ * stay. NULL without files: the dialog's own body says enough. */
+static char *
+edit_body (JsonObject *message)
+{
+  g_autoptr(GPtrArray) files = natter_message_dup_blob_parts (message);
+
+  if (files->len == 0)
+    return NULL;
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                       "It is sent when the answer before it is complete, with the file "
+                                       "attached to it.",
+                                       "It is sent when the answer before it is complete, with the %u files "
+                                       "attached to it.", files->len), files->len);
 }
 
 static void
@@ -108,26 +127,22 @@ edit_cb (NatterQueuedMessage *bubble,
   GtkWidget *dialog = GTK_WIDGET (gtk_builder_get_object (builder, "dialog"));
   GtkWidget *view = GTK_WIDGET (gtk_builder_get_object (builder, "text_view"));
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  JsonObject *message = natter_queued_message_get_message (bubble);
+  g_autofree char *body = edit_body (message);
 
   gtk_window_set_transient_for (GTK_WINDOW (dialog), GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL);
+  if (body != NULL)
+    adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), body);
   gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), natter_queued_message_get_text (bubble),
                             -1);
   g_object_set_data (G_OBJECT (dialog), "natter-text-view", view);
+  g_object_set_data_full (G_OBJECT (dialog), "natter-message", json_object_ref (message),
+                          (GDestroyNotify) json_object_unref);
   g_object_set_data_full (G_OBJECT (dialog), "queue-id", g_strdup (natter_queued_message_get_queue_id (bubble)),
                           g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (edit_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (view);
-}
-
-static char *
-message_text (JsonObject *message)
-{
-  JsonNode *content = json_object_get_member (message, "content");
-
-  if (JSON_NODE_HOLDS_VALUE (content))
-    return g_strdup (json_node_get_string (content));
-  return json_to_string (content, FALSE);
 }
 
 /* What happens to the queue given the latest turn's status (a
@@ -159,7 +174,7 @@ elsewhere_caption (NatterSessionIndexEntry *entry)
                             "when it ends, and it cannot be changed here."), name);
 }
 
-/* One pending message: a bubble (the message, plainly, and "Queued")
+/* One pending message: a bubble (the words, plainly, its files, and "Queued")
  * with Edit and Remove under it; read only, with @elsewhere as its
  * caption, when the queue is another device's. */
 static GtkWidget *
@@ -168,8 +183,7 @@ bubble_new (NatterQueueView                  *self,
             const char                       *latest_status,
             const char                       *elsewhere)
 {
-  g_autofree char *text = message_text (queued->message);
-  GtkWidget *bubble = natter_queued_message_new (queued->queue_id, text,
+  GtkWidget *bubble = natter_queued_message_new (queued->queue_id, queued->message,
                                                  elsewhere != NULL ? elsewhere : caption_for_status (latest_status));
 
   natter_queued_message_set_read_only (NATTER_QUEUED_MESSAGE (bubble), elsewhere != NULL);

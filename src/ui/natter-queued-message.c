@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * One message waiting in a conversation's queue, as the queue view shows
- * it: a bubble with the message, plainly, and what it waits for, with
+ * it: a bubble with the message's words, plainly, its files as chips
+ * (as the composer showed them), and what it waits for, with
  * Edit and Remove under it — or, read only, without them, when the
  * queue is not this device's to change (its caption says why). The
  * bubble only says what the person asked for, through ::edit and
@@ -16,20 +17,25 @@
 #include "config.h"
 
 #include "natter-accessible.h"
+#include "natter-attachment-chip.h"
+#include "natter-blob-store.h"
 #include "natter-queued-message.h"
+#include "natter-visible-label.h"
 
 struct _NatterQueuedMessage
 {
-  GtkBox     parent_instance;
+  GtkBox      parent_instance;
 
-  char      *queue_id;
-  char      *text;
+  char       *queue_id;
+  char       *text;
+  JsonObject *message;
 
   /* Template widgets */
-  GtkLabel  *text_label;
-  GtkLabel  *state_label;
-  GtkWidget *edit_button;
-  GtkWidget *remove_button;
+  GtkLabel   *text_label;
+  GtkWidget  *attachments_box;
+  GtkLabel   *state_label;
+  GtkWidget  *edit_button;
+  GtkWidget  *remove_button;
 };
 
 G_DEFINE_FINAL_TYPE (NatterQueuedMessage, natter_queued_message, GTK_TYPE_BOX)
@@ -63,6 +69,7 @@ natter_queued_message_finalize (GObject *object)
 
   g_free (self->queue_id);
   g_free (self->text);
+  g_clear_pointer (&self->message, json_object_unref);
   G_OBJECT_CLASS (natter_queued_message_parent_class)->finalize (object);
 }
 
@@ -91,6 +98,7 @@ natter_queued_message_class_init (NatterQueuedMessageClass *klass)
 
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-queued-message.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, text_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, state_label);
   gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, edit_button);
   gtk_widget_class_bind_template_child (widget_class, NatterQueuedMessage, remove_button);
@@ -105,27 +113,63 @@ natter_queued_message_init (NatterQueuedMessage *self)
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
 }
 
+/* A chip for each stored file, read only: the files go with the message
+ * whatever is edited. */
+static void
+show_attachments (NatterQueuedMessage *self)
+{
+  g_autoptr(GPtrArray) parts = natter_message_dup_blob_parts (self->message);
+
+  for (guint i = 0; i < parts->len; i++)
+    {
+      JsonObject *part = g_ptr_array_index (parts, i);
+
+      gtk_box_append (GTK_BOX (self->attachments_box),
+                      natter_attachment_chip_new (json_object_get_string_member_with_default (part, "name", ""),
+                                                  json_object_get_string_member_with_default (part, "mediaType",
+                                                                                              NULL),
+                                                  json_object_get_int_member_with_default (part, "size", -1),
+                                                  NULL, FALSE));
+    }
+  gtk_widget_set_visible (self->attachments_box, parts->len > 0);
+}
+
 /**
  * natter_queued_message_new:
  * @queue_id: the message's `queueId`
- * @text: the message, as the person wrote it
+ * @message: (transfer none): the queued user message (docs/format.md §4.1)
  * @caption: what it waits for
  *
  * Returns: (transfer floating): the bubble
  */
 GtkWidget *
 natter_queued_message_new (const char *queue_id,
-                           const char *text,
+                           JsonObject *message,
                            const char *caption)
 {
   NatterQueuedMessage *self = g_object_new (NATTER_TYPE_QUEUED_MESSAGE, NULL);
 
   self->queue_id = g_strdup (queue_id);
-  self->text = g_strdup (text);
-  gtk_label_set_text (self->text_label, text);
+  self->message = json_object_ref (message);
+  self->text = natter_user_message_dup_words (message);
+  natter_label_set_visible_text (self->text_label, self->text);
+  gtk_widget_set_visible (GTK_WIDGET (self->text_label), self->text[0] != '\0');
+  show_attachments (self);
   gtk_label_set_text (self->state_label, caption);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, self->text, -1);
   return GTK_WIDGET (self);
+}
+
+/**
+ * natter_queued_message_get_message:
+ * @self: the bubble
+ *
+ * Returns: (transfer none): the queued user message, words and files
+ */
+JsonObject *
+natter_queued_message_get_message (NatterQueuedMessage *self)
+{
+  return self->message;
 }
 
 /**
@@ -144,7 +188,8 @@ natter_queued_message_get_queue_id (NatterQueuedMessage *self)
  * natter_queued_message_get_text:
  * @self: the bubble
  *
- * Returns: (transfer none): the message as shown
+ * Returns: (transfer none): the message's words as shown, without its
+ *   files
  */
 const char *
 natter_queued_message_get_text (NatterQueuedMessage *self)

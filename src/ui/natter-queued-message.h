@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -14,8 +15,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (NatterQueuedMessage, natter_queued_message, NATTER, QUEUED_MESSAGE, GtkBox)
 
 GtkWidget  *natter_queued_message_new          (const char          *queue_id,
-                                                const char          *text,
+                                                JsonObject          *message,
                                                 const char          *caption);
+JsonObject *natter_queued_message_get_message  (NatterQueuedMessage *self);
 const char *natter_queued_message_get_queue_id (NatterQueuedMessage *self);
 const char *natter_queued_message_get_text     (NatterQueuedMessage *self);
 const char *natter_queued_message_get_caption  (NatterQueuedMessage *self);

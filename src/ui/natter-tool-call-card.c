@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-tool-call-card.h"
+#include "natter-visible-label.h"
 
 /* Longer arguments and results are cut: a label is no place for a file. */
 #define MAX_SHOWN_CHARS 4000
@@ -208,7 +209,7 @@ set_call (NatterToolCallCard *self,
   g_autofree char *rule = NULL;
 
   gtk_image_set_from_icon_name (self->status_icon, icon_name);
-  gtk_label_set_text (self->name_label, name != NULL ? name : "");
+  natter_label_set_visible_text (self->name_label, name);
   gtk_label_set_text (self->status_label, status);
   /* tool_invocation_requested.grantId: a grant of the session allowed the
    * call without asking (docs/format.md §3.4). */
@@ -217,14 +218,14 @@ set_call (NatterToolCallCard *self,
     rule = g_strdup_printf (_("Allowed by your rule for %s"), name != NULL ? name : "");
   gtk_label_set_text (self->rule_label, rule != NULL ? rule : "");
   gtk_widget_set_visible (GTK_WIDGET (self->rule_label), rule != NULL);
-  gtk_label_set_text (self->arguments_label, arguments[0] != '\0' ? arguments : "{}");
+  natter_label_set_visible_text (self->arguments_label, arguments[0] != '\0' ? arguments : "{}");
 
   if (progress != NULL && progress->len > 0)
     {
       JsonObject *last = g_ptr_array_index (progress, progress->len - 1);
       g_autofree char *text = node_to_text (json_object_get_member (last, "progress"));
 
-      gtk_label_set_text (self->progress_label, text);
+      natter_label_set_visible_text (self->progress_label, text);
     }
   gtk_widget_set_visible (self->progress_heading, progress != NULL && progress->len > 0 && result == NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->progress_label), progress != NULL && progress->len > 0 && result == NULL);
@@ -234,7 +235,7 @@ set_call (NatterToolCallCard *self,
       g_autofree char *output = node_to_text (json_object_get_member (result, "output"));
 
       gtk_label_set_text (self->result_heading, self->failed ? _("Error") : _("Result"));
-      gtk_label_set_text (self->result_label, output);
+      natter_label_set_visible_text (self->result_label, output);
       if (self->failed)
         gtk_widget_add_css_class (GTK_WIDGET (self->result_label), "error");
     }

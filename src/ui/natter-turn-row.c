@@ -31,6 +31,7 @@
 #include "natter-tool-call-card.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
+#include "natter-visible-label.h"
 
 /* The parts this file builds by id (natter_builder_part()). */
 #define PARTS_UI "natter-turn-row-parts.ui"
@@ -127,7 +128,7 @@ append_reasoning (GtkBox     *box,
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *expander = natter_builder_part (builder, PARTS_UI, "reasoning_expander");
 
-  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "reasoning_label")), text);
+  natter_label_set_visible_text (GTK_LABEL (gtk_builder_get_object (builder, "reasoning_label")), text);
   gtk_box_append (box, expander);
 }
 
@@ -687,7 +688,7 @@ show_overlay (NatterTurnRow *self)
   const char *reasoning = natter_turn_item_get_overlay_reasoning (self->item);
   const char *text = natter_turn_item_get_overlay_text (self->item);
 
-  gtk_label_set_text (self->streaming_reasoning, reasoning);
+  natter_label_set_visible_text (self->streaming_reasoning, reasoning);
   gtk_widget_set_visible (GTK_WIDGET (self->streaming_reasoning), reasoning[0] != '\0');
 
   remove_children (self->streaming_box);
@@ -727,7 +728,7 @@ update_summary (NatterTurnRow *self)
     return;
 
   gtk_widget_set_visible (GTK_WIDGET (self->summary_expander), summary != NULL);
-  gtk_label_set_text (self->summary_label, summary != NULL ? summary : "");
+  natter_label_set_visible_text (self->summary_label, summary);
 }
 
 /* The message's attachments below it, built once per turn: an image
@@ -815,7 +816,9 @@ update (NatterTurnRow *self)
   state = natter_turn_item_get_state (self->item);
   error = natter_turn_item_get_error (self->item);
   input = natter_turn_item_dup_input_text (self->item);
-  gtk_label_set_text (self->input_label, input != NULL ? input : "");
+  /* Stand-ins for control characters; Edit and Copy take the words as
+   * they were written. */
+  natter_label_set_visible_text (self->input_label, input);
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
   show_attachments (self);
   show_input_actions (self, state, input);
@@ -878,7 +881,7 @@ item_delta_cb (NatterTurnRow  *self,
     return;
   if (kind == NATTER_DELTA_REASONING)
     {
-      gtk_label_set_text (self->streaming_reasoning, natter_turn_item_get_overlay_reasoning (self->item));
+      natter_label_set_visible_text (self->streaming_reasoning, natter_turn_item_get_overlay_reasoning (self->item));
       gtk_widget_set_visible (GTK_WIDGET (self->streaming_reasoning), TRUE);
       return;
     }

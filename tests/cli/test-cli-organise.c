@@ -7,6 +7,8 @@
  * versions (another device's copy among them) and search.
  */
 
+#include <glib/gstdio.h>
+
 #include "test-cli.h"
 
 /* "Always allow": allow --always answers the call and grants its tool;
@@ -151,6 +153,8 @@ test_params (Fixture       *f,
   RUN (f, &r, "params", session_id, "--json");
   json = natter_test_json (r.out);
   g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 1.2);
+  /* The shortest spelling that reads back the same, not %.17g's. */
+  g_assert_nonnull (strstr (r.out, "\"temperature\" : 1.2,"));
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (json), "max_tokens"), ==, 64);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json), "systemInstruction"), ==,
                    "Answer in French.");
@@ -186,6 +190,14 @@ test_params (Fixture       *f,
   g_assert_false (json_object_has_member (third, "seed"));
   system = json_array_get_object_element (json_object_get_array_member (third, "messages"), 0);
   g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
+
+  /* 0.3 is 0.29999999999999999 to 17 digits. */
+  natter_test_run_clear (&r);
+  g_clear_pointer (&json, json_node_unref);
+  RUN (f, &r, "params", session_id, "--temperature", "0.3", "--seed", "5", "--json");
+  json = natter_test_json (r.out);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 0.3);
+  g_assert_nonnull (strstr (r.out, "\"temperature\" : 0.3,"));
 }
 
 /* pin, unpin and folder (docs/sessions.md §16): each is one event in the
@@ -418,6 +430,58 @@ test_queue_retry_takes_it (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "queue", version_id);
   g_assert_cmpstr (r.out, ==, "");
+}
+
+/* A 1×1 PNG, to attach. */
+static const guint8 TINY_PNG[] = {
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+  0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+  0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+  0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+  0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+};
+
+/* `queue` lists a queued message with a file by its words and the
+ * file's name, each a field of its own, never as the message's JSON. */
+static void
+test_queue_lists_files (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("natter-queue-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "red.png", NULL);
+  g_autofree char *expected = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (png, (const char *) TINY_PNG, sizeof TINY_PNG, &error);
+  g_assert_no_error (error);
+  script (f, &f->server->read_step, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &turn_id);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "--queue", "--attach", png, "queued with\tan image");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "queued "));
+  queue_id = g_strndup (r.out + strlen ("queued "), strlen (r.out) - strlen ("queued ") - 1);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "queue", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t", queue_id);
+  g_assert_true (g_str_has_prefix (r.out, expected));
+  g_clear_pointer (&expected, g_free);
+  /* The tab in the words does not start a field. */
+  g_assert_true (g_str_has_suffix (r.out, "\tqueued with an image\tred.png\n"));
+  g_assert_cmpuint (count_lines (r.out), ==, 1);
+
+  g_unlink (png);
+  g_rmdir (dir);
 }
 
 /* A plain send finds the queue first in line: it is refused, and the
@@ -1195,6 +1259,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/params/send-keep-clear", test_params);
   ADD ("/cli/pins-folders", test_pins_folders);
   ADD ("/cli/queue/send-queue-list-unqueue-promote", test_queue);
+  ADD ("/cli/queue/lists-files", test_queue_lists_files);
   ADD ("/cli/queue/first-send-refused", test_queue_first_send_refused);
   ADD ("/cli/queue/retry-takes-it", test_queue_retry_takes_it);
   ADD ("/cli/fork-deleted-original", test_fork_deleted_original);

@@ -551,6 +551,42 @@ test_array_reader_streams (void)
   g_assert_cmpint (g_seekable_tell (G_SEEKABLE (stream)), ==, document->len);
 }
 
+/* Output for people and scripts spells each double the shortest way that
+ * reads back the same; integers, strings that look like numbers and
+ * member names stay as they are. */
+static void
+test_output_text_shortest_doubles (void)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *pretty = NULL;
+  JsonObject *object = json_object_new ();
+
+  json_object_set_double_member (object, "t", 0.3);
+  json_object_set_double_member (object, "one", 1.0);
+  json_object_set_double_member (object, "tiny", -1.5e-300);
+  json_object_set_double_member (object, "big", 1e22);
+  json_object_set_double_member (object, "pi", 3.141592653589793);
+  json_object_set_int_member (object, "n", -12345678901234);
+  json_object_set_string_member (object, "s", "0.29999999999999999 \"1.0\" e5");
+  node = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+
+  text = natter_json_to_output_text (node, FALSE);
+  g_assert_cmpstr (text, ==, "{\"t\":0.3,\"one\":1.0,\"tiny\":-1.5e-300,\"big\":1e+22,\"pi\":3.141592653589793,"
+                   "\"n\":-12345678901234,\"s\":\"0.29999999999999999 \\\"1.0\\\" e5\"}");
+  pretty = natter_json_to_output_text (node, TRUE);
+  g_assert_nonnull (strstr (pretty, "\"t\" : 0.3,\n"));
+  /* Each reads back as the same value. */
+  g_clear_pointer (&node, json_node_unref);
+  node = json_from_string (text, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (node), "t"), ==, 0.3);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (node), "big"), ==, 1e22);
+  g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (node), "pi"), ==, 3.141592653589793);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -558,6 +594,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/json/canonical-round-trip", test_canonical_round_trip);
+  g_test_add_func ("/json/output-text-shortest-doubles", test_output_text_shortest_doubles);
   g_test_add_func ("/json/every-control-character-escaped", test_every_control_character_escaped);
   g_test_add_func ("/json/lines-written-raw-still-read", test_lines_written_raw_still_read);
   g_test_add_func ("/json/to-text-is-strict", test_to_text_is_strict);

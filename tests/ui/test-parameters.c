@@ -105,6 +105,16 @@ test_model_settings (void)
   g_assert_cmpstr (gtk_widget_get_tooltip_text (temperature), ==, "Temperature must be a number from 0 to 2");
   g_assert_false (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "save"));
   g_assert_null (natter_parameters_dialog_dup_parameters (dialog));
+  /* A decimal comma reads as a point; out of range, the dialog says in
+   * words what the field expects, not only in a tooltip. */
+  gtk_editable_set_text (GTK_EDITABLE (temperature), "2,5");
+  g_assert_true (gtk_widget_has_css_class (temperature, "error"));
+  g_assert_false (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "save"));
+  g_assert_true (ui_label_shown (dialog, "Temperature must be a number from 0 to 2"));
+  gtk_editable_set_text (GTK_EDITABLE (temperature), "1,5");
+  g_assert_false (gtk_widget_has_css_class (temperature, "error"));
+  g_assert_false (ui_label_shown (dialog, "Temperature must be a number from 0 to 2"));
+  g_assert_true (adw_message_dialog_get_response_enabled (ADW_MESSAGE_DIALOG (dialog), "save"));
 
   gtk_editable_set_text (GTK_EDITABLE (temperature), "0,5");
   g_assert_false (gtk_widget_has_css_class (temperature, "error"));

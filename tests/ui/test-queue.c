@@ -10,6 +10,8 @@
  * session service no longer.
  */
 
+#include "natter-attachment-chip.h"
+#include "natter-attachment-intake.h"
 #include "natter-composer.h"
 #include "natter-permission-card.h"
 #include "natter-queue-view.h"
@@ -216,6 +218,105 @@ test_typing_and_queueing_while_streaming (void)
   state = ui_get_session (u, session_id);
   assert_turn_input (u, state, 1, "Next question, edited\nover two lines");
 
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+#define RED_SHA256 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* A message queued with a file (as `natter send --queue --attach` does
+ * while the window's answer streams) shows its words and the file's
+ * chip, never the message's JSON; Edit edits the words, and the file
+ * stays with the message in the queue event it writes. */
+static void
+test_edit_keeps_files (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Queue");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *queue_id = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSendOptions) options = natter_send_options_new ("assistant");
+  g_autoptr(JsonObject) input = NULL;
+  g_autoptr(JsonArray) files = json_array_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  JsonObject *file = json_object_new ();
+  JsonArray *content;
+  NatterWindow *window;
+  NatterQueueView *view;
+  GtkWidget *chip;
+  AdwMessageDialog *dialog;
+  GtkWidget *field;
+  GtkTextIter start, end;
+  g_autofree char *in_field = NULL;
+  TurnsWait done = { u, session_id, 1, "completed" };
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+  turn_id = ui_send (u, session_id, "Stream please");
+  ui_wait_model_held (u);
+
+  json_object_set_string_member (file, "type", "blob");
+  json_object_set_string_member (file, "sha256", RED_SHA256);
+  json_object_set_string_member (file, "mediaType", "image/png");
+  json_object_set_string_member (file, "name", "red.png");
+  json_object_set_int_member (file, "size", 70);
+  json_array_add_object_element (files, file);
+  input = natter_user_message_new ("Look at this", files);
+  natter_sessions_queue_message_async (u->sessions, session_id, input, options, FALSE, NULL, ui_result_cb, &result);
+  queue_id = natter_sessions_queue_message_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+
+  /* The words, and the file as a chip. */
+  wait_queue (window, 1, "Look at this");
+  view = window->conversation.queue_view;
+  chip = ui_find_first (view, NATTER_TYPE_ATTACHMENT_CHIP);
+  g_assert_nonnull (chip);
+  g_assert_cmpstr (natter_attachment_chip_get_name (NATTER_ATTACHMENT_CHIP (chip)), ==, "red.png");
+  labels = ui_find_all (view, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    g_assert_null (strstr (gtk_label_get_text (g_ptr_array_index (labels, i)), RED_SHA256));
+
+  /* Edit shows the words only and says that the file stays. */
+  g_signal_emit_by_name (ui_find_button (view, "_Edit"), "clicked");
+  ui_wait_until (dialog_shown, (gpointer) "Edit Queued Message");
+  dialog = find_dialog ("Edit Queued Message");
+  g_assert_cmpstr (adw_message_dialog_get_body (dialog), ==,
+                   "It is sent when the answer before it is complete, with the file attached to it.");
+  field = ui_find_first (adw_message_dialog_get_extra_child (dialog), GTK_TYPE_TEXT_VIEW);
+  gtk_text_buffer_get_bounds (gtk_text_view_get_buffer (GTK_TEXT_VIEW (field)), &start, &end);
+  in_field = gtk_text_iter_get_text (&start, &end);
+  g_assert_cmpstr (in_field, ==, "Look at this");
+  answer_dialog ("Edit Queued Message", "save", "Look again");
+  wait_queue (window, 1, "Look again");
+  g_assert_nonnull (ui_find_first (view, NATTER_TYPE_ATTACHMENT_CHIP));
+
+  /* The queue event keeps the file after the new words. */
+  state = ui_get_session (u, session_id);
+  g_assert_cmpuint (natter_session_state_get_n_queued (state), ==, 1);
+  content = json_object_get_array_member (natter_session_state_get_queued (state, 0)->message, "content");
+  g_assert_nonnull (content);
+  g_assert_cmpuint (json_array_get_length (content), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 0), "text"), ==,
+                   "Look again");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 1), "sha256"), ==,
+                   RED_SHA256);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 1), "name"), ==,
+                   "red.png");
+
+  /* No blob is stored for the file: the message is not sent. */
+  g_clear_object (&result);
+  natter_sessions_remove_queued_message_async (u->sessions, session_id, queue_id, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_remove_queued_message_finish (u->sessions, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  wait_queue (window, 0, NULL);
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_until (turns_settled, &done);
   ui_destroy_window (window);
   ui_world_free (u);
 }
@@ -767,6 +868,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/queue/typing-and-queueing-while-streaming", test_typing_and_queueing_while_streaming);
+  g_test_add_func ("/queue/edit-keeps-files", test_edit_keeps_files);
   g_test_add_func ("/queue/stop-asks-keep-queue", test_stop_asks_keep_queue);
   g_test_add_func ("/queue/stop-asks-clear-queue", test_stop_asks_clear_queue);
   g_test_add_func ("/queue/try-again-takes-the-queue", test_try_again_takes_the_queue);

@@ -45,6 +45,47 @@ test_timeline_turns (void)
   ui_world_free (u);
 }
 
+/* Control characters from the server, and in the person's own message,
+ * show as the command line's stand-ins (ESC as ␛), not as boxes of hex
+ * digits: in the message bubble, in the answer's text, in an HTML block
+ * shown as text and in a table cell that is not inline content. What is
+ * stored stays as it was written. */
+static void
+test_timeline_control_pictures (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Controls");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"a\\u001b[31mred\\n\\n"
+                            "<div>\\u001b[0m</div>\\n\\n| h |\\n|---|\\n| # b\\u0007 |\\n\\nend\"}",
+                            NULL);
+  turn_id = ui_send (u, session_id, "Hi \x1b[31mred");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_label (natter_window_get_timeline_list (window), "end");
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Hi \xe2\x90\x9b[31mred"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "a\xe2\x90\x9b[31mred"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "<div>\xe2\x90\x9b[0m</div>"));
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "# b\xe2\x90\x87"));
+  labels = ui_find_all (natter_window_get_timeline_list (window), GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      g_assert_null (strchr (text, '\x1b'));
+      g_assert_null (strchr (text, '\x07'));
+    }
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static void
 test_timeline_deltas (void)
 {
@@ -429,6 +470,7 @@ main (int   argc,
 
   g_test_add_func ("/timeline/turns", test_timeline_turns);
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);
+  g_test_add_func ("/timeline/control-pictures", test_timeline_control_pictures);
   g_test_add_func ("/timeline/stream-ends-clean", test_timeline_stream_ends_clean);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
