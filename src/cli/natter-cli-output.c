@@ -155,13 +155,15 @@ natter_cli_fail_damaged (Run        *run,
 }
 
 /* Whether a message was refused because what it would go on from cannot
- * be read: a damaged history, or a damaged latest turn or session file.
- * Either way the readable part can be copied with `natter recover`. */
+ * be read: a damaged history, a damaged latest turn or session file, or
+ * the damaged turn itself that a retry names. Either way the readable
+ * part can be copied with `natter recover`. */
 gboolean
 natter_cli_is_damage_refusal (const GError *error)
 {
   return g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_HISTORY_DAMAGED) ||
-         g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+         g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT) ||
+         g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
 }
 
 /* A message that was not sent: the reason, and where there is one, the

@@ -728,6 +728,13 @@ test_retry_damaged_history (Fixture       *f,
 
   two_turns_first_torn (f, &session_id, &first_id, &second_id, &path);
   hint = g_strdup_printf ("natter recover %s\n", session_id);
+  /* The damaged turn itself, tried again. */
+  RUN (f, &r, "retry", first_id);
+  assert_refused_for_damage (&r, path, hint);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", session_id, first_id);
+  assert_refused_for_damage (&r, path, hint);
+  natter_test_run_clear (&r);
   RUN (f, &r, "retry", second_id);
   assert_refused_for_damage (&r, path, hint);
 
