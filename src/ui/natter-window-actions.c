@@ -296,14 +296,17 @@ typedef enum
 {
   DELETE_GOES,
   KEPT_GROWN,
+  KEPT_ANSWERED,
   KEPT_PLACED,
 } DeleteFate;
 
 /* What becomes of a deletion whose toast goes (or whose window closes):
  * a message came to the conversation while the toast was up (`natter
- * send` from a script, a queued message, another device), or it was
- * pinned or moved: deleting it now would take away an answer nobody saw
- * go, or a change reported done, so it is kept. */
+ * send` from a script, a queued message, another device), its answer
+ * that waited for the person was let go on (`natter allow`, `deny`,
+ * `answer`: a tool may have run for it), or it was pinned or moved:
+ * deleting it now would take away an answer nobody saw go, or what a
+ * command reported done, so it is kept. */
 static DeleteFate
 delete_fate (NatterWindow            *self,
              AdwToast                *toast,
@@ -314,6 +317,9 @@ delete_fate (NatterWindow            *self,
 
   if (natter_session_index_entry_get_turn_count (entry) != n_turns)
     return KEPT_GROWN;
+  if (g_object_get_data (G_OBJECT (toast), "waited") != NULL &&
+      g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "suspended") != 0)
+    return KEPT_ANSWERED;
   if (placed_since (self, toast, session_id))
     return KEPT_PLACED;
   return DELETE_GOES;
@@ -343,6 +349,10 @@ keep_if_grown (NatterWindow *self,
   if (fate == KEPT_GROWN)
     /* Translators: %s is a conversation title */
     text = g_strdup_printf (_("“%s” was kept: a message came to it after you deleted it"), title);
+  else if (fate == KEPT_ANSWERED)
+    /* Translators: %s is a conversation title */
+    text = g_strdup_printf (_("“%s” was kept: what its answer waited for was given after you deleted it"),
+                            title);
   else
     /* Translators: %s is a conversation title */
     text = g_strdup_printf (_("“%s” was kept: it was pinned or moved after you deleted it"), title);
@@ -448,6 +458,10 @@ _natter_window_finish_pending_deletes (NatterWindow *self)
           g_message ("The conversation %s you deleted was kept: a message came to it after you deleted it",
                      session_id);
           continue;
+        case KEPT_ANSWERED:
+          g_message ("The conversation %s you deleted was kept: what its answer waited for was given "
+                     "after you deleted it", session_id);
+          continue;
         case KEPT_PLACED:
           g_message ("The conversation %s you deleted was kept: it was pinned or moved after you deleted it",
                      session_id);
@@ -551,6 +565,8 @@ delete_activated (GtkWidget  *widget,
   g_object_set_data (G_OBJECT (toast), "turn-count",
                      GUINT_TO_POINTER (natter_session_index_entry_get_turn_count (self->conversation.entry)));
   g_object_set_data (G_OBJECT (toast), "n-versions", GUINT_TO_POINTER (n_versions));
+  if (g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->conversation.entry), "suspended") == 0)
+    g_object_set_data (G_OBJECT (toast), "waited", GINT_TO_POINTER (TRUE));
   g_object_set_data_full (G_OBJECT (toast), "placement", placement_of (self, session_id), g_free);
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
   g_hash_table_insert (self->sidebar.pending_deletes, g_strdup (session_id), g_object_ref (toast));

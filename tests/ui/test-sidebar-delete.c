@@ -241,6 +241,70 @@ test_sidebar_delete_keeps_placed (void)
   ui_world_free (u);
 }
 
+/* A tool call that waited for permission, allowed while the delete's
+ * toast shows (what `natter allow` does): the tool ran and the answer
+ * went on for a conversation the person acted on again, so it is kept
+ * when the toast goes, and said so. Deleted again with nothing given
+ * meanwhile, it goes, its waiting turn stopped. */
+void
+test_sidebar_delete_keeps_answered (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *waiting_id = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(NatterTurnOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  ToastWait deleted = { NULL, "“Waiting” deleted" };
+  ToastWait kept = { NULL, "“Waiting” was kept: what its answer waited for was given after you deleted it" };
+  Gone gone = { u, NULL };
+
+  g_hash_table_add (u->w->fakes->needs_permission, g_strdup ("sc"));
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c1", "sc", "{}")),
+                            NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TOOL_STEP (NATTER_FAKE_CALL ("c2", "sc", "{}")),
+                            NULL);
+  session_id = ui_create_session (u, "Waiting");
+  turn_id = ui_send (u, session_id, "Use the tool");
+  ui_wait_turn (u, turn_id);
+  window = ui_window_new (app, u);
+  deleted.window = kept.window = window;
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Waiting");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  ui_wait_until (toast_shown, &deleted);
+
+  natter_sessions_respond_to_permission_async (u->sessions, turn_id, "c1", "allow", NULL, NULL, ui_result_cb,
+                                               &result);
+  outcome = natter_sessions_respond_to_permission_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  ui_wait_turn (u, turn_id);
+  ui_settle ();
+  g_assert_true (toast_shown (&deleted));
+
+  natter_window_dismiss_pending_deletes (window);
+  ui_wait_until (toast_shown, &kept);
+  wait_row (window, session_id, "Waiting");
+  g_assert_true (file_exists (u, session_id));
+
+  /* Waiting again, deleted with nothing given: it goes. */
+  waiting_id = ui_send (u, session_id, "Once more");
+  ui_wait_turn (u, waiting_id);
+  g_assert_true (natter_window_open_session (window, session_id));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  natter_window_dismiss_pending_deletes (window);
+  gone.session_id = session_id;
+  ui_wait_until (session_gone, &gone);
+
+  g_clear_pointer (&outcome, natter_turn_outcome_unref);
+  g_clear_object (&result);
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The same when another process pins it (a command run with another
  * data directory lock, a device whose change a sync tool brings): the
  * window hears of it through the store's watch, and the toast and its

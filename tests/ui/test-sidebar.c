@@ -325,6 +325,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/pending-delete-done-on-close", test_sidebar_pending_delete_done_on_close);
   g_test_add_func ("/sidebar/delete-keeps-grown", test_sidebar_delete_keeps_grown);
   g_test_add_func ("/sidebar/delete-keeps-placed", test_sidebar_delete_keeps_placed);
+  g_test_add_func ("/sidebar/delete-keeps-answered", test_sidebar_delete_keeps_answered);
   g_test_add_func ("/sidebar/delete-keeps-placed-elsewhere", test_sidebar_delete_keeps_placed_elsewhere);
   g_test_add_func ("/sidebar/delete-stops-answer", test_sidebar_delete_stops_answer);
   g_test_add_func ("/sidebar/delete-long-title-toast", test_sidebar_delete_long_title_toast);

@@ -34,6 +34,7 @@ sidebar_id (NatterWindow *window,
 void test_sidebar_delete_has_undo (void);
 void test_sidebar_delete_keeps_grown (void);
 void test_sidebar_delete_keeps_placed (void);
+void test_sidebar_delete_keeps_answered (void);
 void test_sidebar_delete_keeps_placed_elsewhere (void);
 void test_sidebar_delete_stops_answer (void);
 void test_sidebar_pending_delete_done_on_close (void);
