@@ -728,6 +728,12 @@ show_turn_read_cb (GObject      *object,
     }
   summary = natter_cli_turn_summary (natter_session_state_get_turn (run->session, run->next_turn), state,
                                      natter_turn_runtime_get_device (natter_services_get_runtime (run->services)));
+  /* The file of a turn the window is running (forwarded here, this
+   * command runs in its process) reads as interrupted: its live advance
+   * says running, as `sessions` says it (docs/sessions.md §9.1 step 2). */
+  if (natter_sessions_is_turn_running (natter_services_get_sessions (run->services),
+                                      natter_turn_state_get_turn_id (state)))
+    json_object_set_string_member (summary, "status", "running");
   json_array_add_object_element (run->shown_turns, summary);
   parts = blob_parts (natter_turn_state_get_definition (state));
   if (json_array_get_length (parts) == 0)
