@@ -16,6 +16,38 @@
 #include "natter-turn-item.h"
 #include "natter-window-private.h"
 
+/* The versions of a message the window offers: one whose deletion waits
+ * behind its undo toast is gone for the person, and an arrow to it would
+ * lead nowhere. A message left with one version offers none. Returns
+ * (transfer full) (nullable) a copy, or @versions itself. */
+static GPtrArray *
+offered_versions (NatterWindow *self,
+                  GPtrArray    *versions)
+{
+  GPtrArray *offered;
+
+  if (versions == NULL)
+    return NULL;
+  if (self->sidebar.pending_deletes == NULL || g_hash_table_size (self->sidebar.pending_deletes) == 0)
+    return g_ptr_array_ref (versions);
+  offered = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_turn_version_free);
+  for (guint i = 0; i < versions->len; i++)
+    {
+      NatterTurnVersion *version = g_ptr_array_index (versions, i);
+      NatterTurnVersion *copy;
+
+      if (g_hash_table_contains (self->sidebar.pending_deletes, version->session_id))
+        continue;
+      copy = g_new0 (NatterTurnVersion, 1);
+      copy->session_id = g_strdup (version->session_id);
+      copy->turn_id = g_strdup (version->turn_id);
+      g_ptr_array_add (offered, copy);
+    }
+  if (offered->len < 2)
+    g_clear_pointer (&offered, g_ptr_array_unref);
+  return offered;
+}
+
 /* Gives every item of the open timeline its versions (NULL for none),
  * also items that were not there when the versions were read. */
 void
@@ -29,14 +61,17 @@ _natter_window_apply_versions (NatterWindow *self)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GObject) object = g_list_model_get_item (G_LIST_MODEL (self->conversation.timeline), i);
+      g_autoptr(GPtrArray) offered = NULL;
       NatterTurnItem *item;
 
       if (!NATTER_IS_TURN_ITEM (object))
         continue;
       item = NATTER_TURN_ITEM (object);
-      natter_turn_item_set_versions (item, self->versions.of_turn != NULL
-                                           ? g_hash_table_lookup (self->versions.of_turn, natter_turn_item_get_turn_id (item))
-                                           : NULL);
+      offered = offered_versions (self, self->versions.of_turn != NULL
+                                        ? g_hash_table_lookup (self->versions.of_turn,
+                                                               natter_turn_item_get_turn_id (item))
+                                        : NULL);
+      natter_turn_item_set_versions (item, offered);
     }
 }
 

@@ -293,9 +293,44 @@ test_rename_names_every_version (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+  guint         n_versions;   /* of its first message; 0: no switcher */
+} SwitcherWait;
+
+/* The open conversation is @session_id, its first message offering
+ * n_versions (none below two). */
+static gboolean
+first_message_offers (gpointer data)
+{
+  SwitcherWait *w = data;
+  GListModel *timeline = G_LIST_MODEL (w->window->conversation.timeline);
+
+  ui_settle ();
+  /* The versions are read after the conversation opens. */
+  if (g_strcmp0 (natter_window_get_session_id (w->window), w->session_id) != 0 || timeline == NULL ||
+      w->window->versions.of_turn == NULL)
+    return FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items (timeline); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (timeline, i);
+      GPtrArray *versions;
+
+      if (!NATTER_IS_TURN_ITEM (item))
+        continue;
+      versions = natter_turn_item_get_versions (NATTER_TURN_ITEM (item));
+      return (versions != NULL ? versions->len : 0) == w->n_versions;
+    }
+  return FALSE;
+}
+
 /* Delete takes the version shown. A conversation with another version
  * stays listed, so the toast says what went and what is kept, never that
- * the conversation is gone; Undo brings the version back. */
+ * the conversation is gone; the version kept, shown while the toast is
+ * up, offers no arrow to the one deleted; Undo brings the version back,
+ * with its arrows. */
 void
 test_delete_version_says_what_is_kept (void)
 {
@@ -318,9 +353,22 @@ test_delete_version_says_what_is_kept (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
   ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
   g_assert_false (ui_label_shown (natter_window_get_toast_overlay (window), "“Dinner” deleted"));
+  g_assert_true (natter_window_open_session (window, original));
+  {
+    SwitcherWait kept = { window, original, 0 };
+
+    ui_wait_until (first_message_offers, &kept);
+    /* Before the toast went: with the deletion still to undo. */
+    g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  }
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", edit));
   ui_settle ();
   g_assert_cmpstr (natter_window_get_session_id (window), ==, edit);
+  {
+    SwitcherWait back = { window, edit, 2 };
+
+    ui_wait_until (first_message_offers, &back);
+  }
 
   ui_destroy_window (window);
   ui_world_free (u);
