@@ -63,6 +63,7 @@ const char          *natter_turn_state_get_turn_id              (NatterTurnState
 JsonObject          *natter_turn_state_get_definition           (NatterTurnState  *state);
 gboolean             natter_turn_state_is_imported              (NatterTurnState  *state);
 gboolean             natter_turn_definition_is_imported         (JsonObject       *definition);
+const char          *natter_turn_definition_get_previous_turn_id (JsonObject      *definition);
 const char          *natter_turn_state_get_device_id            (NatterTurnState  *state);
 const char          *natter_turn_state_get_device_name          (NatterTurnState  *state);
 guint64              natter_turn_state_get_n_events             (NatterTurnState  *state);

@@ -967,18 +967,6 @@ natter_turn_scan_file_at (NatterJsonlCursor  *cursor,
   return TRUE;
 }
 
-/* The turn a full read's definition refers to by its context, or NULL
- * for an inline one. */
-static const char *
-context_previous_turn_id (JsonObject *definition)
-{
-  JsonNode *context = definition != NULL ? json_object_get_member (definition, "context") : NULL;
-
-  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
-    return NULL;
-  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
-}
-
 /**
  * natter_turn_scan_text_at:
  * @cursor: a cursor over the turn repository
@@ -1034,7 +1022,12 @@ natter_turn_scan_text_at (NatterJsonlCursor  *cursor,
   if (state != NULL)
     natter_turn_text_from_state (state, user_text, answer_text);
   if (state != NULL && out_previous_turn_id != NULL)
-    *out_previous_turn_id = g_strdup (context_previous_turn_id (natter_turn_state_get_definition (state)));
+    {
+      JsonObject *definition = natter_turn_state_get_definition (state);
+
+      *out_previous_turn_id = definition != NULL
+                              ? g_strdup (natter_turn_definition_get_previous_turn_id (definition)) : NULL;
+    }
   if (out_ended != NULL)
     *out_ended = state != NULL ? natter_turn_state_get_terminal_event (state) != NULL : scan.terminal_type != NULL;
   return TRUE;

@@ -248,6 +248,31 @@ natter_turn_definition_is_imported (JsonObject *definition)
 }
 
 /**
+ * natter_turn_definition_get_previous_turn_id:
+ * @definition: (transfer none): a turn's `turn_created` event (its
+ *   definition, natter_turn_state_get_definition())
+ *
+ * The earlier turn whose closed transcript the turn's context refers to
+ * (`context: {previousTurnId}`, docs/format.md §4.2): the next link of
+ * the reference chain. Pure.
+ *
+ * Returns: (transfer none) (nullable): its id, owned by @definition; %NULL
+ *   where the context is inline (the chain starts there)
+ */
+const char *
+natter_turn_definition_get_previous_turn_id (JsonObject *definition)
+{
+  JsonNode *context;
+
+  g_return_val_if_fail (definition != NULL, NULL);
+
+  context = json_object_get_member (definition, "context");
+  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId", NULL);
+}
+
+/**
  * natter_turn_state_is_imported:
  * @state: a state
  *

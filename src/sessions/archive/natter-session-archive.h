@@ -76,7 +76,6 @@ JsonNode         *natter_session_archive_new             (GPtrArray         *ses
                                                           GHashTable        *blobs,
                                                           const char        *exported_at);
 GPtrArray        *natter_turn_events_dup_blob_names      (GPtrArray         *events);
-const char       *natter_turn_definition_get_previous_turn_id (JsonObject  *definition);
 JsonObject       *natter_turn_definition_get_resolved_agent   (JsonObject  *definition);
 JsonObject       *natter_turn_definition_get_model            (JsonObject  *definition);
 NatterImportPlan *natter_session_archive_plan_import     (JsonNode          *archive,

@@ -347,11 +347,7 @@ inspect_lineage (NatterJsonlRepo     *session_repo,
         break;
       if (check_log (turn_repo, turn_id, NULL, &line, &reason, &missing, &turn, cancellable))
         {
-          JsonNode *context = json_object_get_member (natter_turn_state_get_definition (turn), "context");
-
-          if (context != NULL && JSON_NODE_HOLDS_OBJECT (context))
-            previous = json_object_get_string_member_with_default (json_node_get_object (context),
-                                                                   "previousTurnId", NULL);
+          previous = natter_turn_definition_get_previous_turn_id (natter_turn_state_get_definition (turn));
           if (previous != NULL && g_hash_table_lookup_extended (unended, previous, NULL, &unended_index))
             {
               if (damage->reason == NULL)
