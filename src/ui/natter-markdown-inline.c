@@ -17,7 +17,7 @@
 #include <cmark.h>
 
 #include "natter-markdown-render-private.h"
-#include "natter-plain-text.h"
+#include "natter-visible-label.h"
 
 /**
  * natter_markdown_uri_is_allowed:
@@ -50,13 +50,11 @@ static void
 append_escaped (GString    *out,
                 const char *text)
 {
-  g_autofree char *visible = NULL;
   g_autofree char *escaped = NULL;
 
   if (text == NULL || *text == '\0')
     return;
-  visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
-  escaped = g_markup_escape_text (visible, -1);
+  escaped = natter_visible_markup (text);
   g_string_append (out, escaped);
 }
 

@@ -23,7 +23,6 @@
 #include "natter-math-scan.h"
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
-#include "natter-plain-text.h"
 #include "natter-sideways-scroll.h"
 #include "natter-visible-label.h"
 
@@ -785,12 +784,7 @@ cell_markup (const char *cell,
       cmark_node_next (first) == NULL)
     markup = natter_markdown_inline_markup (first);
   else
-    {
-      g_autofree char *visible = natter_visible_text (protected, NATTER_VISIBLE_KEEP_NEWLINE |
-                                                                 NATTER_VISIBLE_KEEP_TAB);
-
-      markup = g_markup_escape_text (visible, -1);
-    }
+    markup = natter_visible_markup (protected);
   cmark_node_free (doc);
   return markup;
 }

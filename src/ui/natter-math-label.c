@@ -24,7 +24,7 @@
 #include "natter-math-label.h"
 #include "natter-math-renderer.h"
 #include "natter-math-scan.h"
-#include "natter-plain-text.h"
+#include "natter-visible-label.h"
 
 #define OBJECT_CHAR "\xEF\xBF\xBC"
 #define OBJECT_CHAR_LEN 3
@@ -102,9 +102,7 @@ apply (MathLabel *ml)
       else
         {
           /* Its control characters as stand-ins, as in the text around it. */
-          g_autofree char *visible = natter_visible_text (item->source, NATTER_VISIBLE_KEEP_NEWLINE |
-                                                                        NATTER_VISIBLE_KEEP_TAB);
-          g_autofree char *escaped = g_markup_escape_text (visible, -1);
+          g_autofree char *escaped = natter_visible_markup (item->source);
 
           g_string_append_printf (markup, "<tt>%s</tt>", escaped);
         }

@@ -35,3 +35,24 @@ natter_label_set_visible_text (GtkLabel   *label,
   visible = natter_visible_text (text != NULL ? text : "", NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
   gtk_label_set_text (label, visible);
 }
+
+/**
+ * natter_visible_markup:
+ * @text: plain text from a model, a tool or a file
+ *
+ * @text for a label's markup: its control characters other than newline
+ * and tab as their stand-ins (natter_label_set_visible_text()), then
+ * escaped, so that nothing of it is read as markup.
+ *
+ * Returns: (transfer full): the markup
+ */
+char *
+natter_visible_markup (const char *text)
+{
+  g_autofree char *visible = NULL;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+  return g_markup_escape_text (visible, -1);
+}

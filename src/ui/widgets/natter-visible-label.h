@@ -9,7 +9,8 @@
 
 G_BEGIN_DECLS
 
-void natter_label_set_visible_text (GtkLabel   *label,
-                                    const char *text);
+void  natter_label_set_visible_text (GtkLabel   *label,
+                                     const char *text);
+char *natter_visible_markup         (const char *text);
 
 G_END_DECLS
