@@ -328,9 +328,9 @@ delete_fate (NatterWindow            *self,
 /* A conversation kept (delete_fate()) is listed again, and a toast says
  * why. */
 static gboolean
-keep_if_grown (NatterWindow *self,
-               AdwToast     *toast,
-               const char   *session_id)
+relist_if_kept (NatterWindow *self,
+                AdwToast     *toast,
+                const char   *session_id)
 {
   NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
   g_autofree char *title = NULL;
@@ -373,7 +373,7 @@ _natter_window_delete_toast_dismissed_cb (AdwToast     *toast,
   if (g_hash_table_lookup (self->sidebar.pending_deletes, session_id) != toast)
     return;
   g_hash_table_remove (self->sidebar.pending_deletes, session_id);
-  if (keep_if_grown (self, toast, session_id))
+  if (relist_if_kept (self, toast, session_id))
     {
       _natter_window_update_keyboard_actions (self);
       return;
