@@ -393,9 +393,10 @@ update (NatterSessionRow *self)
   gtk_widget_remove_css_class (GTK_WIDGET (self->subtitle_label), "error");
   if (error != NULL)
     {
-      g_autofree char *text = g_strdup_printf (_("Damaged: %s"), error);
-
-      gtk_label_set_text (self->subtitle_label, text);
+      /* The reason names files and turn ids, too long for a subtitle and
+       * cut where it would matter: the row says what to do, the tooltip
+       * (and the opened conversation) says why. */
+      gtk_label_set_text (self->subtitle_label, _("Damaged: open it for details"));
       gtk_widget_add_css_class (GTK_WIDGET (self->subtitle_label), "error");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->subtitle_label), error);
       set_mark (self, "errored", NULL, "dialog-error-symbolic", _("This conversation cannot be read"));

@@ -41,6 +41,10 @@ test_sidebar_corrupt_session (void)
   g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, good)));
   g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, other)));
   g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, bad)), ==, "errored");
+  /* The row says what to do in words; the reason, with its file and
+   * line, is the tooltip's, never cut in the subtitle. */
+  g_assert_cmpstr (natter_session_row_get_time_text (ui_find_session_row (window, bad)), ==,
+                   "Damaged: open it for details");
 
   /* It opens to its error, never to a composer. */
   g_assert_true (natter_window_open_session (window, bad));
