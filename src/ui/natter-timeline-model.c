@@ -47,10 +47,13 @@ struct _NatterTimelineModel
   GPtrArray          *items;    /* NatterTurnItem, by session_seq */
   GHashTable         *by_turn;  /* turn id → NatterTurnItem (borrowed) */
   /* The inherited history and its markers, shown before the items; set
-   * once, before the model says it is loaded. */
+   * before the model says it is loaded, and again when a session it
+   * comes from is deleted (its turns are then read from their files,
+   * below a line that says so). */
   GPtrArray          *prefix;   /* NatterTurnItem or NatterTimelineMarker */
   GHashTable         *inherited; /* turn id → inherited NatterTurnItem (borrowed) */
   guint               n_inherited;
+  GHashTable         *ancestors; /* the sessions the last walk visited */
   /* The ancestor walk in flight: levels found so far, child first, each
    * a GPtrArray of the level's rows; the sessions visited. */
   GPtrArray          *walk_levels;
@@ -153,6 +156,7 @@ natter_timeline_model_finalize (GObject *object)
   g_clear_pointer (&self->prefix, g_ptr_array_unref);
   g_clear_pointer (&self->walk_levels, g_ptr_array_unref);
   g_clear_pointer (&self->walk_seen, g_hash_table_unref);
+  g_clear_pointer (&self->ancestors, g_hash_table_unref);
   g_clear_pointer (&self->walk_turn, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->error, g_free);
@@ -255,7 +259,8 @@ set_loaded (NatterTimelineModel *self)
 }
 
 /* Puts the levels found, oldest ancestor first, before the items, below
- * a marker of @kind saying @text when there is one. */
+ * a marker of @kind saying @text when there is one; in place of an
+ * earlier walk's, in one change, so that a view keeps its rows below. */
 static void
 walk_end (NatterTimelineModel      *self,
           NatterTimelineMarkerKind  kind,
@@ -263,10 +268,16 @@ walk_end (NatterTimelineModel      *self,
 {
   g_autoptr(GPtrArray) levels = g_steal_pointer (&self->walk_levels);
   NatterSessionIndexEntry *entry;
+  guint removed = self->prefix->len;
   guint added;
 
-  g_clear_pointer (&self->walk_seen, g_hash_table_unref);
+  g_clear_pointer (&self->ancestors, g_hash_table_unref);
+  self->ancestors = g_steal_pointer (&self->walk_seen);
   g_clear_pointer (&self->walk_turn, g_free);
+  /* The table borrows its keys from the rows: emptied first. */
+  g_hash_table_remove_all (self->inherited);
+  self->n_inherited = 0;
+  g_ptr_array_set_size (self->prefix, 0);
 
   if (text != NULL)
     g_ptr_array_add (self->prefix, natter_timeline_marker_new (kind, NULL, NULL, text));
@@ -288,9 +299,9 @@ walk_end (NatterTimelineModel      *self,
         }
     }
   added = self->prefix->len;
-  if (added > 0)
+  if (removed > 0 || added > 0)
     {
-      g_list_model_items_changed (G_LIST_MODEL (self), 0, 0, added);
+      g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, added);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_ITEMS]);
     }
   /* A branch's compaction may keep an inherited turn first. */
@@ -469,6 +480,38 @@ start_walk (NatterTimelineModel *self,
              natter_session_state_get_forked_from_turn_id (state));
 }
 
+static void
+rewalk_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(NatterTimelineModel) self = user_data;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  state = natter_sessions_get_session_finish (NATTER_SESSIONS (source), result, &error);
+  if (state == NULL)
+    {
+      /* What was shown stays: the session's own reading reports it. */
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("Could not read the session to walk its history again: %s", error->message);
+      return;
+    }
+  if (self->walk_levels == NULL)
+    start_walk (self, state);
+}
+
+/* A session the inherited history comes from was deleted: its turns are
+ * still what the model receives, now read from their files, and the line
+ * above them says where they come from rather than name the session
+ * (which could no longer be opened). */
+static void
+rewalk (NatterTimelineModel *self)
+{
+  natter_sessions_get_session_async (self->sessions, self->session_id, self->cancellable,
+                                     rewalk_cb, g_object_ref (self));
+}
+
 /* Shows the summary before the first kept turn, wherever it is (a
  * branch's may be an inherited one); a later compaction moves it. */
 static void
@@ -604,6 +647,9 @@ session_index_changed_cb (NatterSessions      *sessions,
       entry = natter_session_index_lookup (natter_sessions_list_sessions (sessions), session_id);
       if (entry != NULL && self->loaded)
         update_marker_titles (self, session_id, entry);
+      else if (entry == NULL && self->loaded && self->walk_levels == NULL && self->ancestors != NULL &&
+               g_hash_table_contains (self->ancestors, session_id))
+        rewalk (self);
       return;
     }
   if (!self->loaded)

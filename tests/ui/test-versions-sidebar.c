@@ -467,6 +467,23 @@ history_shown (gpointer data)
          natter_turn_item_get_state (NATTER_TURN_ITEM (timeline_item (window, 1))) != NULL;
 }
 
+/* The timeline of @data's window shows its first turns below the line
+ * that says they come from a deleted version. */
+static gboolean
+deleted_history_shown (gpointer data)
+{
+  NatterWindow *window = data;
+  GObject *first;
+
+  if (!history_shown (window))
+    return FALSE;
+  first = timeline_item (window, 0);
+  return NATTER_IS_TIMELINE_MARKER (first) &&
+         natter_timeline_marker_get_kind (NATTER_TIMELINE_MARKER (first)) == NATTER_TIMELINE_MARKER_NOTE &&
+         g_strcmp0 (natter_timeline_marker_get_error (NATTER_TIMELINE_MARKER (first)),
+                    "The earlier messages come from a deleted version of this conversation.") == 0;
+}
+
 /* Deleting the original of a pinned conversation, shown with its other
  * version kept: the version keeps the pin and shows the first message,
  * which the model still gets, below a line saying where it comes from. */
@@ -506,20 +523,25 @@ test_delete_original_keeps_history_and_pin (void)
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
   ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
+  /* The version, read while its original is still there (the toast is
+   * up): its history is the original's, with no line above it. */
+  g_assert_true (natter_window_open_session (window, edit));
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 2);
+  g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 0))), ==, first);
   natter_window_dismiss_pending_deletes (window);
   h = (Heir) { u, original, edit };
   ui_wait_until (heir_pinned, &h);
+  /* The window that showed it learns the original is gone. */
+  ui_wait_until (deleted_history_shown, window);
+  g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 1))), ==, first);
 
   /* A window opening the version now finds its original gone. */
   ui_destroy_window (window);
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, edit));
   ui_wait_until (ui_timeline_loaded, window);
-  ui_wait_until (history_shown, window);
-  g_assert_cmpint (natter_timeline_marker_get_kind (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
-                   NATTER_TIMELINE_MARKER_NOTE);
-  g_assert_cmpstr (natter_timeline_marker_get_error (NATTER_TIMELINE_MARKER (timeline_item (window, 0))), ==,
-                   "The earlier messages come from a deleted version of this conversation.");
+  ui_wait_until (deleted_history_shown, window);
   g_assert_cmpstr (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (timeline_item (window, 1))), ==, first);
   input = natter_turn_item_dup_input_text (NATTER_TURN_ITEM (timeline_item (window, 1)));
   g_assert_cmpstr (input, ==, "What to cook?");
