@@ -178,8 +178,15 @@ validate_input (NatterTurnExecution  *self,
 
   if (g_str_equal (type, "cancel"))
     {
+      const char *reason = json_object_get_string_member_with_default (self->input, "reason", NULL);
+
       self->cancel_requested = TRUE;
-      self->cancel_reason = g_strdup (json_object_get_string_member_with_default (self->input, "reason", NULL));
+      /* The input says why for itself (natter_turn_execution_set_cancel_reason()). */
+      if (reason != NULL)
+        {
+          g_free (self->cancel_reason);
+          self->cancel_reason = g_strdup (reason);
+        }
       return TRUE;
     }
 

@@ -327,6 +327,29 @@ natter_turn_execution_get_settled (NatterTurnExecution *self)
 }
 
 /**
+ * natter_turn_execution_set_cancel_reason:
+ * @self: a #NatterTurnExecution
+ * @reason: (nullable): why the turn is to be cancelled, in words for a
+ *   person (stored, not translated)
+ *
+ * The `reason` of the `turn_cancelled` this advance writes should its
+ * #GCancellable be cancelled (docs/format.md §4.2): a cancel input says
+ * why itself, a cancellable cannot. Call on the main context before
+ * cancelling; a reason given by an earlier call stays, as the first stop
+ * is the one carried out, and a cancel input's own reason is recorded
+ * over it.
+ */
+void
+natter_turn_execution_set_cancel_reason (NatterTurnExecution *self,
+                                         const char          *reason)
+{
+  g_return_if_fail (NATTER_IS_TURN_EXECUTION (self));
+
+  if (self->cancel_reason == NULL)
+    self->cancel_reason = g_strdup (reason);
+}
+
+/**
  * natter_turn_execution_get_outcome:
  * @self: a #NatterTurnExecution
  *

@@ -1043,8 +1043,8 @@ stop_with_input (NatterSessions *self,
  * natter_sessions_stop_turn_async:
  * @self: the service
  * @turn_id: the turn
- * @reason: (nullable): recorded on `turn_cancelled` when a cancel input
- *   is used
+ * @reason: (nullable): why, in words for a person (stored, not
+ *   translated): recorded on the `turn_cancelled` the stop writes
  * @cancellable: (nullable): cancels the wait only
  * @callback: called on the main context once the turn is stopped
  * @user_data: data for @callback
@@ -1093,7 +1093,12 @@ natter_sessions_stop_turn_async (NatterSessions      *self,
        * cancel input, as without a live advance. */
       add_turn_waiter (self, turn_id, g_steal_pointer (&task), stop_with_input);
       for (guint i = 0; i < advances->len; i++)
-        g_cancellable_cancel (((NatterSessionsAdvance *) g_ptr_array_index (advances, i))->cancellable);
+        {
+          NatterSessionsAdvance *advance = g_ptr_array_index (advances, i);
+
+          natter_turn_execution_set_cancel_reason (advance->execution, reason);
+          g_cancellable_cancel (advance->cancellable);
+        }
       return;
     }
   stop_with_input (self, turn_id, g_steal_pointer (&task));
@@ -1180,7 +1185,9 @@ stop_next (GTask *task)
       return;
     }
   turn_id = g_ptr_array_index (data->turn_ids, data->next++);
-  natter_sessions_stop_turn_async (self, turn_id, NULL, NULL, stopped_one_cb, task);
+  /* Said on the turn, so that whoever waits for its answer (a `natter
+   * send` the window runs) learns why it ended. */
+  natter_sessions_stop_turn_async (self, turn_id, NATTER_CANCEL_REASON_DELETED, NULL, stopped_one_cb, task);
 }
 
 /* The session's turns still under way: every one with a live advance

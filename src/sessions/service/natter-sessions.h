@@ -68,6 +68,12 @@ typedef struct
 
 void natter_turn_version_free (NatterTurnVersion *version);
 
+/* The `reason` a stop records on `turn_cancelled` (docs/format.md §4.2)
+ * when it is not the person's own: words stored as they are, untranslated,
+ * like every text of a turn file. */
+#define NATTER_CANCEL_REASON_DELETED "The conversation was deleted"
+#define NATTER_CANCEL_REASON_CLOSED  "Natter was closed"
+
 #define NATTER_TYPE_SESSIONS (natter_sessions_get_type ())
 
 G_DECLARE_FINAL_TYPE (NatterSessions, natter_sessions, NATTER, SESSIONS, GObject)
