@@ -124,7 +124,7 @@ ask_ran_cb (GObject      *object,
                        outcome->error != NULL ? outcome->error : natter_cli_tr (run, "The turn failed"));
       break;
     case NATTER_TURN_OUTCOME_CANCELLED:
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
+      natter_cli_fail_cancelled (run, outcome->reason);
       break;
     case NATTER_TURN_OUTCOME_SUSPENDED:
     default:

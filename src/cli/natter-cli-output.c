@@ -129,6 +129,21 @@ natter_cli_fail (Run        *run,
   natter_cli_finish (run, status);
 }
 
+/* Ends the run for a turn that was cancelled, with the reason its
+ * `turn_cancelled` recorded when a stop gave one (the conversation
+ * deleted, Natter closed, `natter stop`): whoever waited for the answer
+ * learns why it will not come. */
+void
+natter_cli_fail_cancelled (Run        *run,
+                           const char *reason)
+{
+  if (reason != NULL && reason[0] != '\0')
+    /* Translators: %s is why, as stored with the turn (in English), e.g. “The conversation was deleted” */
+    natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "The turn was cancelled: %s"), reason);
+  else
+    natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
+}
+
 void
 natter_cli_fail_error (Run    *run,
                        GError *error)

@@ -144,6 +144,8 @@ void natter_cli_fail       (Run        *run,
                             ...) G_GNUC_PRINTF (3, 4);
 void natter_cli_fail_error (Run        *run,
                             GError     *error);
+void natter_cli_fail_cancelled (Run        *run,
+                                const char *reason);
 gboolean natter_cli_is_damage_refusal (const GError *error);
 void natter_cli_fail_send_error (Run    *run,
                                  GError *error);

@@ -178,7 +178,7 @@ report_turn (Run             *run,
           natter_cli_finish (run, 0);
         }
       else
-        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, "%s", natter_cli_tr (run, "The turn was cancelled"));
+        natter_cli_fail_cancelled (run, json_object_get_string_member_with_default (terminal, "reason", NULL));
       return;
     case NATTER_TURN_STATUS_IDLE:
     default:

@@ -111,7 +111,8 @@ stop_running_answers (NatterWindow *self)
         continue;
       stopping++;
       self->closing.stops++;
-      natter_sessions_stop_turn_async (self->sessions, latest, NULL, NULL, close_stopped_cb, g_object_ref (self));
+      natter_sessions_stop_turn_async (self->sessions, latest, NATTER_CANCEL_REASON_CLOSED, NULL, close_stopped_cb,
+                                       g_object_ref (self));
     }
   return stopping;
 }

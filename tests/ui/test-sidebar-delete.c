@@ -351,14 +351,23 @@ test_sidebar_delete_keeps_placed_elsewhere (void)
   ui_world_free (u);
 }
 
+/* The member @name of @turn_id's last event, or %NULL. */
+static const char *
+last_member (UiWorld    *u,
+             const char *turn_id,
+             const char *name)
+{
+  g_autoptr(GPtrArray) events = ui_get_turn (u, turn_id);
+  JsonObject *last = json_node_get_object (g_ptr_array_index (events, events->len - 1));
+
+  return g_intern_string (json_object_get_string_member_with_default (last, name, NULL));
+}
+
 static const char *
 last_type (UiWorld    *u,
            const char *turn_id)
 {
-  g_autoptr(GPtrArray) events = ui_get_turn (u, turn_id);
-
-  return g_intern_string (json_object_get_string_member (json_node_get_object (g_ptr_array_index (events, events->len - 1)),
-                                                          "type"));
+  return last_member (u, turn_id, "type");
 }
 
 /* An answer that streams while its conversation's toast is up goes on,
@@ -403,6 +412,9 @@ test_sidebar_delete_stops_answer (void)
   ui_settle ();
   g_assert_cmpuint (natter_fake_model_get_n_requests (model), ==, 2);
   g_assert_cmpstr (last_type (u, stopped), ==, "turn_cancelled");
+  /* Said on the turn, for whoever waited for the answer (a `natter
+   * send` the window ran tells its caller). */
+  g_assert_cmpstr (last_member (u, stopped, "reason"), ==, "The conversation was deleted");
 
   ui_destroy_window (window);
   ui_world_free (u);
