@@ -371,7 +371,8 @@ test_icon_buttons_named (void)
   g_autoptr(NatterAgentRow) agent = new_agent_row ("{\"agentId\":\"tutor\",\"name\":\"Tutor\","
                                                    "\"systemPrompt\":\"Teach.\",\"tools\":[]}");
 
-  assert_labelled (GTK_WIDGET (provider), "Remove Provider");
+  /* Which provider it removes, as there may be several. */
+  assert_labelled (GTK_WIDGET (provider), "Remove “Local <b>Server</b>”");
   assert_labelled (GTK_WIDGET (agent), "Delete Agent");
 }
 

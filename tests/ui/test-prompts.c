@@ -294,6 +294,9 @@ test_prompts_permission_words (void)
       g_assert_true (ui_label_shown (card, cases[i].expected));
       g_assert_nonnull (strstr (natter_permission_card_get_details (NATTER_PERMISSION_CARD (card)),
                                 cases[i].arguments[1] == '}' ? "{" : "\""));
+      /* A screen reader names the expander by its title, not "GtkExpander". */
+      gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_find_first (card, GTK_TYPE_EXPANDER)),
+                                           GTK_ACCESSIBLE_PROPERTY_LABEL, "Details");
       gtk_window_destroy (GTK_WINDOW (window));
     }
   ui_world_free (u);

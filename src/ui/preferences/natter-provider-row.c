@@ -389,6 +389,18 @@ natter_provider_row_set_name (NatterProviderRow *self,
   g_free (self->name);
   self->name = g_strdup (name);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), name);
+  /* With two providers, two "Remove Provider" buttons would not say
+   * which one they remove to someone who cannot see the row. */
+  if (name[0] != '\0')
+    {
+      /* Translators: %s is the name the person gave a provider */
+      g_autofree char *label = g_strdup_printf (_("Remove “%s”"), name);
+
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->remove_button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+    }
+  else
+    gtk_accessible_update_property (GTK_ACCESSIBLE (self->remove_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    _("Remove Provider"), -1);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NAME]);
 }
 
