@@ -313,12 +313,14 @@ list_provider (NatterWindow *self,
       natter_model_picker_set_provider (self->choice.model_picker, provider,
                                         natter_openai_provider_get_display_name (provider));
       /* The other providers' models are a pick away, each under its
-       * provider's name. */
+       * provider's name: the person's providers, not the default kept
+       * only so that it goes on working. */
       for (guint i = 0; configured[i] != NULL; i++)
         {
           NatterOpenaiProvider *other = NULL;
 
           if (g_str_equal (configured[i], provider_id) ||
+              !natter_provider_registry_is_offered (self->choice.registry, configured[i]) ||
               (other = natter_provider_registry_get_provider (self->choice.registry, configured[i], NULL)) == NULL)
             continue;
           g_ptr_array_add (others, other);

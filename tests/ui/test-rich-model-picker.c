@@ -503,6 +503,9 @@ test_rich_model_picker_other_providers (void)
   /* Each list under its provider's name, the conversation's first. */
   g_assert_true (label_mapped (popover, "Server Two"));
   g_assert_true (label_mapped (popover, "Server One"));
+  /* The default every registry keeps, not one of this person's
+   * providers, is not offered (it would say it cannot be reached). */
+  g_assert_false (label_mapped (popover, "Ollama"));
   save_screenshots (popover, "model-picker-providers");
 
   /* A model of the other provider, picked as a person does: the header

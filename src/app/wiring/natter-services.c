@@ -276,11 +276,11 @@ load_providers (NatterServices *self)
   g_autoptr(GPtrArray) providers = natter_settings_dup_usable_providers (self->settings);
 
   /* The list replaces whatever was configured; Ollama stays known even
-   * when the list drops it, so the out-of-the-box default keeps working. */
+   * when the list drops it, so the out-of-the-box default keeps working,
+   * but is offered only when the list names it. */
   for (guint i = 0; known[i] != NULL; i++)
     natter_provider_registry_remove_provider (self->providers, known[i]);
-  natter_provider_registry_add_provider (self->providers, NATTER_DEFAULT_PROVIDER_ID, "Ollama",
-                                         NATTER_DEFAULT_PROVIDER_URL);
+  natter_provider_registry_keep_default_provider (self->providers);
 
   for (guint i = 0; i < providers->len; i++)
     {

@@ -13,8 +13,11 @@
 
 typedef struct
 {
-  char *display_name;
-  char *base_url;
+  char    *display_name;
+  char    *base_url;
+  /* Known without being one of the person's providers: the default,
+   * kept so that the out-of-the-box model keeps working. */
+  gboolean implicit;
 } Configured;
 
 /* A live provider, reused while its address and key stay the same so
@@ -161,9 +164,57 @@ natter_provider_registry_new (NatterKeyLookupFunc key_lookup,
   self->key_lookup = key_lookup;
   self->key_lookup_data = key_lookup_data;
   self->key_lookup_destroy = key_lookup_destroy;
-  natter_provider_registry_add_provider (self, NATTER_DEFAULT_PROVIDER_ID, "Ollama",
-                                         NATTER_DEFAULT_PROVIDER_URL);
+  natter_provider_registry_keep_default_provider (self);
   return self;
+}
+
+/**
+ * natter_provider_registry_keep_default_provider:
+ * @self: a registry
+ *
+ * Knows %NATTER_DEFAULT_PROVIDER_ID at %NATTER_DEFAULT_PROVIDER_URL
+ * unless it is configured already: it resolves, and is listed, but is
+ * not offered (natter_provider_registry_is_offered()) until a call of
+ * natter_provider_registry_add_provider() configures it. What lets the
+ * out-of-the-box default go on working when the person's list of
+ * providers does not name it, without showing it among theirs.
+ */
+void
+natter_provider_registry_keep_default_provider (NatterProviderRegistry *self)
+{
+  Configured *configured;
+
+  g_return_if_fail (NATTER_IS_PROVIDER_REGISTRY (self));
+
+  if (g_hash_table_contains (self->configured, NATTER_DEFAULT_PROVIDER_ID))
+    return;
+  natter_provider_registry_add_provider (self, NATTER_DEFAULT_PROVIDER_ID, "Ollama", NATTER_DEFAULT_PROVIDER_URL);
+  configured = g_hash_table_lookup (self->configured, NATTER_DEFAULT_PROVIDER_ID);
+  configured->implicit = TRUE;
+}
+
+/**
+ * natter_provider_registry_is_offered:
+ * @self: a registry
+ * @provider_id: a provider id
+ *
+ * Whether @provider_id is one of the person's providers, to be offered
+ * where providers are chosen: configured, and not only kept as the
+ * default (natter_provider_registry_keep_default_provider()).
+ *
+ * Returns: %TRUE if configured by natter_provider_registry_add_provider()
+ */
+gboolean
+natter_provider_registry_is_offered (NatterProviderRegistry *self,
+                                     const char             *provider_id)
+{
+  Configured *configured;
+
+  g_return_val_if_fail (NATTER_IS_PROVIDER_REGISTRY (self), FALSE);
+  g_return_val_if_fail (provider_id != NULL, FALSE);
+
+  configured = g_hash_table_lookup (self->configured, provider_id);
+  return configured != NULL && !configured->implicit;
 }
 
 /**

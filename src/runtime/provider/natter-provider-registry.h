@@ -79,6 +79,9 @@ void                    natter_provider_registry_add_provider       (NatterProvi
 gboolean                natter_provider_registry_remove_provider    (NatterProviderRegistry  *self,
                                                                      const char              *provider_id);
 GStrv                   natter_provider_registry_list_providers     (NatterProviderRegistry  *self);
+void                    natter_provider_registry_keep_default_provider (NatterProviderRegistry *self);
+gboolean                natter_provider_registry_is_offered         (NatterProviderRegistry  *self,
+                                                                     const char              *provider_id);
 gboolean                natter_provider_registry_offers_model       (NatterProviderRegistry  *self,
                                                                      JsonObject              *descriptor);
 
