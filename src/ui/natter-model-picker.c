@@ -187,9 +187,16 @@ update_button (NatterModelPicker *self)
   gboolean named = self->model != NULL && self->model[0] != '\0';
   g_autofree char *tooltip = NULL;
 
-  /* Translators: the model picker's tooltip; %s is a model name */
-  tooltip = named ? g_strdup_printf (_("Model for the Next Message: %s"), self->model)
-                  : g_strdup (_("Model for the Next Message"));
+  /* Two providers may each have a model of one name: the tooltip says
+   * whose it is. */
+  if (named && self->display_name != NULL && self->display_name[0] != '\0')
+    /* Translators: the model picker's tooltip; the first %s is a model name, the second its provider's */
+    tooltip = g_strdup_printf (_("Model for the Next Message: %s on %s"), self->model, self->display_name);
+  else if (named)
+    /* Translators: the model picker's tooltip; %s is a model name */
+    tooltip = g_strdup_printf (_("Model for the Next Message: %s"), self->model);
+  else
+    tooltip = g_strdup (_("Model for the Next Message"));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->menu_button), tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   named ? self->model : _("Choose Model"), -1);
@@ -724,6 +731,7 @@ natter_model_picker_set_provider (NatterModelPicker    *self,
   gtk_widget_set_visible (self->fallback_button, FALSE);
   g_free (self->display_name);
   self->display_name = g_strdup (display_name);
+  update_button (self);
   if (provider == NULL)
     {
       forget_provider (self);

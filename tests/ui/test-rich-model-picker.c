@@ -514,6 +514,9 @@ test_rich_model_picker_other_providers (void)
   g_signal_emit_by_name (gtk_widget_get_parent (GTK_WIDGET (row)), "row-activated", row);
   g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "one");
   g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  /* Whose "beta" it is, as another provider may have one too. */
+  g_assert_cmpstr (gtk_widget_get_tooltip_text (ui_find_first (picker, GTK_TYPE_MENU_BUTTON)), ==,
+                   "Model for the Next Message: beta on Server One");
   wait_picker (picker, "models");
   sent = send_from_window (u, window, session_id, "Hello one");
   assert_descriptor (sent, "one", "beta");
