@@ -484,9 +484,12 @@ test_rich_model_picker_other_providers (void)
   turn_id = send_with_model (u, session_id, "Hello two", "two", "delta");
 
   window = ui_window_new (app, u);
+  /* The conversation first: a window with none open would ask the
+   * default provider for its models, which this test must not have
+   * asked for (a cancelled listing may or may not reach the server). */
+  g_assert_true (natter_window_open_session (window, session_id));
   natter_window_set_model_provider (window, registry, "one", "alpha");
   picker = natter_window_get_model_picker (window);
-  g_assert_true (natter_window_open_session (window, session_id));
   wait_picker (picker, "models");
   assert_listed (picker, two_models);
   /* Nothing asked of the other provider before the list is opened. */
@@ -563,10 +566,12 @@ test_rich_model_picker_unknown_provider (void)
   /* Preferences removed "two". */
   g_assert_true (natter_provider_registry_remove_provider (registry, "two"));
   window = ui_window_new (app, u);
+  /* The conversation first: a window with none open would ask the
+   * default provider for its models, which this test must not have
+   * asked for (a cancelled listing may or may not reach the server). */
+  g_assert_true (natter_window_open_session (window, removed));
   natter_window_set_model_provider (window, registry, "one", "alpha");
   picker = natter_window_get_model_picker (window);
-
-  g_assert_true (natter_window_open_session (window, removed));
   g_assert_cmpstr (natter_model_picker_get_state (picker), ==, "unknown");
   g_assert_null (natter_model_picker_get_provider_id (picker));
   g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "delta");
