@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "natter-data-dir-lock.h"
+#include "natter-session-error.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -71,6 +72,8 @@ typedef struct
   guint32  pid;       /* the window we started */
   gboolean vanished;  /* no one owns the name */
   gboolean ours;      /* the window we started owns it */
+  GFile   *storage;   /* its data directory's storage */
+  GError  *taken;     /* why the directory could not be locked then */
 } NameWait;
 
 static void
@@ -99,13 +102,24 @@ name_appeared_cb (GDBusConnection *connection,
   if (reply != NULL)
     g_variant_get (reply, "(u)", &pid);
   wait->ours = wait->pid != 0 && pid == wait->pid;
+  /* The moment its name is seen owned, the window must hold its data
+   * directory already: a command run then that found it free would run
+   * on its own, and leave the window unable to write. */
+  if (wait->ours)
+    {
+      g_autoptr(NatterDataDirLock) lock = NULL;
+
+      g_clear_error (&wait->taken);
+      lock = natter_data_dir_lock_acquire (wait->storage, &wait->taken);
+    }
 }
 
 /* Starts the window on @dir and waits until the application's name is
- * its own. A window an earlier test quit may still own the name for a
- * moment after its process ended (the bus has not seen it go yet): a
- * window started then would hand its activation to that one and exit,
- * and the commands would reach a window on another directory. */
+ * its own, checking that it held @dir by then. A window an earlier test
+ * quit may still own the name for a moment after its process ended (the
+ * bus has not seen it go yet): a window started then would hand its
+ * activation to that one and exit, and the commands would reach a window
+ * on another directory. */
 static GSubprocess *
 spawn_window_in (GDBusConnection    *bus,
                  GFile              *dir,
@@ -113,7 +127,8 @@ spawn_window_in (GDBusConnection    *bus,
                  NatterTestRun      *run)
 {
   const char * const no_args[] = { NULL };
-  NameWait wait = { 0, FALSE, FALSE };
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  NameWait wait = { 0, FALSE, FALSE, storage, NULL };
   g_autoptr(GStrvBuilder) window_environment = g_strv_builder_new ();
   g_auto(GStrv) window_env = NULL;
   GSubprocess *window;
@@ -143,6 +158,8 @@ spawn_window_in (GDBusConnection    *bus,
   natter_test_communicate (window, run);
   natter_test_wait_for_flag (&wait.ours, WAIT_MS);
   g_bus_unwatch_name (watch);
+  g_assert_error (wait.taken, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&wait.taken);
   return window;
 }
 
