@@ -228,9 +228,30 @@ search_activate_result_cb (NatterSearchProvider *provider,
       }
 }
 
+/* The primary instance owns the services and is the data directory's
+ * only writer. Without the lock (another process, e.g. one without a
+ * session bus, writes it) the window can still read, and shows why it
+ * cannot write: natter_application_get_startup_error().
+ *
+ * The lock is taken before the bus name is owned, so that whoever finds
+ * the name owned finds the directory taken too: a `natter` command that
+ * finds the directory free while a Natter owns the name runs on its
+ * own, taking that Natter for one on another directory
+ * (natter_cli_application_run()). Taken at startup, once GTK is up, it
+ * would leave a gap in which a command run then holds the directory
+ * and this window stays unable to write for as long as it runs. */
+static void
+take_data_dir (NatterApplication *self)
+{
+  if (self->services != NULL)
+    return;
+  self->services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
+  natter_services_acquire_writer_lock (self->services, &self->startup_error);
+}
+
 /* Exported before the bus name is owned, so the Shell's first call (which
  * may be what D-Bus-activated us) finds the provider; the index comes at
- * startup. */
+ * startup. The data directory is taken first (take_data_dir()). */
 static gboolean
 natter_application_dbus_register (GApplication     *app,
                                   GDBusConnection  *connection,
@@ -243,6 +264,7 @@ natter_application_dbus_register (GApplication     *app,
   if (!G_APPLICATION_CLASS (natter_application_parent_class)->dbus_register (app, connection, object_path, error))
     return FALSE;
 
+  take_data_dir (self);
   self->search_provider = natter_search_provider_new (NULL);
   natter_search_provider_set_application (self->search_provider, app);
   g_signal_connect_object (self->search_provider, "activate-result",
@@ -261,6 +283,14 @@ natter_application_dbus_unregister (GApplication    *app,
 
   if (self->search_provider != NULL)
     natter_search_provider_unregister (self->search_provider);
+  /* Another Natter owns the name: this process only hands it the
+   * activation, and the directory (this one's lock, if it was free) is
+   * not its to hold. */
+  if (!g_application_get_is_registered (app))
+    {
+      g_clear_object (&self->services);
+      g_clear_error (&self->startup_error);
+    }
 
   G_APPLICATION_CLASS (natter_application_parent_class)->dbus_unregister (app, connection, object_path);
 }
@@ -305,12 +335,9 @@ natter_application_startup (GApplication *app)
                                            app_accels[i].accels);
   natter_first_frame_probe_attach (GTK_APPLICATION (app));
 
-  /* The primary instance owns the services and is the data directory's
-   * only writer. Without the lock (another process, e.g. without a
-   * session bus, writes it) the window can still read, and shows why it
-   * cannot write: natter_application_get_startup_error(). */
-  self->services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
-  if (!natter_services_acquire_writer_lock (self->services, &self->startup_error))
+  /* Without a session bus, the lock was not taken before the name. */
+  take_data_dir (self);
+  if (self->startup_error != NULL)
     g_printerr ("natter: %s\n", self->startup_error->message);
   natter_services_load_async (self->services, NULL, index_loaded_cb, g_object_ref (self));
   /* The tool servers start now, so their tools are listed by the time a
@@ -452,8 +479,9 @@ natter_application_new (const NatterCommands *commands)
  * natter_application_get_services:
  * @self: the application
  *
- * The services of the primary instance, created at startup with the
- * index loading; %NULL before startup.
+ * The services of the primary instance, created as it registers on the
+ * bus (at startup without a bus), with the index loading from startup;
+ * %NULL before.
  *
  * Returns: (transfer none) (nullable): the services
  */

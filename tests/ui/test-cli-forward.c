@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "natter-data-dir-lock.h"
+#include "natter-session-error.h"
 #include "natter-test-server.h"
 #include "natter-test-support.h"
 
@@ -71,6 +72,8 @@ typedef struct
   guint32  pid;       /* the window we started */
   gboolean vanished;  /* no one owns the name */
   gboolean ours;      /* the window we started owns it */
+  GFile   *storage;   /* its data directory's storage */
+  GError  *taken;     /* why the directory could not be locked then */
 } NameWait;
 
 static void
@@ -99,13 +102,24 @@ name_appeared_cb (GDBusConnection *connection,
   if (reply != NULL)
     g_variant_get (reply, "(u)", &pid);
   wait->ours = wait->pid != 0 && pid == wait->pid;
+  /* The moment its name is seen owned, the window must hold its data
+   * directory already: a command run then that found it free would run
+   * on its own, and leave the window unable to write. */
+  if (wait->ours)
+    {
+      g_autoptr(NatterDataDirLock) lock = NULL;
+
+      g_clear_error (&wait->taken);
+      lock = natter_data_dir_lock_acquire (wait->storage, &wait->taken);
+    }
 }
 
 /* Starts the window on @dir and waits until the application's name is
- * its own. A window an earlier test quit may still own the name for a
- * moment after its process ended (the bus has not seen it go yet): a
- * window started then would hand its activation to that one and exit,
- * and the commands would reach a window on another directory. */
+ * its own, checking that it held @dir by then. A window an earlier test
+ * quit may still own the name for a moment after its process ended (the
+ * bus has not seen it go yet): a window started then would hand its
+ * activation to that one and exit, and the commands would reach a window
+ * on another directory. */
 static GSubprocess *
 spawn_window_in (GDBusConnection    *bus,
                  GFile              *dir,
@@ -113,7 +127,8 @@ spawn_window_in (GDBusConnection    *bus,
                  NatterTestRun      *run)
 {
   const char * const no_args[] = { NULL };
-  NameWait wait = { 0, FALSE, FALSE };
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  NameWait wait = { 0, FALSE, FALSE, storage, NULL };
   g_autoptr(GStrvBuilder) window_environment = g_strv_builder_new ();
   g_auto(GStrv) window_env = NULL;
   GSubprocess *window;
@@ -143,6 +158,8 @@ spawn_window_in (GDBusConnection    *bus,
   natter_test_communicate (window, run);
   natter_test_wait_for_flag (&wait.ours, WAIT_MS);
   g_bus_unwatch_name (watch);
+  g_assert_error (wait.taken, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&wait.taken);
   return window;
 }
 
@@ -430,6 +447,81 @@ test_forwarded_queue_runs_to_settle (void)
   natter_test_remove_tree (dir);
 }
 
+static gboolean
+second_request_arrived (gpointer data)
+{
+  NatterTestServer *server = data;
+
+  return server->bodies->len >= 2;
+}
+
+/* A turn the window is running reads, in its file, as interrupted:
+ * `natter show` forwarded to the window says running, as `sessions`
+ * does, not idle (which `resume` would then refuse as running). */
+static void
+test_forwarded_show_running (void)
+{
+  const NatterTestResponse script[] = {
+    SAY_HELLO,
+    { .status = 200, .content_type = "text/event-stream", .keep_open = TRUE,
+      .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n") },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GSubprocess) waiting = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) json = NULL;
+  g_autofree char *session_id = NULL;
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
+  NatterTestRun sent = { 0 };
+  JsonArray *turns;
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  window = spawn_window (bus, dir, &gui);
+  {
+    const char * const send[] = { "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m1",
+                                  "hello", NULL };
+
+    run_cli (dir, send, &cli);
+  }
+  g_assert_cmpint (cli.status, ==, 0);
+  session_id = natter_test_session_of (cli.out);
+  natter_test_run_clear (&cli);
+  {
+    const char * const send[] = { "send", "--session", session_id, "take your time", NULL };
+
+    waiting = spawn (dir, send);
+    natter_test_communicate (waiting, &sent);
+  }
+  g_assert_true (natter_test_wait_until (second_request_arrived, server, WAIT_MS));
+  {
+    const char * const show[] = { "show", session_id, "--json", NULL };
+
+    run_cli (dir, show, &cli);
+  }
+  g_assert_cmpint (cli.status, ==, 0);
+  json = natter_test_json (cli.out);
+  turns = json_object_get_array_member (json_node_get_object (json), "turns");
+  g_assert_cmpuint (json_array_get_length (turns), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (turns, 0), "status"), ==,
+                   "completed");
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (turns, 1), "status"), ==,
+                   "running");
+  natter_test_run_clear (&cli);
+
+  /* Quitting stops the answer; the waiting command hears of it. */
+  quit_window (bus, &gui);
+  natter_test_wait_for_flag (&sent.done, WAIT_MS);
+  g_assert_cmpint (sent.status, !=, 0);
+  natter_test_run_clear (&sent);
+  natter_test_run_clear (&gui);
+  natter_test_remove_tree (dir);
+}
+
 /* The window runs in German; a tool server's program is missing. A
  * script under LC_ALL=C (or C.UTF-8) that runs `natter mcp list`,
  * forwarded over the bus to the window, which starts the servers, reads
@@ -500,6 +592,7 @@ main (int   argc,
   g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
   g_test_add_func ("/cli/other-data-dir", test_other_data_dir);
   g_test_add_func ("/cli/forwarded-queue-runs-to-settle", test_forwarded_queue_runs_to_settle);
+  g_test_add_func ("/cli/forwarded-show-running", test_forwarded_show_running);
   g_test_add_func ("/cli/forwarded-in-callers-language", test_forwarded_in_callers_language);
 
   return g_test_run ();
