@@ -318,6 +318,9 @@ static const struct
   { "win.go-back", { "<Alt>Left", NULL } },
   { "win.dictate", { "<Shift><Control>d", NULL } },
   { "win.read-aloud-focused", { "<Shift><Control>r", NULL } },
+  /* One key for both: only the one that applies is enabled. */
+  { "win.pin", { "<Control>d", NULL } },
+  { "win.unpin", { "<Control>d", NULL } },
 };
 
 static void

@@ -702,6 +702,16 @@ natter_composer_set_can_attach (NatterComposer *self,
   g_return_if_fail (NATTER_IS_COMPOSER (self));
   self->can_attach = !!can_attach;
   gtk_widget_set_visible (GTK_WIDGET (self->attach_button), self->can_attach);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.attach", self->can_attach);
+}
+
+/* Ctrl+O where the message is written: the button's file chooser. */
+static void
+attach_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  attach_clicked_cb (NATTER_COMPOSER (widget));
 }
 
 /* The microphone button and the line above the message while
@@ -1082,6 +1092,8 @@ natter_composer_class_init (NatterComposerClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, button_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, attach_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, update_button);
+  gtk_widget_class_install_action (widget_class, "composer.attach", NULL, attach_activated);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "composer.attach", NULL);
   gtk_widget_class_set_css_name (widget_class, "natter-composer");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
 }
@@ -1093,6 +1105,7 @@ natter_composer_init (NatterComposer *self)
 
   self->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) pending_free);
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.attach", FALSE);
   self->buffer = gtk_text_view_get_buffer (self->text_view);
   g_signal_connect (self->text_view, "paste-clipboard", G_CALLBACK (paste_clipboard_cb), self);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_button), self);

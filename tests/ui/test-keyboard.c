@@ -18,6 +18,7 @@
  * (test-keyboard-conversations.c, -prompts.c, -windows.c).
  */
 
+#include "natter-sessions-settings.h"
 #include "test-keyboard.h"
 
 /* The registered accelerators */
@@ -39,6 +40,8 @@ static const struct
   { "win.go-back", "<Alt>Left" },
   { "win.dictate", "<Shift><Control>d" },
   { "win.read-aloud-focused", "<Shift><Control>r" },
+  { "win.pin", "<Control>d" },
+  { "win.unpin", "<Control>d" },
 };
 
 static void
@@ -65,6 +68,7 @@ static const char *local_keys[] = {
   "Escape",         /* the window, bubble phase: stop the answer */
   "<Shift>F10",     /* a focused widget's context menu (GTK) */
   "Tab",            /* the composer into a waiting prompt */
+  "<Control>o",     /* the composer: attach files */
 };
 
 static gboolean
@@ -197,8 +201,47 @@ test_keyboard_local_keys_bound (void)
 
   g_assert_true (widget_binds (natter_window_get_session_list (window), "Delete", "win.delete"));
   g_assert_true (widget_binds (GTK_WIDGET (window), "Escape", "win.stop"));
+  g_assert_true (widget_binds (GTK_WIDGET (natter_window_get_composer (window)), "<Control>o", "composer.attach"));
   /* F10 opens the main menu: GTK binds it to the primary menu button. */
   g_assert_nonnull (ui_find_first_full (window, GTK_TYPE_MENU_BUTTON, is_primary));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  gboolean    pinned;
+} PinWait;
+
+static gboolean
+pinned_is (gpointer data)
+{
+  PinWait *w = data;
+
+  return natter_sessions_get_pinned (w->u->sessions, w->session_id) == w->pinned;
+}
+
+/* Ctrl+D pins the open conversation and, pressed again, unpins it: one
+ * key, as only the action that applies is enabled; with no
+ * conversation open it is not taken. */
+static void
+test_keyboard_pin (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Keep at the top");
+  NatterWindow *window = window_new (u);
+  PinWait w = { u, session_id, TRUE };
+
+  g_assert_false (press (window, "<Control>d"));
+  g_assert_true (natter_window_open_session (window, session_id));
+  g_assert_true (press (window, "<Control>d"));
+  ui_wait_until (pinned_is, &w);
+  w.pinned = FALSE;
+  g_assert_true (press (window, "<Control>d"));
+  ui_wait_until (pinned_is, &w);
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -216,6 +259,7 @@ main (int   argc,
   g_test_add_func ("/keyboard/help-overlay-matches", test_keyboard_help_overlay_matches);
   g_test_add_func ("/keyboard/start-types-into-composer", test_keyboard_start_types_into_composer);
   g_test_add_func ("/keyboard/local-keys-bound", test_keyboard_local_keys_bound);
+  g_test_add_func ("/keyboard/pin", test_keyboard_pin);
   g_test_add_func ("/keyboard/new-chat-search-composer", test_keyboard_new_chat_and_composer);
   g_test_add_func ("/keyboard/open-with-enter", test_keyboard_open_with_enter);
   g_test_add_func ("/keyboard/rename", test_keyboard_rename);
