@@ -1137,7 +1137,11 @@ version_session_read_cb (GObject      *object,
     }
   else if (natter_session_state_get_forked_from_turn_id (session) != NULL)
     {
-      state->fork_owner = g_strdup (natter_session_state_get_parent_session (session));
+      /* The fork is asked of the session that shows that turn, not of
+       * its parent: the service finds the parent that has it as its
+       * own, and one deleted since too, whose history the session
+       * still shows from the turn files (docs/sessions.md §9.4). */
+      state->fork_owner = g_strdup (state->version_owner);
       state->fork_turn = g_strdup (natter_session_state_get_forked_from_turn_id (session));
     }
   else
