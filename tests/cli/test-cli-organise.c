@@ -916,6 +916,46 @@ test_retry_version_of_deleted_original (Fixture       *f,
   (void) first_turn;
 }
 
+/* `natter retry TURN` at the first message of a version of a
+ * conversation's first message, once that conversation is deleted: the
+ * new version names the deleted one as its parent, as one made before
+ * the delete would (docs/sessions.md §9.4), and the message is sent. */
+static void
+test_retry_first_version_of_deleted_original (Fixture       *f,
+                                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_turn = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *version_turn = NULL;
+  g_autofree char *again_id = NULL;
+  g_autofree char *again_turn = NULL;
+  guint n_requests;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", first_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, &version_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+
+  n_requests = f->server->bodies->len;
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", version_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &again_id, &again_turn);
+  g_assert_nonnull (again_turn);
+  g_assert_cmpstr (again_id, !=, version_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, n_requests + 1);
+}
+
 /* search finds words of messages and answers, best first, one line per
  * turn; --json adds the title; a deleted session is no longer found. */
 static void
@@ -1317,6 +1357,7 @@ cli_add_organise_tests (void)
   ADD ("/cli/fork-deleted-original", test_fork_deleted_original);
   ADD ("/cli/retry-deleted-original", test_retry_deleted_original);
   ADD ("/cli/retry-version-of-deleted-original", test_retry_version_of_deleted_original);
+  ADD ("/cli/retry-first-version-of-deleted-original", test_retry_first_version_of_deleted_original);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);
