@@ -288,13 +288,36 @@ versionable (OracleDriver *d,
   return terminal_visible (d, t) && !oracle_carries_damaged (t);
 }
 
-/* An attachment some turn carries, whose blob may be damaged now. */
+static gboolean
+msgs_carry (GPtrArray *msgs,
+            OFile     *file)
+{
+  for (guint i = 0; msgs != NULL && i < msgs->len; i++)
+    {
+      OMsg *m = g_ptr_array_index (msgs, i);
+
+      if (m->files != NULL && g_ptr_array_find (m->files, file, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* An attachment some turn carries, whose blob may be damaged now. Not one
+ * of a history a deleted conversation left in the turn files: what its
+ * branches show and search then is a case the documents leave open. */
 static gboolean
 attachment_damageable (OracleDriver *d,
                        OFile        *file)
 {
   if (oracle_attachment_needed (d->o, file))
     return FALSE;
+  for (guint i = 0; i < d->o->turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (d->o->turns, i);
+
+      if ((msgs_carry (t->own, file) || msgs_carry (t->inline_msgs, file)) && oracle_shown_from_files (d->o, t))
+        return FALSE;
+    }
   for (guint i = 0; i < d->o->turns->len; i++)
     {
       OTurn *t = g_ptr_array_index (d->o->turns, i);
@@ -323,11 +346,39 @@ failed_turn (OracleDriver *d,
   return t->status == OT_FAILED && !t->damaged;
 }
 
+/* Not a turn a branch of a deleted conversation shows from the turn
+ * files: how a history that breaks there shows is left open. */
 static gboolean
 damageable (OracleDriver *d,
             OTurn        *t)
 {
-  return oracle_turn_terminal (t) && !t->damaged && !oracle_turn_is_depended_on (d->o, t) && t->copy_of == NULL;
+  return oracle_turn_terminal (t) && !t->damaged && !oracle_turn_is_depended_on (d->o, t) && t->copy_of == NULL &&
+         !oracle_shown_from_files (d->o, t);
+}
+
+/* A conversation whose delete the model can follow (oracle_deletable()),
+ * all of whose turns the driver knows by id, while no answer to one of
+ * them is still to finish. */
+static gboolean
+deletable (OracleDriver *d,
+           OSession     *s)
+{
+  for (guint i = 0; i < s->own->len; i++)
+    if (((OTurn *) g_ptr_array_index (s->own, i))->id == NULL)
+      return FALSE;
+  return d->pending->len == 0 && oracle_deletable (d->o, s);
+}
+
+/* A conversation whose delete leaves others reading its turns: what the
+ * operation is mostly for. */
+static gboolean
+deletable_parent (OracleDriver *d,
+                  OSession     *s)
+{
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    if (((OSession *) g_ptr_array_index (d->o->sessions, i))->parent == s)
+      return deletable (d, s);
+  return FALSE;
 }
 
 /* An archive of a conversation whose answer streams is a snapshot of a
@@ -411,6 +462,7 @@ typedef enum
   OP_CLI_TOOL,
   OP_CLI_RESUME,
   OP_CLI_RETRY,
+  OP_DELETE,
   N_OPS
 } OpKind;
 
@@ -418,7 +470,7 @@ static const char *const op_names[N_OPS] = {
   "new", "send", "queue", "retry-refused", "try-again", "compact-and-continue", "continue", "edit", "release",
   "stop", "permission", "answer", "resume", "unqueue", "edit-queued", "grant", "revoke", "compact", "fork",
   "rename", "export-import", "damage", "damage-attachment", "recover", "restart", "crash-send", "natter-send", "natter-tool",
-  "natter-resume", "natter-retry",
+  "natter-resume", "natter-retry", "delete",
 };
 
 static gboolean
@@ -485,6 +537,8 @@ op_possible (OracleDriver *d,
       return !held && d->options.cli_ops && any_turn (d, waits_for_natter) != NULL;
     case OP_CLI_RESUME:
       return !held && d->options.cli_ops && any_session (d, natter_latest_idle) != NULL;
+    case OP_DELETE:
+      return !held && any_session (d, deletable) != NULL;
     case N_OPS:
       break;
     }
@@ -497,7 +551,7 @@ static const guint op_weights[N_OPS] = {
   [OP_PERMISSION] = 10, [OP_ANSWER] = 7, [OP_RESUME] = 6, [OP_UNQUEUE] = 2, [OP_REPLACE_QUEUED] = 2,
   [OP_GRANT] = 3, [OP_REVOKE] = 2, [OP_COMPACT] = 3, [OP_FORK] = 3, [OP_RENAME] = 2, [OP_EXPORT_IMPORT] = 2,
   [OP_DAMAGE] = 2, [OP_DAMAGE_ATTACHMENT] = 1, [OP_RECOVER] = 4, [OP_RESTART] = 3, [OP_CRASH_SEND] = 2, [OP_CLI_SEND] = 5,
-  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2,
+  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2, [OP_DELETE] = 2,
 };
 
 static OpKind
@@ -675,6 +729,20 @@ run_op (OracleDriver *d,
           cli_retry (d, of);
         else
           cli_send (d);
+      }
+      break;
+    case OP_DELETE:
+      {
+        OSession *s = chance (d, 70) ? any_session (d, deletable_parent) : NULL;
+
+        if (s == NULL)
+          s = any_session (d, deletable);
+
+        /* Sometimes by `natter delete`, in a process of its own. */
+        if (d->options.cli_ops && chance (d, 30))
+          cli_delete (d, s);
+        else
+          search_delete (d, s);
       }
       break;
     case N_OPS:
