@@ -931,9 +931,12 @@ test_retry_first_version_of_deleted_original (Fixture       *f,
   g_autofree char *version_turn = NULL;
   g_autofree char *again_id = NULL;
   g_autofree char *again_turn = NULL;
+  g_autofree char *branch_id = NULL;
+  g_autofree char *untitled_id = NULL;
+  g_autoptr(JsonObject) entry = NULL;
   guint n_requests;
 
-  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpint (r.status, ==, 0);
   parse_ids (r.out, &session_id, &first_turn);
@@ -954,6 +957,22 @@ test_retry_first_version_of_deleted_original (Fixture       *f,
   g_assert_nonnull (again_turn);
   g_assert_cmpstr (again_id, !=, version_id);
   g_assert_cmpuint (f->server->bodies->len, ==, n_requests + 1);
+
+  /* Asked of a branch made there that has no message (and so no title)
+   * of its own: the new version is made without one, and named after
+   * its message and answer as any untitled conversation is. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", version_id, version_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  branch_id = natter_test_session_of (r.out);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", branch_id, version_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &untitled_id, NULL);
+  entry = listed_entry (f, untitled_id);
+  g_assert_true (json_object_has_member (entry, "title"));
+  g_assert_false (json_object_has_member (entry, "versionOf"));
 }
 
 /* search finds words of messages and answers, best first, one line per
