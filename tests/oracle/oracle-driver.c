@@ -150,6 +150,46 @@ any_turn (OracleDriver *d,
   return candidates->len > 0 ? g_ptr_array_index (candidates, pick (d, candidates->len)) : NULL;
 }
 
+/* A turn of a deleted conversation, with @ok, that a conversation made
+ * from it still shows from the turn files (docs/sessions.md §9.4), and
+ * in *@shown_in one that shows it: titled, for a version made there
+ * takes its title. Not one of a conversation that had a compaction,
+ * which went with its file. */
+static OTurn *
+any_deleted_turn (OracleDriver  *d,
+                  gboolean     (*ok) (OracleDriver *d, OTurn *t),
+                  OSession     **shown_in)
+{
+  g_autoptr(GPtrArray) turns = g_ptr_array_new ();
+  g_autoptr(GPtrArray) showing = g_ptr_array_new ();
+  guint at;
+
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (d->o->sessions, i);
+      g_autoptr(GPtrArray) history = oracle_history_from_files (s);
+
+      if (s->id == NULL || s->diverged || s->title == NULL ||
+          (s->title_kind != OTITLE_SET && s->title_kind != OTITLE_DEFAULT))
+        continue;
+      for (guint j = 0; j < history->len; j++)
+        {
+          OTurn *t = g_ptr_array_index (history, j);
+
+          if (t->owner->deleted && t->owner->last_compaction == NULL && t->id != NULL && ok (d, t))
+            {
+              g_ptr_array_add (turns, t);
+              g_ptr_array_add (showing, s);
+            }
+        }
+    }
+  if (turns->len == 0)
+    return NULL;
+  at = pick (d, turns->len);
+  *shown_in = g_ptr_array_index (showing, at);
+  return g_ptr_array_index (turns, at);
+}
+
 /* ------------------------------------------------------------------ */
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
@@ -581,6 +621,103 @@ choose_op (OracleDriver *d)
   return OP_NEW;
 }
 
+/* Try Again or Edit (@kind) on a message: shown where it was sent, or
+ * sometimes in a branch that shows it, or a message a deleted
+ * conversation left in the turn files, shown in one made from it. */
+static void
+run_version (OracleDriver *d,
+             const char   *kind)
+{
+  OSession *shown_in = NULL;
+  OTurn *of = chance (d, 40) ? any_deleted_turn (d, versionable, &shown_in) : NULL;
+
+  if (of != NULL)
+    {
+      count (d, "versions-from-deleted");
+      op_version (d, shown_in, of, kind);
+      return;
+    }
+  of = any_turn (d, versionable);
+  shown_in = of->owner;
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (d->o->sessions, i);
+      g_autoptr(GPtrArray) visible = oracle_visible (s);
+
+      if (s != of->owner && s->id != NULL && g_ptr_array_find (visible, of, NULL) && chance (d, 30))
+        shown_in = s;
+    }
+  op_version (d, shown_in, of, kind);
+}
+
+/* A branch at a settled turn, asked of the conversation that has it, or
+ * of one that shows it from a deleted conversation. */
+static void
+run_fork (OracleDriver *d)
+{
+  OSession *shown_in = NULL;
+  OTurn *at = chance (d, 40) ? any_deleted_turn (d, terminal_visible, &shown_in) : NULL;
+
+  if (at != NULL)
+    {
+      count (d, "forks-from-deleted");
+      op_fork (d, shown_in, at);
+    }
+  else
+    {
+      at = any_turn (d, terminal_visible);
+      op_fork (d, at->owner, at);
+    }
+}
+
+/* A delete, mostly of a conversation others were made from; sometimes by
+ * `natter delete`, in a process of its own. */
+static void
+run_delete (OracleDriver *d)
+{
+  OSession *s = chance (d, 70) ? any_session (d, deletable_parent) : NULL;
+
+  if (s == NULL)
+    s = any_session (d, deletable);
+  if (d->options.cli_ops && chance (d, 30))
+    cli_delete (d, s);
+  else
+    search_delete (d, s);
+}
+
+/* "Continue." after a failure, as the window offers it. */
+static void
+run_continue (OracleDriver *d)
+{
+  OSession *s = any_session (d, latest_failed);
+  OMsg *input = oracle_user_msg (d->o, "Continue.", NULL);
+  OracleSent sent = { 0 };
+  OSendResult want;
+
+  oracle_log (d->o, "op %u: continue S%u after its failure", d->op_number, s->n);
+  want = oracle_send (d->o, s, input, FALSE, 0, FALSE);
+  d->front->send (d, s->id, "Continue.", NULL, FALSE, 0, &sent);
+  check_sent (d, "Continue", &want, &sent);
+  oracle_sent_clear (&sent);
+  touch (d, s);
+}
+
+/* What a turn waits for the person for: a permission (sometimes denied,
+ * sometimes allowed always), else an answer. */
+static void
+run_person (OracleDriver *d)
+{
+  OTurn *t = any_turn (d, waits_for_person);
+  OToolCall *call = pending_call (t, OC_AWAIT_PERMISSION);
+
+  if (call != NULL)
+    op_permission (d, t, call, chance (d, 30) ? "deny"
+                               : n_pending (t) == 1 && !has_read_grant (t->owner) && chance (d, 30) ? "always"
+                               : "allow");
+  else
+    op_answer (d, t, pending_call (t, OC_AWAIT_ANSWER));
+}
+
 static void
 run_op (OracleDriver *d,
         OpKind        op)
@@ -602,21 +739,7 @@ run_op (OracleDriver *d,
       break;
     case OP_TRY_AGAIN:
     case OP_EDIT:
-      {
-        OTurn *of = any_turn (d, versionable);
-        OSession *shown_in = of->owner;
-
-        /* Sometimes from a branch that shows it. */
-        for (guint i = 0; i < d->o->sessions->len; i++)
-          {
-            OSession *s = g_ptr_array_index (d->o->sessions, i);
-            g_autoptr(GPtrArray) visible = oracle_visible (s);
-
-            if (s != of->owner && s->id != NULL && g_ptr_array_find (visible, of, NULL) && chance (d, 30))
-              shown_in = s;
-          }
-        op_version (d, shown_in, of, op == OP_EDIT ? "edit" : "try-again");
-      }
+      run_version (d, op == OP_EDIT ? "edit" : "try-again");
       break;
     case OP_COMPACT_CONTINUE:
       {
@@ -626,19 +749,7 @@ run_op (OracleDriver *d,
       }
       break;
     case OP_CONTINUE:
-      {
-        OSession *s = any_session (d, latest_failed);
-        OMsg *input = oracle_user_msg (d->o, "Continue.", NULL);
-        OracleSent sent = { 0 };
-        OSendResult want;
-
-        oracle_log (d->o, "op %u: continue S%u after its failure", d->op_number, s->n);
-        want = oracle_send (d->o, s, input, FALSE, 0, FALSE);
-        d->front->send (d, s->id, "Continue.", NULL, FALSE, 0, &sent);
-        check_sent (d, "Continue", &want, &sent);
-        oracle_sent_clear (&sent);
-        touch (d, s);
-      }
+      run_continue (d);
       break;
     case OP_RELEASE:
       op_release (d, any_turn (d, held_turn));
@@ -648,17 +759,7 @@ run_op (OracleDriver *d,
       break;
     case OP_PERMISSION:
     case OP_ANSWER:
-      {
-        OTurn *t = any_turn (d, waits_for_person);
-        OToolCall *call = pending_call (t, OC_AWAIT_PERMISSION);
-
-        if (call != NULL)
-          op_permission (d, t, call, chance (d, 30) ? "deny"
-                                     : n_pending (t) == 1 && !has_read_grant (t->owner) && chance (d, 30) ? "always"
-                                     : "allow");
-        else
-          op_answer (d, t, pending_call (t, OC_AWAIT_ANSWER));
-      }
+      run_person (d);
       break;
     case OP_RESUME:
       op_resume (d, any_session (d, latest_idle));
@@ -683,11 +784,7 @@ run_op (OracleDriver *d,
       }
       break;
     case OP_FORK:
-      {
-        OTurn *at = any_turn (d, terminal_visible);
-
-        op_fork (d, at->owner, at);
-      }
+      run_fork (d);
       break;
     case OP_RENAME:
       op_rename (d, any_session (d, usable));
@@ -732,18 +829,7 @@ run_op (OracleDriver *d,
       }
       break;
     case OP_DELETE:
-      {
-        OSession *s = chance (d, 70) ? any_session (d, deletable_parent) : NULL;
-
-        if (s == NULL)
-          s = any_session (d, deletable);
-
-        /* Sometimes by `natter delete`, in a process of its own. */
-        if (d->options.cli_ops && chance (d, 30))
-          cli_delete (d, s);
-        else
-          search_delete (d, s);
-      }
+      run_delete (d);
       break;
     case N_OPS:
       break;

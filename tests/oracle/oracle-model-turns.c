@@ -573,6 +573,11 @@ oracle_new_version (Oracle   *o,
     b = branch (o, owner, g_ptr_array_index (owner->own, i - 1));
   else if (owner->fork_turn != NULL)
     b = branch (o, owner->parent, owner->fork_turn);
+  else if (owner->deleted)
+    /* The first message of a deleted conversation, shown by one made
+     * from it: a version with that conversation as its parent
+     * (docs/sessions.md §9.4). */
+    b = branch (o, owner, NULL);
   else
     b = branch (o, owner->parent != NULL && owner->fork_turn == NULL ? owner->parent : owner, NULL);
   b->title = g_strdup (shown_in->title);
