@@ -154,7 +154,8 @@ any_turn (OracleDriver *d,
  * from it still shows from the turn files (docs/sessions.md §9.4), and
  * in *@shown_in one that shows it: titled, for a version made there
  * takes its title. Not one of a conversation that had a compaction,
- * which went with its file. */
+ * which went with its file, nor shown in one that had one, which the
+ * branch takes instead (the model follows the owner's only). */
 static OTurn *
 any_deleted_turn (OracleDriver  *d,
                   gboolean     (*ok) (OracleDriver *d, OTurn *t),
@@ -169,7 +170,7 @@ any_deleted_turn (OracleDriver  *d,
       OSession *s = g_ptr_array_index (d->o->sessions, i);
       g_autoptr(GPtrArray) history = oracle_history_from_files (s);
 
-      if (s->id == NULL || s->diverged || s->title == NULL ||
+      if (s->id == NULL || s->diverged || s->title == NULL || s->last_compaction != NULL ||
           (s->title_kind != OTITLE_SET && s->title_kind != OTITLE_DEFAULT))
         continue;
       for (guint j = 0; j < history->len; j++)
