@@ -864,6 +864,117 @@ test_retry_deleted_original (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (entry, "folder"), ==, "Work");
 }
 
+/* `natter retry --session VERSION TURN` at the version's own first
+ * message, once the original it was made of is deleted: the new version
+ * is made at the turn before it, which the deleted original has as its
+ * own, as it would have been before the delete (docs/format.md §3.2),
+ * and the model receives the history the version showed. */
+static void
+test_retry_version_of_deleted_original (Fixture       *f,
+                                        gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_turn = NULL;
+  g_autofree char *second_turn = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *version_turn = NULL;
+  g_autofree char *again_id = NULL;
+  g_autofree char *again_turn = NULL;
+  const char *sent;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "and then");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, NULL, &second_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", second_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, &version_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", version_id, version_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &again_id, &again_turn);
+  g_assert_nonnull (again_turn);
+  g_assert_cmpstr (again_id, !=, version_id);
+  sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
+  g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
+  g_assert_nonnull (strstr (sent, "\"content\":\"and then\""));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", again_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "user: hello\n"));
+  (void) first_turn;
+}
+
+/* `natter retry TURN` at the first message of a version of a
+ * conversation's first message, once that conversation is deleted: the
+ * new version names the deleted one as its parent, as one made before
+ * the delete would (docs/sessions.md §9.4), and the message is sent. */
+static void
+test_retry_first_version_of_deleted_original (Fixture       *f,
+                                              gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_turn = NULL;
+  g_autofree char *version_id = NULL;
+  g_autofree char *version_turn = NULL;
+  g_autofree char *again_id = NULL;
+  g_autofree char *again_turn = NULL;
+  g_autofree char *branch_id = NULL;
+  g_autofree char *untitled_id = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+  guint n_requests;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &session_id, &first_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", first_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &version_id, &version_turn);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "delete", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+
+  n_requests = f->server->bodies->len;
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", version_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &again_id, &again_turn);
+  g_assert_nonnull (again_turn);
+  g_assert_cmpstr (again_id, !=, version_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, n_requests + 1);
+
+  /* Asked of a branch made there that has no message (and so no title)
+   * of its own: the new version is made without one, and named after
+   * its message and answer as any untitled conversation is. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "fork", version_id, version_turn);
+  g_assert_cmpint (r.status, ==, 0);
+  branch_id = natter_test_session_of (r.out);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "retry", "--session", branch_id, version_turn);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  parse_ids (r.out, &untitled_id, NULL);
+  entry = listed_entry (f, untitled_id);
+  g_assert_true (json_object_has_member (entry, "title"));
+  g_assert_false (json_object_has_member (entry, "versionOf"));
+}
+
 /* search finds words of messages and answers, best first, one line per
  * turn; --json adds the title; a deleted session is no longer found. */
 static void
@@ -1264,6 +1375,8 @@ cli_add_organise_tests (void)
   ADD ("/cli/queue/retry-takes-it", test_queue_retry_takes_it);
   ADD ("/cli/fork-deleted-original", test_fork_deleted_original);
   ADD ("/cli/retry-deleted-original", test_retry_deleted_original);
+  ADD ("/cli/retry-version-of-deleted-original", test_retry_version_of_deleted_original);
+  ADD ("/cli/retry-first-version-of-deleted-original", test_retry_first_version_of_deleted_original);
   ADD ("/cli/queue/first-send-queue", test_queue_first_send_queue);
   ADD ("/cli/queue/follow-late", test_queue_follow_late);
   ADD ("/cli/title-fork-delete", test_title_fork_delete);

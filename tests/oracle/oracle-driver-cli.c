@@ -209,12 +209,23 @@ check_cli (OracleDriver *d)
           if (shown != NULL)
             {
               JsonArray *turns = json_object_get_array_member (json_node_get_object (shown), "turns");
+              JsonObject *object = json_node_get_object (shown);
+              JsonArray *inherited = json_object_has_member (object, "inheritedTurns")
+                                     ? json_object_get_array_member (object, "inheritedTurns") : NULL;
               JsonArray *read = json_array_new ();
 
+              /* The history a deleted parent left in the turn files is
+               * shown above the own turns; a parent that is there is
+               * shown by its own `show`. */
+              for (guint j = 0; inherited != NULL && j < json_array_get_length (inherited); j++)
+                json_array_add_object_element (read, cli_turn (json_array_get_object_element (inherited, j)));
               for (guint j = 0; j < json_array_get_length (turns); j++)
                 json_array_add_object_element (read, cli_turn (json_array_get_object_element (turns, j)));
               json_object_set_array_member (view, "turns", read);
-              json_object_set_boolean_member (view, "only-own", TRUE);
+              if (inherited != NULL)
+                json_object_set_int_member (view, "inherited", json_array_get_length (inherited));
+              else
+                json_object_set_boolean_member (view, "only-own", TRUE);
             }
           if (!json_object_has_member (entry, "error"))
             {
@@ -512,6 +523,28 @@ cli_retry (OracleDriver *d,
       touch (d, want.session);
     }
   expect_exit (d, "retry", killed, want.outcome != OSEND_TURN, last_turn_since (d, n_turns, want.turn));
+}
+
+/* `natter delete`, which deletes at once (docs/sessions.md §9.4), in a
+ * process of its own: what the window's services would do, the same
+ * way (a turn that waits for the person is stopped). */
+void
+cli_delete (OracleDriver *d,
+            OSession     *s)
+{
+  const char *args[] = { "delete", s->id, NULL };
+
+  oracle_log (d->o, "op %u: natter delete S%u (%s), its latest turn %s", d->op_number, s->n, s->id,
+              oracle_latest_own (s) != NULL ? oracle_status_name (oracle_latest_own (s)) : "none");
+  oracle_delete (d->o, s);
+  count_delete (d, s);
+  if (d->refused_session == s)
+    d->can_retry = FALSE;
+  if (run_natter (d, args) || d->run.status != 0)
+    oracle_driver_fail (d, "outcome", "natter delete S%u failed (exit %d): %s", s->n, d->run.status,
+                        d->run.err != NULL ? d->run.err : "");
+  check_deleted (d, s);
+  touch_all (d);
 }
 
 /* ------------------------------------------------------------------ */

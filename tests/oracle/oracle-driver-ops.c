@@ -536,7 +536,10 @@ op_fork (OracleDriver *d,
   OSession *b;
 
   oracle_log (d->o, "op %u: branch S%u at T%u", d->op_number, s->n, at->n);
-  b = oracle_fork (d->o, s, at);
+  /* Asked of the conversation that shows the turn, the branch is made
+   * of the one that has it as its own, a deleted one too
+   * (docs/sessions.md §9.4). */
+  b = oracle_fork (d->o, at->owner, at);
   natter_sessions_fork_async (d->f.sessions, s->id, at->id, NULL, NULL, natter_test_result_cb, &result);
   id = natter_sessions_fork_finish (d->f.sessions, wait_result (d, &result, "fork"), &error);
   if (b == NULL)
@@ -578,6 +581,65 @@ op_rename (OracleDriver *d,
     oracle_driver_fail (d, "outcome", "renaming failed: %s", error->message);
   oracle_rename (d->o, s, title);
   touch (d, s);
+}
+
+/* After @s was deleted: the service reads it no more and does not list
+ * it (docs/sessions.md §9.4). */
+void
+check_deleted (OracleDriver *d,
+               OSession     *s)
+{
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  state = get_session (d, s->id, &error);
+  if (state != NULL || !g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+    oracle_driver_fail (d, "delete", "S%u (%s) still reads after its delete: %s", s->n, s->id,
+                        error != NULL ? error->message : "its file is there");
+  if (natter_session_index_lookup (natter_sessions_list_sessions (d->f.sessions), s->id) != NULL)
+    oracle_driver_fail (d, "delete", "S%u (%s) is still listed after its delete", s->n, s->id);
+}
+
+/* Counts a delete that leaves branches showing its turns from the turn
+ * files: what the operation is for. */
+void
+count_delete (OracleDriver *d,
+              OSession     *s)
+{
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    {
+      OSession *c = g_ptr_array_index (d->o->sessions, i);
+      g_autoptr(GPtrArray) history = oracle_history_from_files (c);
+
+      if (c->parent == s && history->len > 0)
+        {
+          count (d, "deletes-leaving-history");
+          return;
+        }
+    }
+}
+
+/* Every conversation may read otherwise once @s is gone: its versions
+ * stand alone, its branches show its turns from the turn files, and
+ * the family it was a version in has one version less. */
+void
+op_delete (OracleDriver *d,
+           OSession     *s)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  oracle_log (d->o, "op %u: delete S%u (%s), its latest turn %s", d->op_number, s->n, s->id,
+              oracle_latest_own (s) != NULL ? oracle_status_name (oracle_latest_own (s)) : "none");
+  oracle_delete (d->o, s);
+  count_delete (d, s);
+  if (d->refused_session == s)
+    d->can_retry = FALSE;
+  natter_sessions_delete_session_async (d->f.sessions, s->id, NULL, natter_test_result_cb, &result);
+  if (!natter_sessions_delete_session_finish (d->f.sessions, wait_result (d, &result, "delete"), &error))
+    oracle_driver_fail (d, "outcome", "deleting S%u failed: %s", s->n, error->message);
+  check_deleted (d, s);
+  touch_all (d);
 }
 
 void

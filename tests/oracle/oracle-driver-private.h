@@ -213,6 +213,12 @@ void op_recover (OracleDriver *d,
                  OSession     *s);
 void op_crash_send (OracleDriver *d,
                     OSession     *s);
+void check_deleted (OracleDriver *d,
+                    OSession     *s);
+void count_delete (OracleDriver *d,
+                   OSession     *s);
+void op_delete (OracleDriver *d,
+                OSession     *s);
 
 /* The command line (oracle-driver-cli.c), which calls all the above */
 
@@ -228,9 +234,13 @@ void cli_retry (OracleDriver *d,
                 OTurn        *of);
 gboolean sendable (OracleDriver *d,
                    OSession     *s);
+void cli_delete (OracleDriver *d,
+                 OSession     *s);
 
 /* The search index (oracle-driver-search.c), which calls the above */
 
 void check_search (OracleDriver *d);
+void search_delete (OracleDriver *d,
+                    OSession     *s);
 
 G_END_DECLS

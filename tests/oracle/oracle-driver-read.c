@@ -165,8 +165,51 @@ oracle_turn_reading (NatterTurnState *state,
   return view;
 }
 
+/* The turn its definition's context refers to (docs/format.md §4.2,
+ * `turn_created`), read from the turn's own events: NULL for an inline
+ * context, or a turn that does not read (the walk ends there, and what
+ * it shows is compared with the model). */
+static char *
+previous_turn_id (OracleDriver *d,
+                  const char   *turn_id)
+{
+  g_autoptr(NatterTurnState) turn = get_turn (d, turn_id, NULL);
+  JsonObject *definition = turn != NULL ? natter_turn_state_get_definition (turn) : NULL;
+  JsonNode *context = definition != NULL ? json_object_get_member (definition, "context") : NULL;
+
+  if (context == NULL || !JSON_NODE_HOLDS_OBJECT (context))
+    return NULL;
+  return g_strdup (json_object_get_string_member_with_default (json_node_get_object (context), "previousTurnId",
+                                                               NULL));
+}
+
+/* The history a branch whose parent is deleted shows above its own turns
+ * (docs/sessions.md §9.4): from the fork point back along each turn's
+ * `previousTurnId`, walked here turn by turn rather than by the
+ * service's own walk (natter_sessions_read_history_async()), which the
+ * readers under test use. Oldest first. */
+static void
+add_history_from_files (OracleDriver *d,
+                        const char   *fork,
+                        GPtrArray    *ids)
+{
+  g_autoptr(GPtrArray) newest_first = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *next = g_strdup (fork);
+
+  /* A chain longer than every turn the run made is a loop. */
+  while (next != NULL && newest_first->len <= d->o->turns->len)
+    {
+      char *previous = previous_turn_id (d, next);
+
+      g_ptr_array_add (newest_first, g_steal_pointer (&next));
+      next = previous;
+    }
+  for (guint i = newest_first->len; i > 0; i--)
+    g_ptr_array_add (ids, g_strdup (g_ptr_array_index (newest_first, i - 1)));
+}
+
 /* The turn ids @state shows: its parent's up to the fork point, then its
- * own. */
+ * own; a parent that is deleted, the turn files' history instead. */
 static GPtrArray *
 shown_turn_ids (OracleDriver       *d,
                 NatterSessionState *state,
@@ -178,9 +221,12 @@ shown_turn_ids (OracleDriver       *d,
 
   if (parent != NULL && fork != NULL)
     {
-      g_autoptr(NatterSessionState) parent_state = get_session (d, parent, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(NatterSessionState) parent_state = get_session (d, parent, &error);
 
-      if (parent_state != NULL)
+      if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND))
+        add_history_from_files (d, fork, ids);
+      else if (parent_state != NULL)
         {
           guint n;
           g_autoptr(GPtrArray) inherited = shown_turn_ids (d, parent_state, &n);

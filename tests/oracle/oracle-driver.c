@@ -150,6 +150,47 @@ any_turn (OracleDriver *d,
   return candidates->len > 0 ? g_ptr_array_index (candidates, pick (d, candidates->len)) : NULL;
 }
 
+/* A turn of a deleted conversation, with @ok, that a conversation made
+ * from it still shows from the turn files (docs/sessions.md §9.4), and
+ * in *@shown_in one that shows it: titled, for a version made there
+ * takes its title. Not one of a conversation that had a compaction,
+ * which went with its file, nor shown in one that had one, which the
+ * branch takes instead (the model follows the owner's only). */
+static OTurn *
+any_deleted_turn (OracleDriver  *d,
+                  gboolean     (*ok) (OracleDriver *d, OTurn *t),
+                  OSession     **shown_in)
+{
+  g_autoptr(GPtrArray) turns = g_ptr_array_new ();
+  g_autoptr(GPtrArray) showing = g_ptr_array_new ();
+  guint at;
+
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (d->o->sessions, i);
+      g_autoptr(GPtrArray) history = oracle_history_from_files (s);
+
+      if (s->id == NULL || s->diverged || s->title == NULL || s->last_compaction != NULL ||
+          (s->title_kind != OTITLE_SET && s->title_kind != OTITLE_DEFAULT))
+        continue;
+      for (guint j = 0; j < history->len; j++)
+        {
+          OTurn *t = g_ptr_array_index (history, j);
+
+          if (t->owner->deleted && t->owner->last_compaction == NULL && t->id != NULL && ok (d, t))
+            {
+              g_ptr_array_add (turns, t);
+              g_ptr_array_add (showing, s);
+            }
+        }
+    }
+  if (turns->len == 0)
+    return NULL;
+  at = pick (d, turns->len);
+  *shown_in = g_ptr_array_index (showing, at);
+  return g_ptr_array_index (turns, at);
+}
+
 /* ------------------------------------------------------------------ */
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
@@ -288,13 +329,36 @@ versionable (OracleDriver *d,
   return terminal_visible (d, t) && !oracle_carries_damaged (t);
 }
 
-/* An attachment some turn carries, whose blob may be damaged now. */
+static gboolean
+msgs_carry (GPtrArray *msgs,
+            OFile     *file)
+{
+  for (guint i = 0; msgs != NULL && i < msgs->len; i++)
+    {
+      OMsg *m = g_ptr_array_index (msgs, i);
+
+      if (m->files != NULL && g_ptr_array_find (m->files, file, NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* An attachment some turn carries, whose blob may be damaged now. Not one
+ * of a history a deleted conversation left in the turn files: what its
+ * branches show and search then is a case the documents leave open. */
 static gboolean
 attachment_damageable (OracleDriver *d,
                        OFile        *file)
 {
   if (oracle_attachment_needed (d->o, file))
     return FALSE;
+  for (guint i = 0; i < d->o->turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (d->o->turns, i);
+
+      if ((msgs_carry (t->own, file) || msgs_carry (t->inline_msgs, file)) && oracle_shown_from_files (d->o, t))
+        return FALSE;
+    }
   for (guint i = 0; i < d->o->turns->len; i++)
     {
       OTurn *t = g_ptr_array_index (d->o->turns, i);
@@ -323,11 +387,39 @@ failed_turn (OracleDriver *d,
   return t->status == OT_FAILED && !t->damaged;
 }
 
+/* Not a turn a branch of a deleted conversation shows from the turn
+ * files: how a history that breaks there shows is left open. */
 static gboolean
 damageable (OracleDriver *d,
             OTurn        *t)
 {
-  return oracle_turn_terminal (t) && !t->damaged && !oracle_turn_is_depended_on (d->o, t) && t->copy_of == NULL;
+  return oracle_turn_terminal (t) && !t->damaged && !oracle_turn_is_depended_on (d->o, t) && t->copy_of == NULL &&
+         !oracle_shown_from_files (d->o, t);
+}
+
+/* A conversation whose delete the model can follow (oracle_deletable()),
+ * all of whose turns the driver knows by id, while no answer to one of
+ * them is still to finish. */
+static gboolean
+deletable (OracleDriver *d,
+           OSession     *s)
+{
+  for (guint i = 0; i < s->own->len; i++)
+    if (((OTurn *) g_ptr_array_index (s->own, i))->id == NULL)
+      return FALSE;
+  return d->pending->len == 0 && oracle_deletable (d->o, s);
+}
+
+/* A conversation whose delete leaves others reading its turns: what the
+ * operation is mostly for. */
+static gboolean
+deletable_parent (OracleDriver *d,
+                  OSession     *s)
+{
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    if (((OSession *) g_ptr_array_index (d->o->sessions, i))->parent == s)
+      return deletable (d, s);
+  return FALSE;
 }
 
 /* An archive of a conversation whose answer streams is a snapshot of a
@@ -411,6 +503,7 @@ typedef enum
   OP_CLI_TOOL,
   OP_CLI_RESUME,
   OP_CLI_RETRY,
+  OP_DELETE,
   N_OPS
 } OpKind;
 
@@ -418,7 +511,7 @@ static const char *const op_names[N_OPS] = {
   "new", "send", "queue", "retry-refused", "try-again", "compact-and-continue", "continue", "edit", "release",
   "stop", "permission", "answer", "resume", "unqueue", "edit-queued", "grant", "revoke", "compact", "fork",
   "rename", "export-import", "damage", "damage-attachment", "recover", "restart", "crash-send", "natter-send", "natter-tool",
-  "natter-resume", "natter-retry",
+  "natter-resume", "natter-retry", "delete",
 };
 
 static gboolean
@@ -485,6 +578,8 @@ op_possible (OracleDriver *d,
       return !held && d->options.cli_ops && any_turn (d, waits_for_natter) != NULL;
     case OP_CLI_RESUME:
       return !held && d->options.cli_ops && any_session (d, natter_latest_idle) != NULL;
+    case OP_DELETE:
+      return !held && any_session (d, deletable) != NULL;
     case N_OPS:
       break;
     }
@@ -497,7 +592,7 @@ static const guint op_weights[N_OPS] = {
   [OP_PERMISSION] = 10, [OP_ANSWER] = 7, [OP_RESUME] = 6, [OP_UNQUEUE] = 2, [OP_REPLACE_QUEUED] = 2,
   [OP_GRANT] = 3, [OP_REVOKE] = 2, [OP_COMPACT] = 3, [OP_FORK] = 3, [OP_RENAME] = 2, [OP_EXPORT_IMPORT] = 2,
   [OP_DAMAGE] = 2, [OP_DAMAGE_ATTACHMENT] = 1, [OP_RECOVER] = 4, [OP_RESTART] = 3, [OP_CRASH_SEND] = 2, [OP_CLI_SEND] = 5,
-  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2,
+  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2, [OP_DELETE] = 2,
 };
 
 static OpKind
@@ -527,6 +622,103 @@ choose_op (OracleDriver *d)
   return OP_NEW;
 }
 
+/* Try Again or Edit (@kind) on a message: shown where it was sent, or
+ * sometimes in a branch that shows it, or a message a deleted
+ * conversation left in the turn files, shown in one made from it. */
+static void
+run_version (OracleDriver *d,
+             const char   *kind)
+{
+  OSession *shown_in = NULL;
+  OTurn *of = chance (d, 40) ? any_deleted_turn (d, versionable, &shown_in) : NULL;
+
+  if (of != NULL)
+    {
+      count (d, "versions-from-deleted");
+      op_version (d, shown_in, of, kind);
+      return;
+    }
+  of = any_turn (d, versionable);
+  shown_in = of->owner;
+  for (guint i = 0; i < d->o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (d->o->sessions, i);
+      g_autoptr(GPtrArray) visible = oracle_visible (s);
+
+      if (s != of->owner && s->id != NULL && g_ptr_array_find (visible, of, NULL) && chance (d, 30))
+        shown_in = s;
+    }
+  op_version (d, shown_in, of, kind);
+}
+
+/* A branch at a settled turn, asked of the conversation that has it, or
+ * of one that shows it from a deleted conversation. */
+static void
+run_fork (OracleDriver *d)
+{
+  OSession *shown_in = NULL;
+  OTurn *at = chance (d, 40) ? any_deleted_turn (d, terminal_visible, &shown_in) : NULL;
+
+  if (at != NULL)
+    {
+      count (d, "forks-from-deleted");
+      op_fork (d, shown_in, at);
+    }
+  else
+    {
+      at = any_turn (d, terminal_visible);
+      op_fork (d, at->owner, at);
+    }
+}
+
+/* A delete, mostly of a conversation others were made from; sometimes by
+ * `natter delete`, in a process of its own. */
+static void
+run_delete (OracleDriver *d)
+{
+  OSession *s = chance (d, 70) ? any_session (d, deletable_parent) : NULL;
+
+  if (s == NULL)
+    s = any_session (d, deletable);
+  if (d->options.cli_ops && chance (d, 30))
+    cli_delete (d, s);
+  else
+    search_delete (d, s);
+}
+
+/* "Continue." after a failure, as the window offers it. */
+static void
+run_continue (OracleDriver *d)
+{
+  OSession *s = any_session (d, latest_failed);
+  OMsg *input = oracle_user_msg (d->o, "Continue.", NULL);
+  OracleSent sent = { 0 };
+  OSendResult want;
+
+  oracle_log (d->o, "op %u: continue S%u after its failure", d->op_number, s->n);
+  want = oracle_send (d->o, s, input, FALSE, 0, FALSE);
+  d->front->send (d, s->id, "Continue.", NULL, FALSE, 0, &sent);
+  check_sent (d, "Continue", &want, &sent);
+  oracle_sent_clear (&sent);
+  touch (d, s);
+}
+
+/* What a turn waits for the person for: a permission (sometimes denied,
+ * sometimes allowed always), else an answer. */
+static void
+run_person (OracleDriver *d)
+{
+  OTurn *t = any_turn (d, waits_for_person);
+  OToolCall *call = pending_call (t, OC_AWAIT_PERMISSION);
+
+  if (call != NULL)
+    op_permission (d, t, call, chance (d, 30) ? "deny"
+                               : n_pending (t) == 1 && !has_read_grant (t->owner) && chance (d, 30) ? "always"
+                               : "allow");
+  else
+    op_answer (d, t, pending_call (t, OC_AWAIT_ANSWER));
+}
+
 static void
 run_op (OracleDriver *d,
         OpKind        op)
@@ -548,21 +740,7 @@ run_op (OracleDriver *d,
       break;
     case OP_TRY_AGAIN:
     case OP_EDIT:
-      {
-        OTurn *of = any_turn (d, versionable);
-        OSession *shown_in = of->owner;
-
-        /* Sometimes from a branch that shows it. */
-        for (guint i = 0; i < d->o->sessions->len; i++)
-          {
-            OSession *s = g_ptr_array_index (d->o->sessions, i);
-            g_autoptr(GPtrArray) visible = oracle_visible (s);
-
-            if (s != of->owner && s->id != NULL && g_ptr_array_find (visible, of, NULL) && chance (d, 30))
-              shown_in = s;
-          }
-        op_version (d, shown_in, of, op == OP_EDIT ? "edit" : "try-again");
-      }
+      run_version (d, op == OP_EDIT ? "edit" : "try-again");
       break;
     case OP_COMPACT_CONTINUE:
       {
@@ -572,19 +750,7 @@ run_op (OracleDriver *d,
       }
       break;
     case OP_CONTINUE:
-      {
-        OSession *s = any_session (d, latest_failed);
-        OMsg *input = oracle_user_msg (d->o, "Continue.", NULL);
-        OracleSent sent = { 0 };
-        OSendResult want;
-
-        oracle_log (d->o, "op %u: continue S%u after its failure", d->op_number, s->n);
-        want = oracle_send (d->o, s, input, FALSE, 0, FALSE);
-        d->front->send (d, s->id, "Continue.", NULL, FALSE, 0, &sent);
-        check_sent (d, "Continue", &want, &sent);
-        oracle_sent_clear (&sent);
-        touch (d, s);
-      }
+      run_continue (d);
       break;
     case OP_RELEASE:
       op_release (d, any_turn (d, held_turn));
@@ -594,17 +760,7 @@ run_op (OracleDriver *d,
       break;
     case OP_PERMISSION:
     case OP_ANSWER:
-      {
-        OTurn *t = any_turn (d, waits_for_person);
-        OToolCall *call = pending_call (t, OC_AWAIT_PERMISSION);
-
-        if (call != NULL)
-          op_permission (d, t, call, chance (d, 30) ? "deny"
-                                     : n_pending (t) == 1 && !has_read_grant (t->owner) && chance (d, 30) ? "always"
-                                     : "allow");
-        else
-          op_answer (d, t, pending_call (t, OC_AWAIT_ANSWER));
-      }
+      run_person (d);
       break;
     case OP_RESUME:
       op_resume (d, any_session (d, latest_idle));
@@ -629,11 +785,7 @@ run_op (OracleDriver *d,
       }
       break;
     case OP_FORK:
-      {
-        OTurn *at = any_turn (d, terminal_visible);
-
-        op_fork (d, at->owner, at);
-      }
+      run_fork (d);
       break;
     case OP_RENAME:
       op_rename (d, any_session (d, usable));
@@ -676,6 +828,9 @@ run_op (OracleDriver *d,
         else
           cli_send (d);
       }
+      break;
+    case OP_DELETE:
+      run_delete (d);
       break;
     case N_OPS:
       break;

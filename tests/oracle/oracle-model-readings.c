@@ -191,6 +191,11 @@ versions_of (Oracle    *o,
 {
   g_autoptr(GPtrArray) branches = g_ptr_array_new ();
 
+  /* The versions of a deleted session's messages stand alone, each a
+   * conversation of its own, with no arrows between them
+   * (docs/sessions.md §9.4). */
+  if (origin->deleted)
+    return;
   if (after == NULL && origin->fork_turn == NULL && origin->own->len > 0)
     g_ptr_array_add (out, g_ptr_array_index (origin->own, 0));
   else if (after != NULL && origin->fork_turn == after && origin->own->len > 0)
@@ -212,6 +217,19 @@ versions_of (Oracle    *o,
   g_ptr_array_sort (branches, by_session_id);
   for (guint i = 0; i < branches->len; i++)
     g_ptr_array_add (out, g_ptr_array_index (branches, i));
+}
+
+/* Whether @s reaches @owner through parents that are all there: a turn
+ * it shows through a deleted one is read from the turn files, where no
+ * version of it is listed. */
+static gboolean
+reaches_listed (OSession *s,
+                OSession *owner)
+{
+  for (; s != NULL && !s->deleted; s = s->parent)
+    if (s == owner)
+      return TRUE;
+  return FALSE;
 }
 
 /* For each turn @s shows that has more than one version: the versions,
@@ -237,7 +255,9 @@ oracle_expected_versions (Oracle   *o,
       GPtrArray *versions = g_ptr_array_new ();
       guint at = index_in (owner->own, t);
 
-      if (at == 0 && owner->parent != NULL && !owner->recovered)
+      if (!reaches_listed (s, owner))
+        ;
+      else if (at == 0 && owner->parent != NULL && !owner->recovered)
         versions_of (o, owner->parent, owner->fork_turn, versions);
       else
         versions_of (o, owner, at > 0 ? g_ptr_array_index (owner->own, at - 1) : NULL, versions);

@@ -49,6 +49,95 @@ remove_session (Oracle   *o,
   oracle_forget_session (o, s);
 }
 
+/* Whether a turn of @turns, or a message it carries or was made with,
+ * no longer reads whole. */
+static gboolean
+chain_damaged (GPtrArray *turns)
+{
+  for (guint i = 0; i < turns->len; i++)
+    {
+      OTurn *t = g_ptr_array_index (turns, i);
+
+      if (t->damaged || oracle_carries_damaged (t))
+        return TRUE;
+      for (guint j = 0; t->ctx == OCTX_INLINE && t->inline_msgs != NULL && j < t->inline_msgs->len; j++)
+        {
+          OMsg *m = g_ptr_array_index (t->inline_msgs, j);
+
+          for (guint k = 0; m->files != NULL && k < m->files->len; k++)
+            if (((OFile *) g_ptr_array_index (m->files, k))->damaged)
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether deleting @s is a case the documents determine for everything
+ * the model says: nothing of it streams or waits for a model call (a
+ * turn that waits for the person, or was interrupted, is stopped by the
+ * delete), it is whole, and the history its branches will read from the
+ * turn files reads whole. A recovered copy's family, whose lineage is
+ * open, is left alone; so is a session a compaction is being made for. */
+gboolean
+oracle_deletable (Oracle   *o,
+                  OSession *s)
+{
+  OTurn *latest = oracle_latest_own (s);
+
+  if (s->recovered || s->no_versions || s->lineage_open || s->title_wanted || s->title_in_child ||
+      o->compacting != NULL || o->deferred_input != NULL)
+    return FALSE;
+  if (latest != NULL && (latest->status == OT_HELD || latest->status == OT_WAITING_CALL || latest->in_child))
+    return FALSE;
+  if (chain_damaged (s->own))
+    return FALSE;
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *c = g_ptr_array_index (o->sessions, i);
+      g_autoptr(GPtrArray) history = NULL;
+
+      if (c->parent != s)
+        continue;
+      if (c->recovered || c->lineage_open || c->no_versions)
+        return FALSE;
+      s->deleted = TRUE;
+      history = oracle_history_from_files (c);
+      s->deleted = FALSE;
+      if (chain_damaged (history))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Deletes @s (docs/sessions.md §9.4): it is no longer listed, and its
+ * turn that waits for the person, or was interrupted, is stopped as Stop
+ * stops it. Its turns stay: its branches show their history from the
+ * turn files, and its versions stand alone. */
+void
+oracle_delete (Oracle   *o,
+               OSession *s)
+{
+  OTurn *latest = oracle_latest_own (s);
+  guint at;
+
+  if (latest != NULL && !oracle_turn_terminal (latest))
+    oracle_stop (o, latest);
+  g_ptr_array_set_size (s->queue, 0);
+  s->deleted = TRUE;
+  if (g_ptr_array_find (o->sessions, s, &at))
+    g_ptr_array_add (o->gone, g_ptr_array_steal_index (o->sessions, at));
+  oracle_log (o, "  model: S%u deleted", s->n);
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *c = g_ptr_array_index (o->sessions, i);
+      g_autoptr(GPtrArray) history = oracle_history_from_files (c);
+
+      if (c->parent == s)
+        oracle_log (o, "  model: S%u %s, shows %u turns of the files' history", c->n,
+                    c->created_titled ? "stands alone" : "is a branch of it", history->len);
+    }
+}
+
 OSession *
 oracle_new_session (Oracle *o)
 {
@@ -89,14 +178,15 @@ derive_title (OSession *s,
  * title (docs/format.md §3.2): it was created with the title its message
  * derives, never renamed, and its parent derived its own title and has
  * not completed its first answer; an imported parent too, whose log
- * reads as the exported one did. */
+ * reads as the exported one did. A parent that was deleted gives no
+ * certainty: the title stays. */
 static gboolean
 version_title_default (OSession *s)
 {
   OSession *p = s->parent;
   OTurn *first;
 
-  if (!s->version_default || s->title_kind != OTITLE_SET || p == NULL || s->fork_turn != NULL ||
+  if (!s->version_default || s->title_kind != OTITLE_SET || p == NULL || s->fork_turn != NULL || p->deleted ||
       p->created_titled || p->created_title_unknown || p->fork_turn != NULL || p->recovered ||
       p->own->len == 0)
     return FALSE;
@@ -483,6 +573,11 @@ oracle_new_version (Oracle   *o,
     b = branch (o, owner, g_ptr_array_index (owner->own, i - 1));
   else if (owner->fork_turn != NULL)
     b = branch (o, owner->parent, owner->fork_turn);
+  else if (owner->deleted)
+    /* The first message of a deleted conversation, shown by one made
+     * from it: a version with that conversation as its parent
+     * (docs/sessions.md §9.4). */
+    b = branch (o, owner, NULL);
   else
     b = branch (o, owner->parent != NULL && owner->fork_turn == NULL ? owner->parent : owner, NULL);
   b->title = g_strdup (shown_in->title);

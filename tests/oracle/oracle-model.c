@@ -241,15 +241,75 @@ oracle_new_text (Oracle   *o,
 /* Reading the model                                                    */
 /* ------------------------------------------------------------------ */
 
+/* What a branch shows above its own turns once its parent is deleted
+ * (docs/sessions.md §9.4): the turn files' history, the fork point and
+ * each turn its context refers to, back to one whose context is inline,
+ * oldest first. Empty for a session whose parent is there, or that has
+ * no fork point. */
+GPtrArray *
+oracle_history_from_files (OSession *s)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  if (s->parent == NULL || !s->parent->deleted)
+    return out;
+  for (OTurn *t = s->fork_turn; t != NULL; t = t->ctx == OCTX_PREV ? t->prev : NULL)
+    g_ptr_array_insert (out, 0, t);
+  return out;
+}
+
+/* Whether a session whose parent is deleted shows @t from the turn
+ * files. */
+gboolean
+oracle_shown_from_files (Oracle *o,
+                         OTurn  *t)
+{
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      g_autoptr(GPtrArray) history = oracle_history_from_files (g_ptr_array_index (o->sessions, i));
+
+      if (index_in (history, t) != G_MAXUINT)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The conversations a search by content finds @t in (docs/format.md,
+ * "The search cache"): the one that has it as its own while it is
+ * listed, and each whose deleted parent's history shows it, as that
+ * one's own; never a deleted one, nor a version in a parent that is
+ * there. */
+GPtrArray *
+oracle_search_owners (Oracle *o,
+                      OTurn  *t)
+{
+  GPtrArray *owners = g_ptr_array_new ();
+
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (o->sessions, i);
+      g_autoptr(GPtrArray) history = oracle_history_from_files (s);
+
+      if (index_in (s->own, t) != G_MAXUINT || index_in (history, t) != G_MAXUINT)
+        g_ptr_array_add (owners, s);
+    }
+  return owners;
+}
+
 /* What a session shows: its parent's turns up to the fork point, then its
- * own (docs/format.md §3.2). This is also the chain a next turn
+ * own (docs/format.md §3.2); once the parent is deleted, the history the
+ * turn files keep instead. This is also the chain a next turn
  * continues. */
 GPtrArray *
 oracle_visible (OSession *s)
 {
-  GPtrArray *out = g_ptr_array_new ();
+  GPtrArray *out = NULL;
 
-  if (s->parent != NULL && s->fork_turn != NULL)
+  if (s->parent != NULL && s->parent->deleted)
+    out = oracle_history_from_files (s);
+  else
+    out = g_ptr_array_new ();
+  if (s->parent != NULL && !s->parent->deleted && s->fork_turn != NULL)
     {
       g_autoptr(GPtrArray) inherited = oracle_visible (s->parent);
 
@@ -493,11 +553,11 @@ listed_damaged (OSession *s)
 
 /* Whether @s is listed as a version of its parent (docs/format.md §3.2,
  * "versions of a conversation"): it has a parent and was created with a
- * title; a parent that is damaged leaves it standing alone. */
+ * title; a parent that is damaged or deleted leaves it standing alone. */
 gboolean
 is_version (OSession *s)
 {
-  return s->parent != NULL && s->created_titled && !listed_damaged (s->parent);
+  return s->parent != NULL && s->created_titled && !listed_damaged (s->parent) && !s->parent->deleted;
 }
 
 gboolean

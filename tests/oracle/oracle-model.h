@@ -196,6 +196,7 @@ struct _OSession
   GPtrArray  *not_imported;  /* OMsg*: the queued messages its archive held */
   gboolean    no_versions;   /* versions are not determined (recovery) */
   gboolean    diverged;      /* a deferred failure left it unlike the model: left alone */
+  gboolean    deleted;       /* deleted (docs/sessions.md §9.4): in Oracle.gone, its turns still shown by its versions */
 };
 
 /* What became of a message (oracle_send() and the versions). */
@@ -249,7 +250,7 @@ struct _Oracle
 {
   GRand      *rand;
   GPtrArray  *sessions;   /* OSession*, in creation order */
-  GPtrArray  *gone;       /* OSession* removed again: a refused message's */
+  GPtrArray  *gone;       /* OSession* removed again: a refused message's, or deleted */
   GPtrArray  *turns;      /* OTurn*, every one */
   GPtrArray  *msgs;       /* OMsg*, owned */
   GPtrArray  *files;      /* OFile*, owned */
@@ -289,6 +290,11 @@ OMsg       *oracle_user_msg            (Oracle       *o,
                                         GPtrArray    *files);
 
 GPtrArray  *oracle_visible             (OSession     *s);
+GPtrArray  *oracle_history_from_files  (OSession     *s);
+gboolean    oracle_shown_from_files    (Oracle       *o,
+                                        OTurn        *t);
+GPtrArray  *oracle_search_owners       (Oracle       *o,
+                                        OTurn        *t);
 OTurn      *oracle_latest              (OSession     *s);
 OTurn      *oracle_latest_own          (OSession     *s);
 gboolean    oracle_turn_settled        (OTurn        *t);
@@ -310,6 +316,10 @@ gboolean    oracle_from_import         (OSession     *s);
  * happen. */
 OSession   *oracle_new_session         (Oracle       *o);
 void        oracle_forget_session      (Oracle       *o,
+                                        OSession     *s);
+gboolean    oracle_deletable           (Oracle       *o,
+                                        OSession     *s);
+void        oracle_delete              (Oracle       *o,
                                         OSession     *s);
 OSendResult oracle_send                (Oracle       *o,
                                         OSession     *s,

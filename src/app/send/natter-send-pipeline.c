@@ -1137,14 +1137,23 @@ version_session_read_cb (GObject      *object,
     }
   else if (natter_session_state_get_forked_from_turn_id (session) != NULL)
     {
-      state->fork_owner = g_strdup (natter_session_state_get_parent_session (session));
+      /* The fork is asked of the session that shows that turn, not of
+       * its parent: the service finds the parent that has it as its
+       * own, and one deleted since too, whose history the session
+       * still shows from the turn files (docs/sessions.md §9.4). */
+      state->fork_owner = g_strdup (state->version_owner);
       state->fork_turn = g_strdup (natter_session_state_get_forked_from_turn_id (session));
     }
   else
-    /* A first message's versions all branch from the conversation that
-     * had it first. */
-    state->parent = g_strdup (natter_session_state_get_parent_session (session) != NULL
-                              ? natter_session_state_get_parent_session (session) : state->version_owner);
+    {
+      /* A first message's versions all branch from the conversation
+       * that had it first; one deleted since is named all the same
+       * (docs/sessions.md §9.4). */
+      state->parent = g_strdup (natter_session_state_get_parent_session (session) != NULL
+                                ? natter_session_state_get_parent_session (session) : state->version_owner);
+      state->parent_gone = natter_session_index_lookup (natter_sessions_list_sessions (pipeline_of (task)->sessions),
+                                                        state->parent) == NULL;
+    }
   entry = natter_session_index_lookup (natter_sessions_list_sessions (pipeline_of (task)->sessions),
                                        state->origin != NULL ? state->origin : state->version_owner);
   state->title = g_strdup (entry != NULL ? natter_session_index_entry_get_title (entry)

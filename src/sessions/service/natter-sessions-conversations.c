@@ -708,7 +708,10 @@ natter_sessions_fork_finish (NatterSessions  *self,
  * @session_id: the session the person sees, which shows the message
  * @parent_session: the session whose first message the version is of,
  *   also one deleted since
- * @title: the new version's title: @session_id's conversation's
+ * @title: (nullable): the new version's title: @session_id's
+ *   conversation's; %NULL when that has none, for a session that is
+ *   then no version but a branch, titled from its first message, as
+ *   natter_sessions_create_session_async() makes it without one
  * @cwd: (nullable): the new session's absolute, normalized working
  *   directory
  * @cancellable: (nullable): a #GCancellable
@@ -738,7 +741,6 @@ natter_sessions_create_first_version_async (NatterSessions      *self,
   g_return_if_fail (NATTER_IS_SESSIONS (self));
   g_return_if_fail (session_id != NULL);
   g_return_if_fail (parent_session != NULL);
-  g_return_if_fail (title != NULL);
 
   create_session_start (self, title, cwd, parent_session, NULL, FALSE, session_id,
                         cancellable, callback, user_data, natter_sessions_create_first_version_async);
