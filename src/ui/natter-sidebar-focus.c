@@ -199,3 +199,59 @@ natter_sidebar_focus_from_search (NatterSidebar *self)
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (search_key_pressed_cb), self);
   gtk_widget_add_controller (natter_sidebar_get_search_entry (self), keys);
 }
+
+/* The conversation's row of a list item's child (natter-sidebar.c,
+ * row_setup_cb(): the row first, then the header row), or NULL when the
+ * item is a header. */
+static NatterSessionRow *
+item_session_row (GtkWidget *item)
+{
+  GtkWidget *child = gtk_widget_get_first_child (item);
+  GtkWidget *row = child != NULL ? gtk_widget_get_first_child (child) : NULL;
+
+  if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_visible (row) ||
+      natter_session_row_get_entry (NATTER_SESSION_ROW (row)) == NULL)
+    return NULL;
+  return NATTER_SESSION_ROW (row);
+}
+
+/* The item of the list that holds the keyboard focus, itself or in one
+ * of its widgets, or NULL. */
+static GtkWidget *
+focused_item (NatterSidebar *self)
+{
+  GtkWidget *list = natter_sidebar_get_list (self);
+  GtkRoot *root = gtk_widget_get_root (list);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list)
+      return w;
+  return NULL;
+}
+
+/**
+ * natter_sidebar_get_focused_session:
+ * @self: the sidebar
+ *
+ * What the keys meant for "this conversation" (Delete, F2, the Menu key)
+ * act on while the list has the focus: Tab moves the focus from row to
+ * row without selecting, so the row with the focus need not be the open
+ * conversation's.
+ *
+ * Returns: (transfer none) (nullable): the conversation whose row has
+ *   the keyboard focus, or %NULL when the focus is elsewhere (a folder's
+ *   header, outside the list)
+ */
+const char *
+natter_sidebar_get_focused_session (NatterSidebar *self)
+{
+  GtkWidget *item;
+  NatterSessionRow *row;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+
+  item = focused_item (self);
+  row = item != NULL ? item_session_row (item) : NULL;
+  return row != NULL ? natter_session_index_entry_get_session_id (natter_session_row_get_entry (row)) : NULL;
+}

@@ -417,6 +417,33 @@ list_key_pressed_cb (NatterSidebar *self)
   return GDK_EVENT_PROPAGATE;
 }
 
+/* Delete in the list deletes the open conversation (win.delete, bound
+ * below, as in the conversation's menu); the row with the focus need
+ * not be the open one's, since Tab moves the focus alone. So, before
+ * that binding, the focused row is selected, which opens it. */
+static void
+select_focused_row (NatterSidebar *self)
+{
+  const char *focused = natter_sidebar_get_focused_session (self);
+  guint position = focused != NULL ? natter_sidebar_find_position (self, focused) : GTK_INVALID_LIST_POSITION;
+
+  if (position != GTK_INVALID_LIST_POSITION && gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+}
+
+/* Delete selects the focused row, then goes on to its binding. */
+static gboolean
+list_row_key_cb (NatterSidebar   *self,
+                 guint            keyval,
+                 guint            keycode,
+                 GdkModifierType  state)
+{
+  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0 &&
+      (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete))
+    select_focused_row (self);
+  return GDK_EVENT_PROPAGATE;
+}
+
 /* With the search open, a letter typed in what it found goes on with
  * the search, in the search field (the search bar only catches the
  * letters typed while it is closed). */
@@ -574,8 +601,8 @@ row_long_pressed_cb (GtkGestureLongPress *gesture,
   show_row_menu (self, NATTER_SESSION_ROW (row), x, y);
 }
 
-/* Shift+F10 or Menu in the list: the focused row's menu. A focused row
- * is the selected one (the list selects what the keys move to). */
+/* Shift+F10 or Menu in the list: the menu of the row with the focus,
+ * which need not be the selected one (Tab moves the focus alone). */
 static gboolean
 row_menu_key_cb (GtkWidget *list,
                  GVariant  *args,
@@ -583,18 +610,27 @@ row_menu_key_cb (GtkWidget *list,
 {
   NatterSidebar *self = user_data;
   NatterSessionIndexEntry *selected = gtk_single_selection_get_selected_item (self->selection);
+  const char *focused = natter_sidebar_get_focused_session (self);
   GHashTableIter iter;
   gpointer row;
 
-  if (!NATTER_IS_SESSION_INDEX_ENTRY (selected))
+  /* The list itself has the focus, no row yet: the selected one's. */
+  if (focused == NULL && NATTER_IS_SESSION_INDEX_ENTRY (selected))
+    focused = natter_session_index_entry_get_session_id (selected);
+  if (focused == NULL)
     return FALSE;
   g_hash_table_iter_init (&iter, self->bound_rows);
   while (g_hash_table_iter_next (&iter, &row, NULL))
-    if (natter_session_row_get_entry (row) == selected && gtk_widget_get_mapped (row))
-      {
-        show_row_menu (self, row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
-        return TRUE;
-      }
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), focused) == 0 &&
+          gtk_widget_get_mapped (row))
+        {
+          show_row_menu (self, row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -1359,6 +1395,11 @@ natter_sidebar_init (NatterSidebar *self)
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
+  /* After the one above: a row Delete selects is selected by a key. */
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_row_key_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
 
   /* Delete (and a stray BackSpace, which does nothing) in the list only

@@ -418,6 +418,8 @@ _natter_window_opening_dispose (NatterWindow *self);
 void
 _natter_window_cancel_opening (NatterWindow *self);
 void
+_natter_window_finish_opening (NatterWindow *self);
+void
 _natter_window_opening_init (NatterWindow *self);
 void
 _natter_window_set_opening_wait (NatterWindow *self,
@@ -466,6 +468,8 @@ void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+void
+_natter_window_open_focused_row (NatterWindow *self);
 
 /* natter-window-archive.c */
 void

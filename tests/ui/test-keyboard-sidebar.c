@@ -1,0 +1,184 @@
+/* test-keyboard-sidebar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The conversation list from the keyboard alone: the keys for "this
+ * conversation" act on the row with the focus, closing the search
+ * leaves the keyboard on a row, and the arrows walk the rows, folders'
+ * headers included, without leaving the list.
+ */
+
+#include "test-keyboard.h"
+
+/* The conversation of the list's row that has the focus, or NULL. */
+static const char *
+focused_session (NatterWindow *window)
+{
+  return natter_sidebar_get_focused_session (window->session_sidebar);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+} RowWait;
+
+static gboolean
+row_has_focus (gpointer data)
+{
+  RowWait *r = data;
+
+  ui_settle ();
+  return g_strcmp0 (focused_session (r->window), r->session_id) == 0;
+}
+
+static void
+wait_focus_on_row (NatterWindow *window,
+                   const char   *session_id)
+{
+  RowWait r = { window, session_id };
+
+  ui_wait_until (row_has_focus, &r);
+}
+
+/* What Tab leaves: the focus on a row, its conversation not opened. */
+static void
+focus_row_only (NatterWindow *window,
+                const char   *session_id)
+{
+  guint position = natter_sidebar_find_position (window->session_sidebar, session_id);
+
+  g_assert_cmpuint (position, !=, GTK_INVALID_LIST_POSITION);
+  g_assert_true (natter_sidebar_focus_position (window->session_sidebar, position, FALSE));
+  wait_focus_on_row (window, session_id);
+}
+
+static GtkWindow *
+rename_dialog (NatterWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+row_menu_up (gpointer window)
+{
+  GtkWidget *menu = natter_sidebar_get_row_menu (NATTER_WINDOW (window)->session_sidebar);
+
+  return menu != NULL && gtk_widget_get_mapped (menu);
+}
+
+static gboolean
+row_menu_down (gpointer window)
+{
+  return !row_menu_up (window);
+}
+
+/* A key pressed in the list, as GTK dispatches it: along the widgets
+ * from the window to the list, as they were when it was pressed (what
+ * the key does may move the focus meanwhile), the key controllers that
+ * look first, then the list's own shortcuts. */
+static gboolean
+list_key (NatterWindow *window,
+          guint         keyval)
+{
+  GtkWidget *list = natter_window_get_session_list (window);
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  gboolean handled = FALSE;
+
+  for (GtkWidget *w = list; w != NULL; w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len && !handled; i++)
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (g_ptr_array_index (chain, i));
+
+      for (guint j = 0; j < g_list_model_get_n_items (controllers) && !handled; j++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, j);
+
+          if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+              gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+            g_signal_emit_by_name (controller, "key-pressed", keyval, 0, 0, &handled);
+        }
+    }
+  if (!handled)
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (list);
+
+      for (guint j = 0; j < g_list_model_get_n_items (controllers) && !handled; j++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, j);
+
+          if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+            continue;
+          for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)) && !handled; k++)
+            {
+              g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), k);
+
+              if (trigger_matches (gtk_shortcut_get_trigger (shortcut), keyval, 0))
+                handled = gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, list,
+                                                        gtk_shortcut_get_arguments (shortcut));
+            }
+        }
+    }
+  ui_settle ();
+  return handled;
+}
+
+/* Delete, F2 and the Menu key act on the row with the focus, which Tab
+ * moved to without opening it, not on the open conversation. */
+void
+test_keyboard_keys_act_on_focused_row (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autofree char *gamma = ui_create_session (u, "Gamma");
+  NatterWindow *window = window_new (u);
+  GtkWidget *menu;
+  GtkWindow *dialog;
+  GtkWidget *entry;
+
+  g_assert_true (natter_window_open_session (window, gamma));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* F2 renames Alpha, whose row has the focus. */
+  focus_row_only (window, alpha);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
+  g_assert_true (press (window, "F2"));
+  dialog = rename_dialog (window);
+  g_assert_nonnull (dialog);
+  entry = adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "Alpha");
+  gtk_window_destroy (dialog);
+  ui_settle ();
+
+  /* Delete deletes Beta, whose row has the focus; Gamma stays. */
+  g_assert_true (natter_window_open_session (window, gamma));
+  focus_row_only (window, beta);
+  g_assert_true (list_key (window, GDK_KEY_Delete));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, gamma), !=, GTK_INVALID_LIST_POSITION);
+
+  /* The Menu key shows Alpha's menu, with Alpha open for it. */
+  g_assert_true (natter_window_open_session (window, gamma));
+  focus_row_only (window, alpha);
+  g_assert_true (press (window, "Menu"));
+  ui_wait_until (row_menu_up, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, alpha);
+  menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_down, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
