@@ -1082,6 +1082,25 @@ stop_search_cb (NatterSidebar *self)
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
 }
 
+/* The search closed with the keyboard in it (Escape, Ctrl+F): the
+ * keyboard goes on in the list, on the open conversation's row, else the
+ * first one. Left to GTK, the focus would fall to whatever of the
+ * sidebar takes it as the bar slides away, often the list's scrolled
+ * window, where no key reaches a row. */
+static void
+focus_list_after_search (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position = GTK_INVALID_LIST_POSITION;
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
+    return;
+  if (self->selected_id != NULL)
+    position = natter_sidebar_find_position (self, listed_for (self, self->selected_id));
+  natter_sidebar_focus_position (self, position != GTK_INVALID_LIST_POSITION ? position : 0, FALSE);
+}
+
 static void
 search_mode_cb (NatterSidebar *self)
 {
@@ -1089,7 +1108,10 @@ search_mode_cb (NatterSidebar *self)
    * the bar slides in, the list moves its rows around one of them, and
    * the words typed are searched only a moment later. */
   if (!gtk_search_bar_get_search_mode (self->search_bar))
-    self->bar_closed.value = -1;
+    {
+      self->bar_closed.value = -1;
+      focus_list_after_search (self);
+    }
   else if (self->bar_closed.value < 0)
     self->bar_closed = current_place (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);

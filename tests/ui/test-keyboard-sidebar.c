@@ -8,6 +8,7 @@
  * headers included, without leaving the list.
  */
 
+#include "natter-folder-log.h"
 #include "test-keyboard.h"
 
 /* The conversation of the list's row that has the focus, or NULL. */
@@ -178,6 +179,62 @@ test_keyboard_keys_act_on_focused_row (void)
   menu = natter_sidebar_get_row_menu (window->session_sidebar);
   gtk_popover_popdown (GTK_POPOVER (menu));
   ui_wait_until (row_menu_down, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static char *
+make_folder (NatterFolders *folders,
+             const char    *name)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *folder_id;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, name, NULL, ui_result_cb, &result);
+  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return folder_id;
+}
+
+/* Escape in the search field, with folders listed: the keyboard goes
+ * to the open conversation's row, where the keys of the list work, not
+ * to whatever takes it as the search bar slides away. */
+void
+test_keyboard_search_escape_to_row (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autofree char *work_id = make_folder (folders, "Work");
+  NatterWindow *window;
+  GtkWidget *entry;
+
+  ui_set_folder (u, alpha, work_id);
+  window = window_new (u);
+  entry = natter_sidebar_get_search_entry (window->session_sidebar);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, alpha));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (press (window, "<Control>f"));
+      wait_focus_in (window, entry);
+      if (i == 1)
+        gtk_editable_set_text (GTK_EDITABLE (entry), "Be");
+      g_signal_emit_by_name (entry, "stop-search");
+      wait_focus_on_row (window, alpha);
+      g_assert_false (natter_sidebar_get_search_mode (window->session_sidebar));
+    }
+  g_assert_nonnull (beta);
 
   ui_destroy_window (window);
   ui_world_free (u);
