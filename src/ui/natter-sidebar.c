@@ -431,17 +431,32 @@ select_focused_row (NatterSidebar *self)
     gtk_single_selection_set_selected (self->selection, position);
 }
 
-/* Delete selects the focused row, then goes on to its binding. */
+/* Up and Down walk the rows, folders' headers included, and keep the
+ * keyboard in the list (natter_sidebar_focus_step()); with a modifier,
+ * or past the first or last row, they are GTK's. Delete selects the
+ * focused row, then goes on to its binding. */
 static gboolean
 list_row_key_cb (NatterSidebar   *self,
                  guint            keyval,
                  guint            keycode,
                  GdkModifierType  state)
 {
-  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) == 0 &&
-      (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete))
-    select_focused_row (self);
-  return GDK_EVENT_PROPAGATE;
+  gboolean forward;
+
+  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete)
+    {
+      select_focused_row (self);
+      return GDK_EVENT_PROPAGATE;
+    }
+  if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
+    forward = TRUE;
+  else if (keyval == GDK_KEY_Up || keyval == GDK_KEY_KP_Up)
+    forward = FALSE;
+  else
+    return GDK_EVENT_PROPAGATE;
+  return natter_sidebar_focus_step (self, forward) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
 /* With the search open, a letter typed in what it found goes on with
@@ -543,9 +558,13 @@ row_released_cb (GtkGestureClick *gesture,
                  NatterSidebar   *self)
 {
   const char *session_id = clicked_session (gesture);
+  gboolean was_open = g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL;
 
-  if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
-      (natter_sidebar_get_hit_turn (self, session_id) != NULL || self->paged))
+  /* A click on another conversation's row goes to it, as Enter does:
+   * the keyboard in its message field (only the arrows leave it in the
+   * list). */
+  if (session_id != NULL && n_press == 1 &&
+      (!was_open || natter_sidebar_get_hit_turn (self, session_id) != NULL || self->paged))
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 
@@ -1418,7 +1437,8 @@ natter_sidebar_init (NatterSidebar *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
-  /* After the one above: a row Delete selects is selected by a key. */
+  /* After the one above: a row the arrows or Delete select is selected
+   * by a key. */
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_row_key_cb), self);

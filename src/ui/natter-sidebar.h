@@ -43,6 +43,8 @@ gboolean      natter_sidebar_focus_position  (NatterSidebar      *self,
                                               guint               position,
                                               gboolean            select);
 void          natter_sidebar_focus_from_search (NatterSidebar    *self);
+gboolean      natter_sidebar_focus_step      (NatterSidebar      *self,
+                                              gboolean            forward);
 const char   *natter_sidebar_get_focused_session (NatterSidebar  *self);
 void          natter_sidebar_start_search    (NatterSidebar      *self);
 gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);

@@ -27,6 +27,24 @@ open_picked (NatterWindow *self,
     natter_window_open_session (self, session_id);
 }
 
+/* Makes the conversation the leaflet's visible pane. The leaflet moves
+ * the keyboard focus into the pane it shows when the other one had it,
+ * which is right on a narrow window, where the list slides away; on a
+ * wide one both show, and the focus stays where it is: a row the arrows
+ * walked to keeps it, and the next arrow goes on from there. */
+static void
+show_conversation_pane (NatterWindow *self)
+{
+  g_autoptr(GtkWidget) focus = NULL;
+
+  if (gtk_root_get_focus (GTK_ROOT (self)) != NULL)
+    focus = g_object_ref (gtk_root_get_focus (GTK_ROOT (self)));
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  if (focus != NULL && !adw_leaflet_get_folded (self->leaflet) &&
+      gtk_root_get_focus (GTK_ROOT (self)) != focus && gtk_widget_get_root (focus) == GTK_ROOT (self))
+    gtk_widget_grab_focus (focus);
+}
+
 static void
 session_selected_cb (NatterWindow *self,
                      const char   *session_id,
@@ -41,7 +59,7 @@ session_selected_cb (NatterWindow *self,
   /* On a narrow window, arrow keys walk the list and Enter goes to the
    * conversation (session_activated_cb); a click goes at once. */
   if (!(by_key && adw_leaflet_get_folded (self->leaflet)))
-    adw_leaflet_set_visible_child (self->leaflet, self->content);
+    show_conversation_pane (self);
 }
 
 /* Enter on a row: a row focused from the keyboard need not be selected

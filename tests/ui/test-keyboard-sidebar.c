@@ -9,6 +9,7 @@
  */
 
 #include "natter-folder-log.h"
+#include "natter-sidebar-header-row.h"
 #include "test-keyboard.h"
 
 /* The conversation of the list's row that has the focus, or NULL. */
@@ -40,6 +41,23 @@ wait_focus_on_row (NatterWindow *window,
   RowWait r = { window, session_id };
 
   ui_wait_until (row_has_focus, &r);
+}
+
+static gboolean
+is_open (gpointer data)
+{
+  RowWait *r = data;
+
+  return g_strcmp0 (natter_window_get_session_id (r->window), r->session_id) == 0;
+}
+
+static void
+wait_open (NatterWindow *window,
+           const char   *session_id)
+{
+  RowWait r = { window, session_id };
+
+  ui_wait_until (is_open, &r);
 }
 
 /* What Tab leaves: the focus on a row, its conversation not opened. */
@@ -235,6 +253,87 @@ test_keyboard_search_escape_to_row (void)
       g_assert_false (natter_sidebar_get_search_mode (window->session_sidebar));
     }
   g_assert_nonnull (beta);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* An arrow key in the list as GTK delivers it: the key controllers
+ * first, then, if none took it, the window's arrow binding. */
+static void
+arrow (NatterWindow *window,
+       guint         keyval)
+{
+  if (!press_key_controllers (window, keyval))
+    gtk_widget_child_focus (GTK_WIDGET (window), keyval == GDK_KEY_Up ? GTK_DIR_UP : GTK_DIR_DOWN);
+  ui_settle ();
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  GtkWidget    *expander;
+} HeaderWait;
+
+static gboolean
+header_has_focus (gpointer data)
+{
+  HeaderWait *h = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (h->window));
+  GtkWidget *header = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_SIDEBAR_HEADER_ROW) : NULL;
+
+  ui_settle ();
+  return header != NULL && focus == natter_sidebar_header_row_get_expander (NATTER_SIDEBAR_HEADER_ROW (header));
+}
+
+/* Up and Down walk the rows of a wide window: a conversation's row opens
+ * its conversation and keeps the keyboard; a folder's header is a stop
+ * of its own and is passed, both ways; Enter then goes to the message
+ * field. */
+void
+test_keyboard_arrows_walk_list (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *filed = ui_create_session (u, "Filed");
+  g_autofree char *loose = ui_create_session (u, "Loose");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autofree char *work_id = make_folder (folders, "Work");
+  HeaderWait h;
+  NatterWindow *window;
+  GtkWidget *list;
+
+  ui_set_folder (u, filed, work_id);
+  window = window_new (u);
+  list = natter_window_get_session_list (window);
+  h = (HeaderWait) { window, NULL };
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, loose));
+  ui_wait_until (ui_timeline_loaded, window);
+  focus_row_only (window, loose);
+
+  /* Work, Filed, Recent, Loose: up past "Recent" to Filed, which opens. */
+  arrow (window, GDK_KEY_Up);
+  wait_focus_on_row (window, filed);
+  wait_open (window, filed);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), list));
+  /* Up to the folder's header, and down past it again. */
+  arrow (window, GDK_KEY_Up);
+  ui_wait_until (header_has_focus, &h);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, filed);
+  arrow (window, GDK_KEY_Down);
+  wait_focus_on_row (window, filed);
+  arrow (window, GDK_KEY_Down);
+  wait_focus_on_row (window, loose);
+  wait_open (window, loose);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), list));
+
+  /* Enter goes to the conversation. */
+  g_signal_emit_by_name (list, "activate", natter_sidebar_find_position (window->session_sidebar, loose));
+  ui_settle ();
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
 
   ui_destroy_window (window);
   ui_world_free (u);
