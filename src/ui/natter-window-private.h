@@ -190,6 +190,12 @@ typedef struct
   guint                 open_id;
   char                 *open_session;
   char                 *open_turn;
+  /* The arrow that asked had the keyboard focus: -1 the previous one,
+   * 1 the next, 0 neither; it goes to that arrow of the version opened,
+   * once its row is there. */
+  int                   refocus_arrow;
+  char                 *refocus_turn;
+  guint                 refocus_frames;
 } NatterWindowVersions;
 
 /* natter-window-voice.c: who reads aloud and which answer, the
