@@ -117,8 +117,11 @@ focus_row_tick_cb (GtkWidget     *list,
   FocusRow *focus = g_object_get_data (G_OBJECT (self), FOCUS_ROW_KEY);
   GtkRoot *root = gtk_widget_get_root (list);
 
-  /* The user went elsewhere meanwhile: leave them there. */
-  if (focus == NULL || root == NULL || gtk_root_get_focus (root) != list)
+  /* The user went elsewhere meanwhile: leave them there. A row of the
+   * list is no elsewhere: the list gives the focus to a row of its own
+   * choosing as it lays out rows that came back. */
+  if (focus == NULL || root == NULL || gtk_root_get_focus (root) == NULL ||
+      (gtk_root_get_focus (root) != list && !gtk_widget_is_ancestor (gtk_root_get_focus (root), list)))
     return G_SOURCE_REMOVE;
   if (grab_row (self))
     return G_SOURCE_REMOVE;
@@ -383,6 +386,50 @@ natter_sidebar_focus_step (NatterSidebar *self,
           focus_target (self, position, focus);
           return TRUE;
         }
+    }
+  return FALSE;
+}
+
+/**
+ * natter_sidebar_focus_folder:
+ * @self: the sidebar
+ * @folder_id: a folder's id
+ *
+ * Gives the keyboard focus to the folder's header (its toggle), scrolling
+ * to it: where the keyboard goes once a folder is made.
+ *
+ * Returns: %FALSE, doing nothing, when the list shows no header of that
+ *   folder (none yet, or a search on)
+ */
+gboolean
+natter_sidebar_focus_folder (NatterSidebar *self,
+                             const char    *folder_id)
+{
+  GListModel *model;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+  g_return_val_if_fail (folder_id != NULL, FALSE);
+
+  model = natter_sidebar_get_model (self);
+  n = model != NULL ? g_list_model_get_n_items (model) : 0;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (NATTER_IS_SIDEBAR_HEADER (item) && g_strcmp0 (header_folder_id (NATTER_SIDEBAR_HEADER (item)), folder_id) == 0)
+        {
+          FocusRow *focus = g_new0 (FocusRow, 1);
+
+          focus->folder_id = g_strdup (folder_id);
+          focus_target (self, i, focus);
+          return TRUE;
+        }
+      /* The headers come before Recent's conversations, which can be
+       * many: past Recent's header, there is no folder. */
+      if (NATTER_IS_SIDEBAR_HEADER (item) &&
+          natter_sidebar_header_get_kind (NATTER_SIDEBAR_HEADER (item)) == NATTER_SIDEBAR_HEADER_RECENT)
+        break;
     }
   return FALSE;
 }

@@ -90,10 +90,13 @@ struct _NatterSidebar
   guint                 scroll_stable_frames;
 
   guint                 list_key_id;      /* a key press in the list is being handled */
+  char                 *focus_kept;       /* the conversation whose row had the focus as rows changed */
+  guint                 focus_kept_id;    /* how long its row is waited for */
   GError               *search_error;     /* why the last search could not look at the words */
   gboolean              search_capped;    /* the last search found more turns than it ranks */
   gboolean              paged;            /* the list is a page of its own (NatterSidebar:paged) */
   GtkWidget            *row_menu;         /* a row's context menu, or NULL */
+  char                 *menu_row_id;      /* the conversation whose row it was shown for */
 
   /* Template children */
   GtkSearchBar         *search_bar;
@@ -356,6 +359,57 @@ keep_scroll (NatterSidebar     *self,
   gdk_frame_clock_begin_updating (clock);
 }
 
+/* The keyboard on a row that moves */
+
+static gboolean
+focus_kept_done_cb (gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  self->focus_kept_id = 0;
+  g_clear_pointer (&self->focus_kept, g_free);
+  return G_SOURCE_REMOVE;
+}
+
+/* A row that moves (pinned, put in a folder, from the row's menu or
+ * elsewhere) leaves the list and comes back at its new place, and its
+ * item takes the keyboard focus away with it: the focus would be left
+ * on nothing. Before the list hears of a change, the row with the focus
+ * is noted, and for a moment its row is waited for. */
+static void
+rows_changing_cb (NatterSidebar *self)
+{
+  const char *focused = natter_sidebar_get_focused_session (self);
+
+  if (focused == NULL || self->focus_kept != NULL)
+    return;
+  self->focus_kept = g_strdup (focused);
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  self->focus_kept_id = g_timeout_add (500, focus_kept_done_cb, self);
+}
+
+/* After the list changed: the noted row, where it is now, takes the
+ * focus back, unless the person put it somewhere else meanwhile. */
+static void
+rows_changed_cb (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position;
+
+  if (self->focus_kept == NULL || g_strcmp0 (natter_sidebar_get_focused_session (self), self->focus_kept) == 0)
+    return;
+  if (focus != NULL && gtk_widget_get_root (focus) == root &&
+      !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->session_list)) && focus != GTK_WIDGET (self->session_list))
+    return;
+  position = natter_sidebar_find_position (self, self->focus_kept);
+  /* Noted still: a row comes back in a few changes (out of one part,
+   * a header gone, into the other), and the list may hand the focus to
+   * a row of its own choosing meanwhile. */
+  if (position != GTK_INVALID_LIST_POSITION)
+    natter_sidebar_focus_position (self, position, FALSE);
+}
+
 /* The selection */
 
 /* The session whose row stands for @session_id: an older version of a
@@ -443,6 +497,9 @@ list_row_key_cb (NatterSidebar   *self,
 {
   gboolean forward;
 
+  /* The person moves on: a row that moved no longer calls the focus. */
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  g_clear_pointer (&self->focus_kept, g_free);
   if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
     return GDK_EVENT_PROPAGATE;
   if (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete)
@@ -593,7 +650,29 @@ show_row_menu (NatterSidebar    *self,
   rect.x = (int) sx;
   rect.y = (int) sy;
   gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &rect);
+  g_free (self->menu_row_id);
+  self->menu_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
   gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
+
+/* The row's menu closed (Escape, or an item chosen): the keyboard goes
+ * back to the row it was for. Left to GTK, the focus would go to the
+ * first control of the window (New Chat), the popover's parent, the
+ * sidebar, taking none. An item that moved the focus on purpose (Delete
+ * focuses the next row) is left alone, and so is a row gone. */
+static void
+row_menu_closed_cb (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position;
+
+  if (self->menu_row_id == NULL ||
+      (focus != NULL && focus != self->row_menu && !gtk_widget_is_ancestor (focus, self->row_menu)))
+    return;
+  position = natter_sidebar_find_position (self, listed_for (self, self->menu_row_id));
+  if (position != GTK_INVALID_LIST_POSITION)
+    natter_sidebar_focus_position (self, position, FALSE);
 }
 
 static void
@@ -1217,6 +1296,8 @@ natter_sidebar_dispose (GObject *object)
   NatterSidebar *self = NATTER_SIDEBAR (object);
 
   g_clear_handle_id (&self->list_key_id, g_source_remove);
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  g_clear_pointer (&self->focus_kept, g_free);
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
@@ -1263,6 +1344,7 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->damaged_messages, g_strfreev);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
+  g_clear_pointer (&self->menu_row_id, g_free);
   g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
   g_clear_error (&self->search_error);
 
@@ -1533,6 +1615,11 @@ natter_sidebar_set_services (NatterSidebar      *self,
   g_signal_connect_swapped (self->sections, "rebuilt", G_CALLBACK (sections_rebuilt_cb), self);
   g_signal_connect_swapped (sessions, "session-index-changed", G_CALLBACK (session_changed_cb), self);
   self->sort_model = natter_sidebar_sections_get_model (self->sections);
+  /* Before the selection, and so the list, hears of a change; and after. */
+  g_signal_connect_object (self->sort_model, "items-changed", G_CALLBACK (rows_changing_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sort_model, "items-changed", G_CALLBACK (rows_changed_cb), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   self->selection = gtk_single_selection_new (g_object_ref (self->sort_model));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
@@ -1677,6 +1764,7 @@ natter_sidebar_set_row_menu (NatterSidebar *self,
   gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
   gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
   gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self));
+  g_signal_connect_object (self->row_menu, "closed", G_CALLBACK (row_menu_closed_cb), self, G_CONNECT_SWAPPED);
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 
 #include "natter-folder-log.h"
+#include "natter-sessions-settings.h"
 #include "natter-sidebar-header-row.h"
 #include "test-keyboard.h"
 
@@ -286,6 +287,18 @@ header_has_focus (gpointer data)
   return header != NULL && focus == natter_sidebar_header_row_get_expander (NATTER_SIDEBAR_HEADER_ROW (header));
 }
 
+static gboolean
+later_header_has_focus (gpointer window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_SIDEBAR_HEADER_ROW) : NULL;
+  NatterSidebarHeader *header = row != NULL ? natter_sidebar_header_row_get_header (NATTER_SIDEBAR_HEADER_ROW (row)) : NULL;
+  NatterFolder *folder = header != NULL ? natter_sidebar_header_get_folder (header) : NULL;
+
+  ui_settle ();
+  return folder != NULL && g_strcmp0 (natter_folder_get_name (folder), "Later") == 0;
+}
+
 /* Up and Down walk the rows of a wide window: a conversation's row opens
  * its conversation and keeps the keyboard; a folder's header is a stop
  * of its own and is passed, both ways; Enter then goes to the message
@@ -334,6 +347,62 @@ test_keyboard_arrows_walk_list (void)
   g_signal_emit_by_name (list, "activate", natter_sidebar_find_position (window->session_sidebar, loose));
   ui_settle ();
   g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
+
+  /* A folder made (New Folder…) has the keyboard on its header once the
+   * dialog is gone, not nothing. */
+  natter_window_create_folder (window, "Later", NULL);
+  ui_wait_until (later_header_has_focus, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+is_pinned (gpointer data)
+{
+  RowWait *r = data;
+
+  return natter_sessions_get_pinned (r->window->sessions, r->session_id);
+}
+
+/* The row's menu gives the keyboard back to its row when it closes,
+ * not to the window's first control; and a row that Pin to Top moves
+ * keeps it at its new place. */
+void
+test_keyboard_row_menu_gives_focus_back (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autofree char *gamma = ui_create_session (u, "Gamma");
+  NatterWindow *window = window_new (u);
+  GtkWidget *menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  RowWait r = { window, beta };
+
+  g_assert_true (natter_window_open_session (window, gamma));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* Escape: the menu closes with the keyboard in it. */
+  focus_row_only (window, beta);
+  g_assert_true (list_key (window, GDK_KEY_Menu));
+  ui_wait_until (row_menu_up, window);
+  g_assert_true (gtk_widget_child_focus (menu, GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_down, window);
+  wait_focus_on_row (window, beta);
+
+  /* Pin to Top: Beta goes above Gamma, focused there. */
+  g_assert_true (list_key (window, GDK_KEY_Menu));
+  ui_wait_until (row_menu_up, window);
+  g_assert_true (gtk_widget_child_focus (menu, GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  ui_wait_until (is_pinned, &r);
+  ui_wait_until (row_menu_down, window);
+  wait_focus_on_row (window, beta);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), <,
+                    natter_sidebar_find_position (window->session_sidebar, gamma));
+  g_assert_nonnull (alpha);
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -64,6 +64,7 @@ void test_keyboard_search_down_to_list (void);
 void test_keyboard_keys_act_on_focused_row (void);
 void test_keyboard_search_escape_to_row (void);
 void test_keyboard_arrows_walk_list (void);
+void test_keyboard_row_menu_gives_focus_back (void);
 /* test-keyboard-prompts.c */
 void test_keyboard_permission_prompt (void);
 void test_keyboard_ask_human_prompt (void);
