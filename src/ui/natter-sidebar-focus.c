@@ -12,13 +12,16 @@
 
 #include "config.h"
 
+#include "natter-sidebar-header-row.h"
 #include "natter-sidebar.h"
 
 /* What a focus request remembers until the row exists (object data of
- * the sidebar, so that it goes with it). */
+ * the sidebar, so that it goes with it): a conversation's row, or a
+ * folder's header. */
 typedef struct
 {
   char  *session_id;
+  char  *folder_id;
   guint  tries;
 } FocusRow;
 
@@ -28,7 +31,59 @@ static void
 focus_row_free (FocusRow *focus)
 {
   g_free (focus->session_id);
+  g_free (focus->folder_id);
   g_free (focus);
+}
+
+/* The conversation's row of a list item's child (natter-sidebar.c,
+ * row_setup_cb(): the row first, then the header row), or NULL when the
+ * item is a header. */
+static NatterSessionRow *
+item_session_row (GtkWidget *item)
+{
+  GtkWidget *child = gtk_widget_get_first_child (item);
+  GtkWidget *row = child != NULL ? gtk_widget_get_first_child (child) : NULL;
+
+  if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_visible (row) ||
+      natter_session_row_get_entry (NATTER_SESSION_ROW (row)) == NULL)
+    return NULL;
+  return NATTER_SESSION_ROW (row);
+}
+
+static NatterSidebarHeaderRow *
+item_header_row (GtkWidget *item)
+{
+  GtkWidget *child = gtk_widget_get_first_child (item);
+  GtkWidget *row = child != NULL ? gtk_widget_get_last_child (child) : NULL;
+
+  if (row == NULL || !NATTER_IS_SIDEBAR_HEADER_ROW (row) || !gtk_widget_get_visible (row) ||
+      natter_sidebar_header_row_get_header (NATTER_SIDEBAR_HEADER_ROW (row)) == NULL)
+    return NULL;
+  return NATTER_SIDEBAR_HEADER_ROW (row);
+}
+
+static const char *
+header_folder_id (NatterSidebarHeader *header)
+{
+  NatterFolder *folder = header != NULL ? natter_sidebar_header_get_folder (header) : NULL;
+
+  return folder != NULL ? natter_folder_get_id (folder) : NULL;
+}
+
+/* Whether the list item @item shows what @focus asks for. */
+static gboolean
+item_is_target (GtkWidget *item,
+                FocusRow  *focus)
+{
+  NatterSessionRow *row = item_session_row (item);
+  NatterSidebarHeaderRow *header = item_header_row (item);
+
+  if (row != NULL && focus->session_id != NULL)
+    return g_strcmp0 (natter_session_index_entry_get_session_id (natter_session_row_get_entry (row)),
+                      focus->session_id) == 0;
+  if (header != NULL && focus->folder_id != NULL)
+    return g_strcmp0 (header_folder_id (natter_sidebar_header_row_get_header (header)), focus->folder_id) == 0;
+  return FALSE;
 }
 
 static gboolean
@@ -36,23 +91,19 @@ grab_row (NatterSidebar *self)
 {
   FocusRow *focus = g_object_get_data (G_OBJECT (self), FOCUS_ROW_KEY);
 
+  if (focus == NULL)
+    return FALSE;
   for (GtkWidget *item = gtk_widget_get_first_child (natter_sidebar_get_list (self));
        item != NULL;
        item = gtk_widget_get_next_sibling (item))
     {
-      /* The item's child holds the conversation's row first
-       * (natter-sidebar.c, row_setup_cb()). */
-      GtkWidget *child = gtk_widget_get_first_child (item);
-      GtkWidget *row = child != NULL ? gtk_widget_get_first_child (child) : NULL;
-      NatterSessionIndexEntry *entry;
-
-      if (row == NULL || !NATTER_IS_SESSION_ROW (row) || !gtk_widget_get_visible (row) ||
-          !gtk_widget_get_child_visible (item))
+      if (!gtk_widget_get_child_visible (item) || !item_is_target (item, focus))
         continue;
-      entry = natter_session_row_get_entry (NATTER_SESSION_ROW (row));
-      if (entry != NULL && focus != NULL &&
-          g_strcmp0 (natter_session_index_entry_get_session_id (entry), focus->session_id) == 0)
-        return gtk_widget_grab_focus (item);
+      /* A folder's header takes the focus on its toggle, as Tab gives
+       * it: the item itself is no stop. */
+      if (focus->folder_id != NULL)
+        return gtk_widget_grab_focus (natter_sidebar_header_row_get_expander (item_header_row (item)));
+      return gtk_widget_grab_focus (item);
     }
   return FALSE;
 }
@@ -66,12 +117,32 @@ focus_row_tick_cb (GtkWidget     *list,
   FocusRow *focus = g_object_get_data (G_OBJECT (self), FOCUS_ROW_KEY);
   GtkRoot *root = gtk_widget_get_root (list);
 
-  /* The user went elsewhere meanwhile: leave them there. */
-  if (root == NULL || gtk_root_get_focus (root) != list)
+  /* The user went elsewhere meanwhile: leave them there. A row of the
+   * list is no elsewhere: the list gives the focus to a row of its own
+   * choosing as it lays out rows that came back. */
+  if (focus == NULL || root == NULL || gtk_root_get_focus (root) == NULL ||
+      (gtk_root_get_focus (root) != list && !gtk_widget_is_ancestor (gtk_root_get_focus (root), list)))
     return G_SOURCE_REMOVE;
   if (grab_row (self))
     return G_SOURCE_REMOVE;
   return ++focus->tries < 10 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/* Gives the focus to what @focus asks for, at @position, scrolling to
+ * it; the list holds the focus until its widget exists. Takes @focus. */
+static void
+focus_target (NatterSidebar *self,
+              guint          position,
+              FocusRow      *focus)
+{
+  GtkWidget *list = natter_sidebar_get_list (self);
+
+  g_object_set_data_full (G_OBJECT (self), FOCUS_ROW_KEY, focus, (GDestroyNotify) focus_row_free);
+  gtk_widget_activate_action (list, "list.scroll-to-item", "u", position);
+  if (grab_row (self))
+    return;
+  gtk_widget_grab_focus (list);
+  gtk_widget_add_tick_callback (list, focus_row_tick_cb, self, NULL);
 }
 
 /* The position of the conversation's row at @position, or of the first
@@ -142,12 +213,7 @@ natter_sidebar_focus_position (NatterSidebar *self,
   entry = g_list_model_get_item (model, position);
   focus = g_new0 (FocusRow, 1);
   focus->session_id = g_strdup (natter_session_index_entry_get_session_id (entry));
-  g_object_set_data_full (G_OBJECT (self), FOCUS_ROW_KEY, focus, (GDestroyNotify) focus_row_free);
-  gtk_widget_activate_action (list, "list.scroll-to-item", "u", position);
-  if (grab_row (self))
-    return TRUE;
-  gtk_widget_grab_focus (list);
-  gtk_widget_add_tick_callback (list, focus_row_tick_cb, self, NULL);
+  focus_target (self, position, focus);
   return TRUE;
 }
 
@@ -198,4 +264,172 @@ natter_sidebar_focus_from_search (NatterSidebar *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (search_key_pressed_cb), self);
   gtk_widget_add_controller (natter_sidebar_get_search_entry (self), keys);
+}
+
+/* The item of the list that holds the keyboard focus, itself or in one
+ * of its widgets, or NULL. */
+static GtkWidget *
+focused_item (NatterSidebar *self)
+{
+  GtkWidget *list = natter_sidebar_get_list (self);
+  GtkRoot *root = gtk_widget_get_root (list);
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+
+  for (GtkWidget *w = focus; w != NULL && w != list; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_parent (w) == list)
+      return w;
+  return NULL;
+}
+
+/**
+ * natter_sidebar_get_focused_session:
+ * @self: the sidebar
+ *
+ * What the keys meant for "this conversation" (Delete, F2, the Menu key)
+ * act on while the list has the focus: Tab moves the focus from row to
+ * row without selecting, so the row with the focus need not be the open
+ * conversation's.
+ *
+ * Returns: (transfer none) (nullable): the conversation whose row has
+ *   the keyboard focus, or %NULL when the focus is elsewhere (a folder's
+ *   header, outside the list)
+ */
+const char *
+natter_sidebar_get_focused_session (NatterSidebar *self)
+{
+  GtkWidget *item;
+  NatterSessionRow *row;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), NULL);
+
+  item = focused_item (self);
+  row = item != NULL ? item_session_row (item) : NULL;
+  return row != NULL ? natter_session_index_entry_get_session_id (natter_session_row_get_entry (row)) : NULL;
+}
+
+/* Where the list shows @item's row, or G_MAXUINT. */
+static guint
+item_position (NatterSidebar *self,
+               GtkWidget     *item)
+{
+  GListModel *model = natter_sidebar_get_model (self);
+  NatterSessionRow *row = item_session_row (item);
+  NatterSidebarHeaderRow *header = item_header_row (item);
+  guint n = g_list_model_get_n_items (model);
+
+  if (row != NULL)
+    {
+      guint position = natter_sidebar_find_position (self, natter_session_index_entry_get_session_id (
+                                                       natter_session_row_get_entry (row)));
+
+      return position != GTK_INVALID_LIST_POSITION ? position : G_MAXUINT;
+    }
+  if (header == NULL)
+    return G_MAXUINT;
+  /* A handful of headers, each above its part: the walk stops at it. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) listed = g_list_model_get_item (model, i);
+
+      if (listed == (GObject *) natter_sidebar_header_row_get_header (header))
+        return i;
+    }
+  return G_MAXUINT;
+}
+
+/**
+ * natter_sidebar_focus_step:
+ * @self: the sidebar
+ * @forward: %TRUE to go down the list, %FALSE to go up
+ *
+ * What Up and Down do in the list: the keyboard focus goes from the
+ * focused row to the next one, and stays in the list. A conversation's
+ * row is selected too (its conversation opens beside the list); a
+ * folder's header takes the focus on its toggle, as Tab gives it, and
+ * leaves the selection where it is. "Pinned" and "Recent" are titles
+ * only, passed over. GTK 4.8's list would neither stop on a header, whose
+ * item takes no focus, nor go past one.
+ *
+ * Returns: %FALSE, doing nothing, when no row has the focus or there is
+ *   no row past it
+ */
+gboolean
+natter_sidebar_focus_step (NatterSidebar *self,
+                           gboolean       forward)
+{
+  GListModel *model;
+  GtkWidget *item;
+  guint position;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+
+  model = natter_sidebar_get_model (self);
+  item = focused_item (self);
+  if (model == NULL || item == NULL)
+    return FALSE;
+  position = item_position (self, item);
+  n = g_list_model_get_n_items (model);
+  while (position != G_MAXUINT && (forward ? position + 1 < n : position > 0))
+    {
+      g_autoptr(GObject) next = NULL;
+
+      position = forward ? position + 1 : position - 1;
+      next = g_list_model_get_item (model, position);
+      if (NATTER_IS_SESSION_INDEX_ENTRY (next))
+        return natter_sidebar_focus_position (self, position, TRUE);
+      if (NATTER_IS_SIDEBAR_HEADER (next) && header_folder_id (NATTER_SIDEBAR_HEADER (next)) != NULL)
+        {
+          FocusRow *focus = g_new0 (FocusRow, 1);
+
+          focus->folder_id = g_strdup (header_folder_id (NATTER_SIDEBAR_HEADER (next)));
+          focus_target (self, position, focus);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/**
+ * natter_sidebar_focus_folder:
+ * @self: the sidebar
+ * @folder_id: a folder's id
+ *
+ * Gives the keyboard focus to the folder's header (its toggle), scrolling
+ * to it: where the keyboard goes once a folder is made.
+ *
+ * Returns: %FALSE, doing nothing, when the list shows no header of that
+ *   folder (none yet, or a search on)
+ */
+gboolean
+natter_sidebar_focus_folder (NatterSidebar *self,
+                             const char    *folder_id)
+{
+  GListModel *model;
+  guint n;
+
+  g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
+  g_return_val_if_fail (folder_id != NULL, FALSE);
+
+  model = natter_sidebar_get_model (self);
+  n = model != NULL ? g_list_model_get_n_items (model) : 0;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, i);
+
+      if (NATTER_IS_SIDEBAR_HEADER (item) && g_strcmp0 (header_folder_id (NATTER_SIDEBAR_HEADER (item)), folder_id) == 0)
+        {
+          FocusRow *focus = g_new0 (FocusRow, 1);
+
+          focus->folder_id = g_strdup (folder_id);
+          focus_target (self, i, focus);
+          return TRUE;
+        }
+      /* The headers come before Recent's conversations, which can be
+       * many: past Recent's header, there is no folder. */
+      if (NATTER_IS_SIDEBAR_HEADER (item) &&
+          natter_sidebar_header_get_kind (NATTER_SIDEBAR_HEADER (item)) == NATTER_SIDEBAR_HEADER_RECENT)
+        break;
+    }
+  return FALSE;
 }

@@ -90,10 +90,13 @@ struct _NatterSidebar
   guint                 scroll_stable_frames;
 
   guint                 list_key_id;      /* a key press in the list is being handled */
+  char                 *focus_kept;       /* the conversation whose row had the focus as rows changed */
+  guint                 focus_kept_id;    /* how long its row is waited for */
   GError               *search_error;     /* why the last search could not look at the words */
   gboolean              search_capped;    /* the last search found more turns than it ranks */
   gboolean              paged;            /* the list is a page of its own (NatterSidebar:paged) */
   GtkWidget            *row_menu;         /* a row's context menu, or NULL */
+  char                 *menu_row_id;      /* the conversation whose row it was shown for */
 
   /* Template children */
   GtkSearchBar         *search_bar;
@@ -356,6 +359,57 @@ keep_scroll (NatterSidebar     *self,
   gdk_frame_clock_begin_updating (clock);
 }
 
+/* The keyboard on a row that moves */
+
+static gboolean
+focus_kept_done_cb (gpointer user_data)
+{
+  NatterSidebar *self = user_data;
+
+  self->focus_kept_id = 0;
+  g_clear_pointer (&self->focus_kept, g_free);
+  return G_SOURCE_REMOVE;
+}
+
+/* A row that moves (pinned, put in a folder, from the row's menu or
+ * elsewhere) leaves the list and comes back at its new place, and its
+ * item takes the keyboard focus away with it: the focus would be left
+ * on nothing. Before the list hears of a change, the row with the focus
+ * is noted, and for a moment its row is waited for. */
+static void
+rows_changing_cb (NatterSidebar *self)
+{
+  const char *focused = natter_sidebar_get_focused_session (self);
+
+  if (focused == NULL || self->focus_kept != NULL)
+    return;
+  self->focus_kept = g_strdup (focused);
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  self->focus_kept_id = g_timeout_add (500, focus_kept_done_cb, self);
+}
+
+/* After the list changed: the noted row, where it is now, takes the
+ * focus back, unless the person put it somewhere else meanwhile. */
+static void
+rows_changed_cb (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position;
+
+  if (self->focus_kept == NULL || g_strcmp0 (natter_sidebar_get_focused_session (self), self->focus_kept) == 0)
+    return;
+  if (focus != NULL && gtk_widget_get_root (focus) == root &&
+      !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->session_list)) && focus != GTK_WIDGET (self->session_list))
+    return;
+  position = natter_sidebar_find_position (self, self->focus_kept);
+  /* Noted still: a row comes back in a few changes (out of one part,
+   * a header gone, into the other), and the list may hand the focus to
+   * a row of its own choosing meanwhile. */
+  if (position != GTK_INVALID_LIST_POSITION)
+    natter_sidebar_focus_position (self, position, FALSE);
+}
+
 /* The selection */
 
 /* The session whose row stands for @session_id: an older version of a
@@ -415,6 +469,51 @@ list_key_pressed_cb (NatterSidebar *self)
   if (self->list_key_id == 0)
     self->list_key_id = g_idle_add_full (G_PRIORITY_HIGH, list_key_done_cb, self, NULL);
   return GDK_EVENT_PROPAGATE;
+}
+
+/* Delete in the list deletes the open conversation (win.delete, bound
+ * below, as in the conversation's menu); the row with the focus need
+ * not be the open one's, since Tab moves the focus alone. So, before
+ * that binding, the focused row is selected, which opens it. */
+static void
+select_focused_row (NatterSidebar *self)
+{
+  const char *focused = natter_sidebar_get_focused_session (self);
+  guint position = focused != NULL ? natter_sidebar_find_position (self, focused) : GTK_INVALID_LIST_POSITION;
+
+  if (position != GTK_INVALID_LIST_POSITION && gtk_single_selection_get_selected (self->selection) != position)
+    gtk_single_selection_set_selected (self->selection, position);
+}
+
+/* Up and Down walk the rows, folders' headers included, and keep the
+ * keyboard in the list (natter_sidebar_focus_step()); with a modifier,
+ * or past the first or last row, they are GTK's. Delete selects the
+ * focused row, then goes on to its binding. */
+static gboolean
+list_row_key_cb (NatterSidebar   *self,
+                 guint            keyval,
+                 guint            keycode,
+                 GdkModifierType  state)
+{
+  gboolean forward;
+
+  /* The person moves on: a row that moved no longer calls the focus. */
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  g_clear_pointer (&self->focus_kept, g_free);
+  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete)
+    {
+      select_focused_row (self);
+      return GDK_EVENT_PROPAGATE;
+    }
+  if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
+    forward = TRUE;
+  else if (keyval == GDK_KEY_Up || keyval == GDK_KEY_KP_Up)
+    forward = FALSE;
+  else
+    return GDK_EVENT_PROPAGATE;
+  return natter_sidebar_focus_step (self, forward) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
 /* With the search open, a letter typed in what it found goes on with
@@ -516,9 +615,13 @@ row_released_cb (GtkGestureClick *gesture,
                  NatterSidebar   *self)
 {
   const char *session_id = clicked_session (gesture);
+  gboolean was_open = g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL;
 
-  if (session_id != NULL && n_press == 1 && g_object_get_data (G_OBJECT (gesture), "natter-open") != NULL &&
-      (natter_sidebar_get_hit_turn (self, session_id) != NULL || self->paged))
+  /* A click on another conversation's row goes to it, as Enter does:
+   * the keyboard in its message field (only the arrows leave it in the
+   * list). */
+  if (session_id != NULL && n_press == 1 &&
+      (!was_open || natter_sidebar_get_hit_turn (self, session_id) != NULL || self->paged))
     g_signal_emit (self, signals[SESSION_ACTIVATED], 0, session_id);
 }
 
@@ -547,7 +650,29 @@ show_row_menu (NatterSidebar    *self,
   rect.x = (int) sx;
   rect.y = (int) sy;
   gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &rect);
+  g_free (self->menu_row_id);
+  self->menu_row_id = g_strdup (natter_session_index_entry_get_session_id (entry));
   gtk_popover_popup (GTK_POPOVER (self->row_menu));
+}
+
+/* The row's menu closed (Escape, or an item chosen): the keyboard goes
+ * back to the row it was for. Left to GTK, the focus would go to the
+ * first control of the window (New Chat), the popover's parent, the
+ * sidebar, taking none. An item that moved the focus on purpose (Delete
+ * focuses the next row) is left alone, and so is a row gone. */
+static void
+row_menu_closed_cb (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position;
+
+  if (self->menu_row_id == NULL ||
+      (focus != NULL && focus != self->row_menu && !gtk_widget_is_ancestor (focus, self->row_menu)))
+    return;
+  position = natter_sidebar_find_position (self, listed_for (self, self->menu_row_id));
+  if (position != GTK_INVALID_LIST_POSITION)
+    natter_sidebar_focus_position (self, position, FALSE);
 }
 
 static void
@@ -574,8 +699,8 @@ row_long_pressed_cb (GtkGestureLongPress *gesture,
   show_row_menu (self, NATTER_SESSION_ROW (row), x, y);
 }
 
-/* Shift+F10 or Menu in the list: the focused row's menu. A focused row
- * is the selected one (the list selects what the keys move to). */
+/* Shift+F10 or Menu in the list: the menu of the row with the focus,
+ * which need not be the selected one (Tab moves the focus alone). */
 static gboolean
 row_menu_key_cb (GtkWidget *list,
                  GVariant  *args,
@@ -583,18 +708,27 @@ row_menu_key_cb (GtkWidget *list,
 {
   NatterSidebar *self = user_data;
   NatterSessionIndexEntry *selected = gtk_single_selection_get_selected_item (self->selection);
+  const char *focused = natter_sidebar_get_focused_session (self);
   GHashTableIter iter;
   gpointer row;
 
-  if (!NATTER_IS_SESSION_INDEX_ENTRY (selected))
+  /* The list itself has the focus, no row yet: the selected one's. */
+  if (focused == NULL && NATTER_IS_SESSION_INDEX_ENTRY (selected))
+    focused = natter_session_index_entry_get_session_id (selected);
+  if (focused == NULL)
     return FALSE;
   g_hash_table_iter_init (&iter, self->bound_rows);
   while (g_hash_table_iter_next (&iter, &row, NULL))
-    if (natter_session_row_get_entry (row) == selected && gtk_widget_get_mapped (row))
-      {
-        show_row_menu (self, row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
-        return TRUE;
-      }
+    {
+      NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+
+      if (entry != NULL && g_strcmp0 (natter_session_index_entry_get_session_id (entry), focused) == 0 &&
+          gtk_widget_get_mapped (row))
+        {
+          show_row_menu (self, row, gtk_widget_get_width (row) / 2.0, gtk_widget_get_height (row) / 2.0);
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -1046,6 +1180,25 @@ stop_search_cb (NatterSidebar *self)
   gtk_search_bar_set_search_mode (self->search_bar, FALSE);
 }
 
+/* The search closed with the keyboard in it (Escape, Ctrl+F): the
+ * keyboard goes on in the list, on the open conversation's row, else the
+ * first one. Left to GTK, the focus would fall to whatever of the
+ * sidebar takes it as the bar slides away, often the list's scrolled
+ * window, where no key reaches a row. */
+static void
+focus_list_after_search (NatterSidebar *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  guint position = GTK_INVALID_LIST_POSITION;
+
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->search_bar)))
+    return;
+  if (self->selected_id != NULL)
+    position = natter_sidebar_find_position (self, listed_for (self, self->selected_id));
+  natter_sidebar_focus_position (self, position != GTK_INVALID_LIST_POSITION ? position : 0, FALSE);
+}
+
 static void
 search_mode_cb (NatterSidebar *self)
 {
@@ -1053,7 +1206,10 @@ search_mode_cb (NatterSidebar *self)
    * the bar slides in, the list moves its rows around one of them, and
    * the words typed are searched only a moment later. */
   if (!gtk_search_bar_get_search_mode (self->search_bar))
-    self->bar_closed.value = -1;
+    {
+      self->bar_closed.value = -1;
+      focus_list_after_search (self);
+    }
   else if (self->bar_closed.value < 0)
     self->bar_closed = current_place (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SEARCH_MODE]);
@@ -1140,6 +1296,8 @@ natter_sidebar_dispose (GObject *object)
   NatterSidebar *self = NATTER_SIDEBAR (object);
 
   g_clear_handle_id (&self->list_key_id, g_source_remove);
+  g_clear_handle_id (&self->focus_kept_id, g_source_remove);
+  g_clear_pointer (&self->focus_kept, g_free);
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
@@ -1186,6 +1344,7 @@ natter_sidebar_finalize (GObject *object)
   g_clear_pointer (&self->damaged_messages, g_strfreev);
   g_clear_pointer (&self->bound_rows, g_hash_table_unref);
   g_clear_pointer (&self->selected_id, g_free);
+  g_clear_pointer (&self->menu_row_id, g_free);
   g_clear_pointer (&self->scope_ids, g_ptr_array_unref);
   g_clear_error (&self->search_error);
 
@@ -1360,6 +1519,12 @@ natter_sidebar_init (NatterSidebar *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
+  /* After the one above: a row the arrows or Delete select is selected
+   * by a key. */
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_row_key_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
 
   /* Delete (and a stray BackSpace, which does nothing) in the list only
    * ever leads to the undo toast: nothing is lost to a stray key. */
@@ -1450,6 +1615,11 @@ natter_sidebar_set_services (NatterSidebar      *self,
   g_signal_connect_swapped (self->sections, "rebuilt", G_CALLBACK (sections_rebuilt_cb), self);
   g_signal_connect_swapped (sessions, "session-index-changed", G_CALLBACK (session_changed_cb), self);
   self->sort_model = natter_sidebar_sections_get_model (self->sections);
+  /* Before the selection, and so the list, hears of a change; and after. */
+  g_signal_connect_object (self->sort_model, "items-changed", G_CALLBACK (rows_changing_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sort_model, "items-changed", G_CALLBACK (rows_changed_cb), self,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   self->selection = gtk_single_selection_new (g_object_ref (self->sort_model));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
@@ -1594,6 +1764,7 @@ natter_sidebar_set_row_menu (NatterSidebar *self,
   gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
   gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
   gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self));
+  g_signal_connect_object (self->row_menu, "closed", G_CALLBACK (row_menu_closed_cb), self, G_CONNECT_SWAPPED);
 }
 
 /**

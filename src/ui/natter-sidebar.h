@@ -43,6 +43,11 @@ gboolean      natter_sidebar_focus_position  (NatterSidebar      *self,
                                               guint               position,
                                               gboolean            select);
 void          natter_sidebar_focus_from_search (NatterSidebar    *self);
+gboolean      natter_sidebar_focus_step      (NatterSidebar      *self,
+                                              gboolean            forward);
+const char   *natter_sidebar_get_focused_session (NatterSidebar  *self);
+gboolean      natter_sidebar_focus_folder    (NatterSidebar      *self,
+                                              const char         *folder_id);
 void          natter_sidebar_start_search    (NatterSidebar      *self);
 gboolean      natter_sidebar_get_search_mode (NatterSidebar      *self);
 void          natter_sidebar_set_search_mode (NatterSidebar      *self,

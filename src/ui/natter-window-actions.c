@@ -109,6 +109,7 @@ rename_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   GtkWidget *dialog;
 
+  _natter_window_open_focused_row (self);
   if (!_natter_window_open_is_usable (self))
     return;
 
@@ -533,6 +534,9 @@ delete_activated (GtkWidget  *widget,
   guint position;
   guint n_versions;
 
+  /* Delete pressed on a row the focus was on selected it just now: it
+   * is the one meant, even while its turns are still being read. */
+  _natter_window_finish_opening (self);
   if (self->conversation.entry == NULL || self->conversation.session_id == NULL)
     return;
 

@@ -23,6 +23,8 @@
 
 #include "natter-attachment-reuse.h"
 #include "natter-turn-item.h"
+#include "natter-turn-row.h"
+#include "natter-version-switcher.h"
 #include "natter-window-private.h"
 
 typedef struct
@@ -125,6 +127,67 @@ cancel_edit_activated (GtkWidget  *widget,
   _natter_window_update_keyboard_actions (self);
 }
 
+/* The version switcher of @turn_id's row under @widget (@in_row: within
+ * that row already), or NULL while the row is not made yet. */
+static GtkWidget *
+find_switcher (GtkWidget  *widget,
+               const char *turn_id,
+               gboolean    in_row)
+{
+  if (in_row && NATTER_IS_VERSION_SWITCHER (widget))
+    return widget;
+  if (NATTER_IS_TURN_ROW (widget))
+    {
+      NatterTurnItem *item = natter_turn_row_get_item (NATTER_TURN_ROW (widget));
+
+      if (item == NULL || g_strcmp0 (natter_turn_item_get_turn_id (item), turn_id) != 0)
+        return NULL;
+      in_row = TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_switcher (child, turn_id, in_row);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Gives the focus back to the arrow that was pressed, in the version it
+ * opened (its rows are new ones, made over the next frames). Opening
+ * sent the focus to the composer meanwhile; if it went elsewhere since,
+ * the person moved it, and it stays. */
+static gboolean
+refocus_arrow_tick_cb (GtkWidget     *list,
+                       GdkFrameClock *clock,
+                       gpointer       user_data)
+{
+  NatterWindow *self = user_data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *switcher;
+  GtkWidget *previous;
+  GtkWidget *next;
+  GtkWidget *arrow;
+
+  if ((focus != NULL && !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer))) ||
+      ++self->versions.refocus_frames > 120)
+    return G_SOURCE_REMOVE;
+  switcher = find_switcher (list, self->versions.refocus_turn, FALSE);
+  if (switcher == NULL || !gtk_widget_get_mapped (switcher))
+    return G_SOURCE_CONTINUE;
+  previous = gtk_widget_get_first_child (switcher);
+  next = gtk_widget_get_last_child (switcher);
+  arrow = self->versions.refocus_arrow < 0 ? previous : next;
+  /* At the first (or last) version that arrow goes nowhere: the other. */
+  if (!gtk_widget_is_sensitive (arrow))
+    arrow = arrow == previous ? next : previous;
+  gtk_widget_grab_focus (arrow);
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 open_version_cb (gpointer user_data)
 {
@@ -133,9 +196,33 @@ open_version_cb (gpointer user_data)
   g_autofree char *turn_id = g_steal_pointer (&self->versions.open_turn);
 
   self->versions.open_id = 0;
-  if (natter_window_open_session (self, session_id))
-    _natter_window_reveal_turn (self, turn_id);
+  if (!natter_window_open_session (self, session_id))
+    return G_SOURCE_REMOVE;
+  _natter_window_reveal_turn (self, turn_id);
+  if (self->versions.refocus_arrow != 0)
+    {
+      g_free (self->versions.refocus_turn);
+      self->versions.refocus_turn = g_strdup (turn_id);
+      self->versions.refocus_frames = 0;
+      gtk_widget_add_tick_callback (GTK_WIDGET (self->conversation.timeline_list), refocus_arrow_tick_cb, self,
+                                    NULL);
+    }
   return G_SOURCE_REMOVE;
+}
+
+/* Which arrow of a version switcher has the keyboard focus: -1 the
+ * previous version's, 1 the next one's, 0 none. */
+static int
+focused_arrow (NatterWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *switcher = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_VERSION_SWITCHER) : NULL;
+  GtkWidget *previous;
+
+  if (switcher == NULL)
+    return 0;
+  previous = gtk_widget_get_first_child (switcher);
+  return focus == previous || gtk_widget_is_ancestor (focus, previous) ? -1 : 1;
 }
 
 /* Another version opens where the one left was: at its version of the
@@ -158,6 +245,9 @@ open_version_activated (GtkWidget  *widget,
   g_free (self->versions.open_turn);
   self->versions.open_session = g_strdup (session_id);
   self->versions.open_turn = g_strdup (turn_id);
+  /* Pressed from the keyboard, the arrow keeps the focus: the next press
+   * goes on to the version after. */
+  self->versions.refocus_arrow = focused_arrow (self);
   if (self->versions.open_id == 0)
     self->versions.open_id = g_idle_add (open_version_cb, self);
 }

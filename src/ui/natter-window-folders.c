@@ -204,7 +204,11 @@ folder_created_cb (GObject      *source,
         _natter_window_show_error (request->window, NULL, _("The folder was not made"), error, NULL);
     }
   else if (request->session_id != NULL)
+    /* Its row keeps the focus as it moves in (natter-sidebar.c). */
     move (request->window, request->session_id, folder_id);
+  else
+    /* The dialog gone, the keyboard is on what it made, not nowhere. */
+    natter_sidebar_focus_folder (request->window->session_sidebar, folder_id);
   create_request_free (request);
 }
 

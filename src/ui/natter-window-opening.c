@@ -567,6 +567,14 @@ finish_opening (NatterWindow *self)
   natter_window_open_session (self, session_id);
 }
 
+/* What waits to be shown is shown now: an action on the open
+ * conversation (from the menu of the row just picked) is meant for it. */
+void
+_natter_window_finish_opening (NatterWindow *self)
+{
+  finish_opening (self);
+}
+
 /* Once the turn list is known: read the latest turns, as the view
  * showing the bottom would, and hear when each read ends. */
 static void

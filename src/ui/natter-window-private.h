@@ -190,6 +190,12 @@ typedef struct
   guint                 open_id;
   char                 *open_session;
   char                 *open_turn;
+  /* The arrow that asked had the keyboard focus: -1 the previous one,
+   * 1 the next, 0 neither; it goes to that arrow of the version opened,
+   * once its row is there. */
+  int                   refocus_arrow;
+  char                 *refocus_turn;
+  guint                 refocus_frames;
 } NatterWindowVersions;
 
 /* natter-window-voice.c: who reads aloud and which answer, the
@@ -418,6 +424,8 @@ _natter_window_opening_dispose (NatterWindow *self);
 void
 _natter_window_cancel_opening (NatterWindow *self);
 void
+_natter_window_finish_opening (NatterWindow *self);
+void
 _natter_window_opening_init (NatterWindow *self);
 void
 _natter_window_set_opening_wait (NatterWindow *self,
@@ -466,6 +474,8 @@ void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
+void
+_natter_window_open_focused_row (NatterWindow *self);
 
 /* natter-window-archive.c */
 void

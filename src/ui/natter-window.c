@@ -232,6 +232,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
   g_clear_pointer (&self->versions.open_session, g_free);
   g_clear_pointer (&self->versions.open_turn, g_free);
+  g_clear_pointer (&self->versions.refocus_turn, g_free);
   _natter_window_voice_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);

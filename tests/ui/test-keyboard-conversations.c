@@ -238,11 +238,11 @@ test_keyboard_delete_and_undo (void)
   g_autofree char *newest = ui_create_session (u, "Newest");
   NatterWindow *window = window_new (u);
   GListModel *model = natter_window_get_sidebar_model (window);
-  GtkWidget *list = natter_window_get_session_list (window);
 
   /* The middle row is open and focused in the list. */
   g_assert_true (natter_window_open_session (window, middle));
-  gtk_widget_grab_focus (list);
+  g_assert_true (natter_sidebar_focus_position (window->session_sidebar, 1, FALSE));
+  wait_row_focused (window, middle);
   g_assert_true (press (window, "Delete"));
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 2);
@@ -263,7 +263,8 @@ test_keyboard_delete_and_undo (void)
 
   /* Deleting the last row focuses the one above it. */
   g_assert_true (natter_window_open_session (window, oldest));
-  gtk_widget_grab_focus (list);
+  g_assert_true (natter_sidebar_focus_position (window->session_sidebar, 2, FALSE));
+  wait_row_focused (window, oldest);
   g_assert_true (press (window, "Delete"));
   wait_row_focused (window, middle);
   /* No second undo is waiting after this one. */

@@ -271,6 +271,10 @@ main (int   argc,
   g_test_add_func ("/keyboard/send-keeps-focus-escape-stops", test_keyboard_send_keeps_focus_and_escape_stops);
   g_test_add_func ("/keyboard/blank-not-sent", test_keyboard_blank_not_sent);
   g_test_add_func ("/keyboard/search-down-to-list", test_keyboard_search_down_to_list);
+  g_test_add_func ("/keyboard/keys-act-on-focused-row", test_keyboard_keys_act_on_focused_row);
+  g_test_add_func ("/keyboard/search-escape-to-row", test_keyboard_search_escape_to_row);
+  g_test_add_func ("/keyboard/arrows-walk-list", test_keyboard_arrows_walk_list);
+  g_test_add_func ("/keyboard/row-menu-gives-focus-back", test_keyboard_row_menu_gives_focus_back);
   g_test_add_func ("/keyboard/permission-prompt", test_keyboard_permission_prompt);
   g_test_add_func ("/keyboard/ask-human-prompt", test_keyboard_ask_human_prompt);
   g_test_add_func ("/keyboard/conversation-controls", test_keyboard_conversation_controls);

@@ -60,6 +60,11 @@ void test_keyboard_undo_typing_first (void);
 void test_keyboard_send_keeps_focus_and_escape_stops (void);
 void test_keyboard_blank_not_sent (void);
 void test_keyboard_search_down_to_list (void);
+/* test-keyboard-sidebar.c */
+void test_keyboard_keys_act_on_focused_row (void);
+void test_keyboard_search_escape_to_row (void);
+void test_keyboard_arrows_walk_list (void);
+void test_keyboard_row_menu_gives_focus_back (void);
 /* test-keyboard-prompts.c */
 void test_keyboard_permission_prompt (void);
 void test_keyboard_ask_human_prompt (void);

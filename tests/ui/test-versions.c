@@ -207,6 +207,79 @@ test_switch_shows_message (void)
   ui_world_free (u);
 }
 
+/* An arrow pressed from the keyboard keeps the focus, on the same arrow
+ * of the version it opened (its rows are new ones), so that the next
+ * press goes on; not in the message field, where opening put it. */
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+  guint         child;
+} ArrowWait;
+
+static gboolean
+arrow_focused (gpointer data)
+{
+  ArrowWait *a = data;
+  NatterTurnRow *row = find_row (a->window, a->turn_id);
+
+  return row != NULL && gtk_root_get_focus (GTK_ROOT (a->window)) == child_at (GTK_WIDGET (switcher_of (row)), a->child);
+}
+
+static void
+test_arrow_keeps_focus (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Short");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *branch = NULL;
+  g_autofree char *edited = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  ArrowWait a;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"One.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Two.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Two again.\"}", NULL);
+  first = ui_send (u, session_id, "Question 0");
+  ui_wait_turn (u, first);
+  second = ui_send (u, session_id, "Question 1");
+  ui_wait_turn (u, second);
+  natter_sessions_fork_async (u->sessions, session_id, first, "Short", NULL, ui_result_cb, &result);
+  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  edited = ui_send (u, branch, "Question 1, edited");
+  ui_wait_turn (u, edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, branch));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, edited, "2/2");
+
+  /* The previous version's arrow, focused and pressed: the original
+   * opens, and the focus is on its switcher, on the arrow that goes
+   * somewhere from there (the next one: it is the first version). */
+  g_assert_true (gtk_widget_grab_focus (child_at (GTK_WIDGET (switcher_of (find_row (window, edited))), 0)));
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (find_row (window, edited))), 0)));
+  wait_switcher (window, second, "1/2");
+  a = (ArrowWait) { window, second, 2 };
+  ui_wait_until (arrow_focused, &a);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+
+  /* And back, from the keyboard again. */
+  g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (find_row (window, second))), 2)));
+  wait_switcher (window, edited, "2/2");
+  a = (ArrowWait) { window, edited, 0 };
+  ui_wait_until (arrow_focused, &a);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -220,6 +293,7 @@ main (int   argc,
   g_test_add_func ("/versions/edit-shown-live", test_edit_shown_live);
   g_test_add_func ("/versions/edit-deleted-original", test_edit_deleted_original);
   g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
+  g_test_add_func ("/versions/arrow-keeps-focus", test_arrow_keeps_focus);
   g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
   g_test_add_func ("/versions/rename-names-every-version", test_rename_names_every_version);
   g_test_add_func ("/versions/delete-says-what-is-kept", test_delete_version_says_what_is_kept);

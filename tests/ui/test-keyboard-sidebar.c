@@ -1,0 +1,409 @@
+/* test-keyboard-sidebar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The conversation list from the keyboard alone: the keys for "this
+ * conversation" act on the row with the focus, closing the search
+ * leaves the keyboard on a row, and the arrows walk the rows, folders'
+ * headers included, without leaving the list.
+ */
+
+#include "natter-folder-log.h"
+#include "natter-sessions-settings.h"
+#include "natter-sidebar-header-row.h"
+#include "test-keyboard.h"
+
+/* The conversation of the list's row that has the focus, or NULL. */
+static const char *
+focused_session (NatterWindow *window)
+{
+  return natter_sidebar_get_focused_session (window->session_sidebar);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+} RowWait;
+
+static gboolean
+row_has_focus (gpointer data)
+{
+  RowWait *r = data;
+
+  ui_settle ();
+  return g_strcmp0 (focused_session (r->window), r->session_id) == 0;
+}
+
+static void
+wait_focus_on_row (NatterWindow *window,
+                   const char   *session_id)
+{
+  RowWait r = { window, session_id };
+
+  ui_wait_until (row_has_focus, &r);
+}
+
+static gboolean
+is_open (gpointer data)
+{
+  RowWait *r = data;
+
+  return g_strcmp0 (natter_window_get_session_id (r->window), r->session_id) == 0;
+}
+
+static void
+wait_open (NatterWindow *window,
+           const char   *session_id)
+{
+  RowWait r = { window, session_id };
+
+  ui_wait_until (is_open, &r);
+}
+
+/* What Tab leaves: the focus on a row, its conversation not opened. */
+static void
+focus_row_only (NatterWindow *window,
+                const char   *session_id)
+{
+  guint position = natter_sidebar_find_position (window->session_sidebar, session_id);
+
+  g_assert_cmpuint (position, !=, GTK_INVALID_LIST_POSITION);
+  g_assert_true (natter_sidebar_focus_position (window->session_sidebar, position, FALSE));
+  wait_focus_on_row (window, session_id);
+}
+
+static GtkWindow *
+rename_dialog (NatterWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
+        return w;
+    }
+  return NULL;
+}
+
+static gboolean
+row_menu_up (gpointer window)
+{
+  GtkWidget *menu = natter_sidebar_get_row_menu (NATTER_WINDOW (window)->session_sidebar);
+
+  return menu != NULL && gtk_widget_get_mapped (menu);
+}
+
+static gboolean
+row_menu_down (gpointer window)
+{
+  return !row_menu_up (window);
+}
+
+/* A key pressed in the list, as GTK dispatches it: along the widgets
+ * from the window to the list, as they were when it was pressed (what
+ * the key does may move the focus meanwhile), the key controllers that
+ * look first, then the list's own shortcuts. */
+static gboolean
+list_key (NatterWindow *window,
+          guint         keyval)
+{
+  GtkWidget *list = natter_window_get_session_list (window);
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  gboolean handled = FALSE;
+
+  for (GtkWidget *w = list; w != NULL; w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; i < chain->len && !handled; i++)
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (g_ptr_array_index (chain, i));
+
+      for (guint j = 0; j < g_list_model_get_n_items (controllers) && !handled; j++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, j);
+
+          if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+              gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+            g_signal_emit_by_name (controller, "key-pressed", keyval, 0, 0, &handled);
+        }
+    }
+  if (!handled)
+    {
+      g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (list);
+
+      for (guint j = 0; j < g_list_model_get_n_items (controllers) && !handled; j++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, j);
+
+          if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+            continue;
+          for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)) && !handled; k++)
+            {
+              g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), k);
+
+              if (trigger_matches (gtk_shortcut_get_trigger (shortcut), keyval, 0))
+                handled = gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, list,
+                                                        gtk_shortcut_get_arguments (shortcut));
+            }
+        }
+    }
+  ui_settle ();
+  return handled;
+}
+
+/* Delete, F2 and the Menu key act on the row with the focus, which Tab
+ * moved to without opening it, not on the open conversation. */
+void
+test_keyboard_keys_act_on_focused_row (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autofree char *gamma = ui_create_session (u, "Gamma");
+  NatterWindow *window = window_new (u);
+  GtkWidget *menu;
+  GtkWindow *dialog;
+  GtkWidget *entry;
+
+  g_assert_true (natter_window_open_session (window, gamma));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* F2 renames Alpha, whose row has the focus. */
+  focus_row_only (window, alpha);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
+  g_assert_true (press (window, "F2"));
+  dialog = rename_dialog (window);
+  g_assert_nonnull (dialog);
+  entry = adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog));
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "Alpha");
+  gtk_window_destroy (dialog);
+  ui_settle ();
+
+  /* Delete deletes Beta, whose row has the focus; Gamma stays. */
+  g_assert_true (natter_window_open_session (window, gamma));
+  focus_row_only (window, beta);
+  g_assert_true (list_key (window, GDK_KEY_Delete));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, gamma), !=, GTK_INVALID_LIST_POSITION);
+
+  /* The Menu key shows Alpha's menu, with Alpha open for it. */
+  g_assert_true (natter_window_open_session (window, gamma));
+  focus_row_only (window, alpha);
+  g_assert_true (press (window, "Menu"));
+  ui_wait_until (row_menu_up, window);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, alpha);
+  menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_down, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static char *
+make_folder (NatterFolders *folders,
+             const char    *name)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *folder_id;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, name, NULL, ui_result_cb, &result);
+  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return folder_id;
+}
+
+/* Escape in the search field, with folders listed: the keyboard goes
+ * to the open conversation's row, where the keys of the list work, not
+ * to whatever takes it as the search bar slides away. */
+void
+test_keyboard_search_escape_to_row (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autofree char *work_id = make_folder (folders, "Work");
+  NatterWindow *window;
+  GtkWidget *entry;
+
+  ui_set_folder (u, alpha, work_id);
+  window = window_new (u);
+  entry = natter_sidebar_get_search_entry (window->session_sidebar);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, alpha));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (press (window, "<Control>f"));
+      wait_focus_in (window, entry);
+      if (i == 1)
+        gtk_editable_set_text (GTK_EDITABLE (entry), "Be");
+      g_signal_emit_by_name (entry, "stop-search");
+      wait_focus_on_row (window, alpha);
+      g_assert_false (natter_sidebar_get_search_mode (window->session_sidebar));
+    }
+  g_assert_nonnull (beta);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* An arrow key in the list as GTK delivers it: the key controllers
+ * first, then, if none took it, the window's arrow binding. */
+static void
+arrow (NatterWindow *window,
+       guint         keyval)
+{
+  if (!press_key_controllers (window, keyval))
+    gtk_widget_child_focus (GTK_WIDGET (window), keyval == GDK_KEY_Up ? GTK_DIR_UP : GTK_DIR_DOWN);
+  ui_settle ();
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  GtkWidget    *expander;
+} HeaderWait;
+
+static gboolean
+header_has_focus (gpointer data)
+{
+  HeaderWait *h = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (h->window));
+  GtkWidget *header = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_SIDEBAR_HEADER_ROW) : NULL;
+
+  ui_settle ();
+  return header != NULL && focus == natter_sidebar_header_row_get_expander (NATTER_SIDEBAR_HEADER_ROW (header));
+}
+
+static gboolean
+later_header_has_focus (gpointer window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_SIDEBAR_HEADER_ROW) : NULL;
+  NatterSidebarHeader *header = row != NULL ? natter_sidebar_header_row_get_header (NATTER_SIDEBAR_HEADER_ROW (row)) : NULL;
+  NatterFolder *folder = header != NULL ? natter_sidebar_header_get_folder (header) : NULL;
+
+  ui_settle ();
+  return folder != NULL && g_strcmp0 (natter_folder_get_name (folder), "Later") == 0;
+}
+
+/* Up and Down walk the rows of a wide window: a conversation's row opens
+ * its conversation and keeps the keyboard; a folder's header is a stop
+ * of its own and is passed, both ways; Enter then goes to the message
+ * field. */
+void
+test_keyboard_arrows_walk_list (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *filed = ui_create_session (u, "Filed");
+  g_autofree char *loose = ui_create_session (u, "Loose");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autofree char *work_id = make_folder (folders, "Work");
+  HeaderWait h;
+  NatterWindow *window;
+  GtkWidget *list;
+
+  ui_set_folder (u, filed, work_id);
+  window = window_new (u);
+  list = natter_window_get_session_list (window);
+  h = (HeaderWait) { window, NULL };
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, loose));
+  ui_wait_until (ui_timeline_loaded, window);
+  focus_row_only (window, loose);
+
+  /* Work, Filed, Recent, Loose: up past "Recent" to Filed, which opens. */
+  arrow (window, GDK_KEY_Up);
+  wait_focus_on_row (window, filed);
+  wait_open (window, filed);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), list));
+  /* Up to the folder's header, and down past it again. */
+  arrow (window, GDK_KEY_Up);
+  ui_wait_until (header_has_focus, &h);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, filed);
+  arrow (window, GDK_KEY_Down);
+  wait_focus_on_row (window, filed);
+  arrow (window, GDK_KEY_Down);
+  wait_focus_on_row (window, loose);
+  wait_open (window, loose);
+  ui_wait_until (ui_timeline_loaded, window);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), list));
+
+  /* Enter goes to the conversation. */
+  g_signal_emit_by_name (list, "activate", natter_sidebar_find_position (window->session_sidebar, loose));
+  ui_settle ();
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
+
+  /* A folder made (New Folder…) has the keyboard on its header once the
+   * dialog is gone, not nothing. */
+  natter_window_create_folder (window, "Later", NULL);
+  ui_wait_until (later_header_has_focus, window);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+is_pinned (gpointer data)
+{
+  RowWait *r = data;
+
+  return natter_sessions_get_pinned (r->window->sessions, r->session_id);
+}
+
+/* The row's menu gives the keyboard back to its row when it closes,
+ * not to the window's first control; and a row that Pin to Top moves
+ * keeps it at its new place. */
+void
+test_keyboard_row_menu_gives_focus_back (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autofree char *gamma = ui_create_session (u, "Gamma");
+  NatterWindow *window = window_new (u);
+  GtkWidget *menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  RowWait r = { window, beta };
+
+  g_assert_true (natter_window_open_session (window, gamma));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* Escape: the menu closes with the keyboard in it. */
+  focus_row_only (window, beta);
+  g_assert_true (list_key (window, GDK_KEY_Menu));
+  ui_wait_until (row_menu_up, window);
+  g_assert_true (gtk_widget_child_focus (menu, GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  ui_wait_until (row_menu_down, window);
+  wait_focus_on_row (window, beta);
+
+  /* Pin to Top: Beta goes above Gamma, focused there. */
+  g_assert_true (list_key (window, GDK_KEY_Menu));
+  ui_wait_until (row_menu_up, window);
+  g_assert_true (gtk_widget_child_focus (menu, GTK_DIR_TAB_FORWARD));
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  ui_wait_until (is_pinned, &r);
+  ui_wait_until (row_menu_down, window);
+  wait_focus_on_row (window, beta);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), <,
+                    natter_sidebar_find_position (window->session_sidebar, gamma));
+  g_assert_nonnull (alpha);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
