@@ -111,21 +111,6 @@ test_keyboard_open_with_enter (void)
   ui_world_free (u);
 }
 
-static GtkWindow *
-find_dialog (NatterWindow *window)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
-
-      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
-        return w;
-    }
-  return NULL;
-}
-
 typedef struct
 {
   UiWorld    *u;

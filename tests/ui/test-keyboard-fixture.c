@@ -180,6 +180,23 @@ wait_focus_in (gpointer window,
   ui_wait_until (focus_is_in, &f);
 }
 
+/* The message dialog @window shows (rename, a question), or %NULL
+ * (transfer none: the toplevels keep it). */
+GtkWindow *
+find_dialog (NatterWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
+        return w;
+    }
+  return NULL;
+}
+
 gboolean
 strv_has (char       **strv,
           const char  *accel)

@@ -73,21 +73,6 @@ focus_row_only (NatterWindow *window,
   wait_focus_on_row (window, session_id);
 }
 
-static GtkWindow *
-rename_dialog (NatterWindow *window)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
-
-      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_window_get_transient_for (w) == GTK_WINDOW (window))
-        return w;
-    }
-  return NULL;
-}
-
 static gboolean
 row_menu_up (gpointer window)
 {
@@ -174,7 +159,7 @@ test_keyboard_keys_act_on_focused_row (void)
   focus_row_only (window, alpha);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
   g_assert_true (press (window, "F2"));
-  dialog = rename_dialog (window);
+  dialog = find_dialog (window);
   g_assert_nonnull (dialog);
   entry = adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "Alpha");

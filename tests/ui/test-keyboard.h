@@ -45,6 +45,8 @@ has_focus_in (GtkWidget *window,
 void
 wait_focus_in (gpointer window,
                gpointer widget);
+GtkWindow *
+find_dialog (NatterWindow *window);
 
 /* The scenarios in the files beside test-keyboard.c */
 /* test-keyboard-conversations.c */
