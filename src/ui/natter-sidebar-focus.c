@@ -2,8 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Moving the keyboard focus to a row of the sidebar's list, through the
- * sidebar's public API only: the list view makes a row's widget only
+ * Moving the keyboard focus to a row of the sidebar's list. It reads the
+ * list's parts (natter-sidebar-private.h) and calls nothing of
+ * natter-sidebar.c, which asks it to move the focus as rows move, keys
+ * are pressed and menus close. The list view makes a row's widget only
  * when it lays out, a frame after the model changed, so the focus waits
  * on the list itself and goes to the row on one of the next frames.
  */
@@ -14,6 +16,7 @@
 
 #include "natter-sidebar-header-row.h"
 #include "natter-sidebar.h"
+#include "natter-sidebar-private.h"
 
 /* What a focus request remembers until the row exists (object data of
  * the sidebar, so that it goes with it): a conversation's row, or a
@@ -26,6 +29,16 @@ typedef struct
 } FocusRow;
 
 #define FOCUS_ROW_KEY "natter-sidebar-focus-row"
+
+/* natter_sidebar_find_position(), from the list's parts. */
+static guint
+listed_position (NatterSidebar *self,
+                 const char    *session_id)
+{
+  if (self->sort_model == NULL)
+    return GTK_INVALID_LIST_POSITION;
+  return natter_sidebar_sections_find_position (self->sections, session_id);
+}
 
 static void
 focus_row_free (FocusRow *focus)
@@ -93,7 +106,7 @@ grab_row (NatterSidebar *self)
 
   if (focus == NULL)
     return FALSE;
-  for (GtkWidget *item = gtk_widget_get_first_child (natter_sidebar_get_list (self));
+  for (GtkWidget *item = gtk_widget_get_first_child (GTK_WIDGET (self->session_list));
        item != NULL;
        item = gtk_widget_get_next_sibling (item))
     {
@@ -135,7 +148,7 @@ focus_target (NatterSidebar *self,
               guint          position,
               FocusRow      *focus)
 {
-  GtkWidget *list = natter_sidebar_get_list (self);
+  GtkWidget *list = GTK_WIDGET (self->session_list);
 
   g_object_set_data_full (G_OBJECT (self), FOCUS_ROW_KEY, focus, (GDestroyNotify) focus_row_free);
   gtk_widget_activate_action (list, "list.scroll-to-item", "u", position);
@@ -199,8 +212,8 @@ natter_sidebar_focus_position (NatterSidebar *self,
 
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
 
-  model = natter_sidebar_get_model (self);
-  list = natter_sidebar_get_list (self);
+  model = self->sort_model;
+  list = GTK_WIDGET (self->session_list);
   n = model != NULL ? g_list_model_get_n_items (model) : 0;
   if (n == 0)
     return FALSE;
@@ -226,7 +239,7 @@ search_key_pressed_cb (NatterSidebar   *self,
                        guint            keycode,
                        GdkModifierType  state)
 {
-  GListModel *model = natter_sidebar_get_model (self);
+  GListModel *model = self->sort_model;
   guint n = model != NULL ? g_list_model_get_n_items (model) : 0;
 
   if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) ||
@@ -263,7 +276,7 @@ natter_sidebar_focus_from_search (NatterSidebar *self)
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (search_key_pressed_cb), self);
-  gtk_widget_add_controller (natter_sidebar_get_search_entry (self), keys);
+  gtk_widget_add_controller (GTK_WIDGET (self->search_entry), keys);
 }
 
 /* The item of the list that holds the keyboard focus, itself or in one
@@ -271,7 +284,7 @@ natter_sidebar_focus_from_search (NatterSidebar *self)
 static GtkWidget *
 focused_item (NatterSidebar *self)
 {
-  GtkWidget *list = natter_sidebar_get_list (self);
+  GtkWidget *list = GTK_WIDGET (self->session_list);
   GtkRoot *root = gtk_widget_get_root (list);
   GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
@@ -312,14 +325,14 @@ static guint
 item_position (NatterSidebar *self,
                GtkWidget     *item)
 {
-  GListModel *model = natter_sidebar_get_model (self);
+  GListModel *model = self->sort_model;
   NatterSessionRow *row = item_session_row (item);
   NatterSidebarHeaderRow *header = item_header_row (item);
   guint n = g_list_model_get_n_items (model);
 
   if (row != NULL)
     {
-      guint position = natter_sidebar_find_position (self, natter_session_index_entry_get_session_id (
+      guint position = listed_position (self, natter_session_index_entry_get_session_id (
                                                        natter_session_row_get_entry (row)));
 
       return position != GTK_INVALID_LIST_POSITION ? position : G_MAXUINT;
@@ -364,7 +377,7 @@ natter_sidebar_focus_step (NatterSidebar *self,
 
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
 
-  model = natter_sidebar_get_model (self);
+  model = self->sort_model;
   item = focused_item (self);
   if (model == NULL || item == NULL)
     return FALSE;
@@ -411,7 +424,7 @@ natter_sidebar_focus_folder (NatterSidebar *self,
   g_return_val_if_fail (NATTER_IS_SIDEBAR (self), FALSE);
   g_return_val_if_fail (folder_id != NULL, FALSE);
 
-  model = natter_sidebar_get_model (self);
+  model = self->sort_model;
   n = model != NULL ? g_list_model_get_n_items (model) : 0;
   for (guint i = 0; i < n; i++)
     {
