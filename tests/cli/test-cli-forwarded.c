@@ -17,17 +17,47 @@
 
 #define WAIT_MS 10000
 
+/* @arguments as a command line of another process on @f's data
+ * directory, in the C locale. */
 static NatterTestCommandLine *
-forward (NatterTestServices *f,
-         const char * const *arguments)
+command_line (NatterTestServices *f,
+              const char * const *arguments)
 {
   g_autofree char *data_dir = g_file_get_path (f->dir);
   g_autofree char *data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
   const char *environment[] = { "LC_ALL=C.UTF-8", data, NULL };
-  NatterTestCommandLine *cmdline = natter_test_command_line_new (arguments, environment);
+
+  return natter_test_command_line_new (arguments, environment);
+}
+
+static NatterTestCommandLine *
+forward (NatterTestServices *f,
+         const char * const *arguments)
+{
+  NatterTestCommandLine *cmdline = command_line (f, arguments);
 
   g_assert_cmpint (natter_test_command_line_run (cmdline, f->services, WAIT_MS), ==, 0);
   return cmdline;
+}
+
+/* Sets @f up as the window, with a server whose answers send nothing
+ * and stay open; %FALSE, the test skipped, without the settings schema
+ * the window's services need. */
+static gboolean
+serve_silently (NatterTestServices *f)
+{
+  const NatterTestResponse silent = { .status = 200, .content_type = NATTER_TEST_SSE,
+                                      .chunks = NATTER_TEST_CHUNKS (""), .keep_open = TRUE };
+
+  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
+    {
+      g_test_skip ("no compiled settings schema (built without the UI)");
+      return FALSE;
+    }
+  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
+  natter_test_services_set_up (f, NULL);
+  natter_test_services_serve (f, NULL, &silent, 1);
+  return TRUE;
 }
 
 /* A turn the window runs whose stream has sent nothing yet looks
@@ -35,8 +65,6 @@ forward (NatterTestServices *f,
 static void
 test_sessions_running (void)
 {
-  const NatterTestResponse silent = { .status = 200, .content_type = NATTER_TEST_SSE,
-                                      .chunks = NATTER_TEST_CHUNKS (""), .keep_open = TRUE };
   const char * const text[] = { "natter", "sessions", NULL };
   const char * const json[] = { "natter", "sessions", "--json", NULL };
   NatterTestServices f = { 0 };
@@ -48,14 +76,8 @@ test_sessions_running (void)
   g_autoptr(JsonNode) entries = NULL;
   JsonObject *entry;
 
-  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
-    {
-      g_test_skip ("no compiled settings schema (built without the UI)");
-      return;
-    }
-  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  natter_test_services_set_up (&f, NULL);
-  natter_test_services_serve (&f, NULL, &silent, 1);
+  if (!serve_silently (&f))
+    return;
   session_id = natter_test_services_create_session (&f);
   turn_id = natter_test_services_send (&f, session_id, "hello");
   g_assert_true (natter_sessions_is_turn_running (f.sessions, turn_id));
@@ -109,35 +131,20 @@ send_running (gpointer data)
 static void
 test_send_cancelled_by_delete (void)
 {
-  const NatterTestResponse silent = { .status = 200, .content_type = NATTER_TEST_SSE,
-                                      .chunks = NATTER_TEST_CHUNKS (""), .keep_open = TRUE };
+  const char *arguments[] = { "natter", "send", "--session", NULL, "hello", NULL };
   NatterTestServices f = { 0 };
   g_autofree char *session_id = NULL;
-  g_autofree char *data_dir = NULL;
-  g_autofree char *data = NULL;
   g_autoptr(NatterTestCommandLine) cmdline = NULL;
   g_autoptr(GAsyncResult) deleted = NULL;
   g_autoptr(GError) error = NULL;
   Pending pending = { &f, NULL, FALSE, -1 };
 
-  if (g_getenv ("NATTER_SCHEMA_DIR") == NULL)
-    {
-      g_test_skip ("no compiled settings schema (built without the UI)");
-      return;
-    }
-  g_setenv ("GSETTINGS_SCHEMA_DIR", g_getenv ("NATTER_SCHEMA_DIR"), TRUE);
-  natter_test_services_set_up (&f, NULL);
-  natter_test_services_serve (&f, NULL, &silent, 1);
+  if (!serve_silently (&f))
+    return;
   session_id = natter_test_services_create_session (&f);
   pending.session_id = session_id;
-  data_dir = g_file_get_path (f.dir);
-  data = g_strdup_printf ("NATTER_DATA_DIR=%s", data_dir);
-  {
-    const char *environment[] = { "LC_ALL=C.UTF-8", data, NULL };
-    const char * const arguments[] = { "natter", "send", "--session", session_id, "hello", NULL };
-
-    cmdline = natter_test_command_line_new (arguments, environment);
-  }
+  arguments[3] = session_id;
+  cmdline = command_line (&f, arguments);
   natter_cli_run_async (f.services, G_APPLICATION_COMMAND_LINE (cmdline), NULL, pending_ran_cb, &pending);
   g_assert_true (natter_test_wait_until (send_running, &pending, WAIT_MS));
 
