@@ -142,6 +142,35 @@ describe_view (gpointer data)
                           gtk_adjustment_get_page_size (adjustment));
 }
 
+/* The second message of @session_id edited (a branch at @first, whose
+ * title is @title, with the message "Question 1, edited" answered),
+ * shown in a new window at the branch, its switcher at 2/2. Returns the
+ * window; the branch and the edited turn in @branch and @edited. */
+static NatterWindow *
+open_edited_second (UiWorld     *u,
+                    const char  *session_id,
+                    const char  *first,
+                    const char  *title,
+                    char       **branch,
+                    char       **edited)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+
+  natter_sessions_fork_async (u->sessions, session_id, first, title, NULL, ui_result_cb, &result);
+  *branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  *edited = ui_send (u, *branch, "Question 1, edited");
+  ui_wait_turn (u, *edited);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, *branch));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait_switcher (window, *edited, "2/2");
+  return window;
+}
+
 /* An arrow of the switcher opens the other version at the same message,
  * however far up the conversation it is, not at its bottom. */
 static void
@@ -151,8 +180,6 @@ test_switch_shows_message (void)
   g_autofree char *session_id = ui_create_session (u, "Long");
   g_autoptr(GPtrArray) turns = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GString) answer = g_string_new ("{\"role\":\"assistant\",\"content\":\"");
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *branch = NULL;
   g_autofree char *edited = NULL;
   GtkAdjustment *adjustment;
@@ -173,18 +200,7 @@ test_switch_shows_message (void)
       ui_wait_turn (u, g_ptr_array_index (turns, i));
     }
   /* The second message edited: a branch at the first turn. */
-  natter_sessions_fork_async (u->sessions, session_id, g_ptr_array_index (turns, 0), "Long", NULL,
-                              ui_result_cb, &result);
-  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  edited = ui_send (u, branch, "Question 1, edited");
-  ui_wait_turn (u, edited);
-
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, branch));
-  ui_wait_until (ui_timeline_loaded, window);
-  wait_switcher (window, edited, "2/2");
+  window = open_edited_second (u, session_id, g_ptr_array_index (turns, 0), "Long", &branch, &edited);
 
   /* To the original: its second message in view, five long turns below. */
   row = find_row (window, edited);
@@ -235,8 +251,6 @@ test_arrow_keeps_focus (void)
   g_autofree char *second = NULL;
   g_autofree char *branch = NULL;
   g_autofree char *edited = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
   NatterWindow *window;
   ArrowWait a;
 
@@ -248,17 +262,7 @@ test_arrow_keeps_focus (void)
   ui_wait_turn (u, first);
   second = ui_send (u, session_id, "Question 1");
   ui_wait_turn (u, second);
-  natter_sessions_fork_async (u->sessions, session_id, first, "Short", NULL, ui_result_cb, &result);
-  branch = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  edited = ui_send (u, branch, "Question 1, edited");
-  ui_wait_turn (u, edited);
-
-  window = ui_window_new (app, u);
-  g_assert_true (natter_window_open_session (window, branch));
-  ui_wait_until (ui_timeline_loaded, window);
-  wait_switcher (window, edited, "2/2");
+  window = open_edited_second (u, session_id, first, "Short", &branch, &edited);
 
   /* The previous version's arrow, focused and pressed: the original
    * opens, and the focus is on its switcher, on the arrow that goes
