@@ -26,9 +26,7 @@ test_recover (Fixture       *f,
   g_autoptr(GFile) file = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "hello");
 
   relative = g_strdup_printf ("storage/sessions/%.4s/%.2s/%.2s/%s.jsonl", session_id, session_id + 5,
                               session_id + 8, session_id);
@@ -92,9 +90,7 @@ test_export_import (Fixture       *f,
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id, "--format", "markdown");

@@ -69,9 +69,7 @@ test_title_control_refused (Fixture       *f,
   g_autofree char *title = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "title", session_id, "multi\nline\ttitle\x1b[31mX");
@@ -114,9 +112,7 @@ test_stored_title_one_line (Fixture       *f,
   guint n;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
 
   /* A title_changed at the time of the file's last event, as an older
    * Natter could write it. */
@@ -207,9 +203,7 @@ test_auto_title_cleaned (Fixture       *f,
   g_autofree char *title = NULL;
 
   script (f, &ANSWER, &TITLE_CONTROL, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
   title = listed_title (f, session_id);
   g_assert_cmpstr (title, ==, "Red [31m Alert");
 }

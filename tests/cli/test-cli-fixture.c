@@ -151,6 +151,19 @@ parse_ids (const char  *out,
 }
 
 void
+run_ids (Fixture            *f,
+         const char * const *args,
+         NatterTestRun      *result,
+         char              **session_id,
+         char              **turn_id)
+{
+  run_argv (f, args, result);
+  g_assert_cmpstr (result->err, ==, "");
+  g_assert_cmpint (result->status, ==, 0);
+  parse_ids (result->out, session_id, turn_id);
+}
+
+void
 script (Fixture *f,
         ...)
 {

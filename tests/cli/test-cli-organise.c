@@ -29,9 +29,7 @@ test_grants (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "allow", "--always", turn_id, "call_1");
@@ -217,9 +215,7 @@ test_pins_folders (Fixture       *f,
   g_autoptr(GPtrArray) folders = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hi");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hi");
   entry = listed_entry (f, session_id);
   g_assert_false (json_object_get_boolean_member (entry, "pinned"));
   g_assert_false (json_object_has_member (entry, "folder"));
@@ -319,9 +315,7 @@ test_queue (Fixture       *f,
   JsonObject *entry;
 
   script (f, &f->server->read_step, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "--queue", "first", "queued");
@@ -401,9 +395,7 @@ test_queue_retry_takes_it (Fixture       *f,
   g_auto(GStrv) reports = NULL;
 
   script (f, &f->server->read_step, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "--queue", "first", "queued");
   g_assert_true (g_str_has_prefix (r.out, "queued "));
@@ -459,9 +451,7 @@ test_queue_lists_files (Fixture       *f,
   g_file_set_contents (png, (const char *) TINY_PNG, sizeof TINY_PNG, &error);
   g_assert_no_error (error);
   script (f, &f->server->read_step, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "--queue", "--attach", png, "queued with\tan image");
@@ -603,9 +593,7 @@ test_title_fork_delete (Fixture       *f,
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "hello");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "title", session_id, "Greetings", "and", "more");
@@ -697,11 +685,9 @@ version_of_deleted_original (Fixture     *f,
     {
       natter_test_run_clear (&r);
       if (n == 0)
-        RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", messages[n]);
+        RUN_IDS (f, &r, &session_id, &turns[n], NEW_SESSION (f), messages[n]);
       else
-        RUN (f, &r, "send", "--session", session_id, messages[n]);
-      g_assert_cmpint (r.status, ==, 0);
-      parse_ids (r.out, n == 0 ? &session_id : NULL, &turns[n]);
+        RUN_IDS (f, &r, NULL, &turns[n], "send", "--session", session_id, messages[n]);
     }
   natter_test_run_clear (&r);
   RUN (f, &r, "params", session_id, "--seed", "5");
@@ -713,9 +699,7 @@ version_of_deleted_original (Fixture     *f,
   RUN (f, &r, "folder", session_id, "Work");
   g_assert_cmpint (r.status, ==, 0);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", turns[n - 1]);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, NULL);
+  RUN_IDS (f, &r, &version_id, NULL, "retry", turns[n - 1]);
   natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
@@ -817,10 +801,7 @@ test_retry_deleted_original (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, n_requests);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", version_id, turns[0]);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &again_id, &again_turn);
+  RUN_IDS (f, &r, &again_id, &again_turn, "retry", "--session", version_id, turns[0]);
   g_assert_nonnull (again_turn);
   g_assert_cmpstr (again_id, !=, version_id);
 
@@ -850,10 +831,7 @@ test_retry_deleted_original (Fixture       *f,
   /* The second message goes again after the first, as the version
    * showed them, and not before the last. */
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", version_id, turns[1]);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &middle_id, NULL);
+  RUN_IDS (f, &r, &middle_id, NULL, "retry", "--session", version_id, turns[1]);
   sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
   g_assert_nonnull (strstr (sent, "\"content\":\"hello\""));
   g_assert_nonnull (strstr (sent, "\"content\":\"and then\""));
@@ -883,26 +861,17 @@ test_retry_version_of_deleted_original (Fixture       *f,
   const char *sent;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "and then");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second_turn);
+  RUN_IDS (f, &r, NULL, &second_turn, "send", "--session", session_id, "and then");
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", second_turn);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, &version_turn);
+  RUN_IDS (f, &r, &version_id, &version_turn, "retry", second_turn);
   natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpint (r.status, ==, 0);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", version_id, version_turn);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &again_id, &again_turn);
+  RUN_IDS (f, &r, &again_id, &again_turn, "retry", "--session", version_id, version_turn);
   g_assert_nonnull (again_turn);
   g_assert_cmpstr (again_id, !=, version_id);
   sent = g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1);
@@ -935,23 +904,16 @@ test_retry_first_version_of_deleted_original (Fixture       *f,
   guint n_requests;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first_turn);
+  RUN_IDS (f, &r, &session_id, &first_turn, NEW_SESSION (f), "hello");
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", first_turn);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, &version_turn);
+  RUN_IDS (f, &r, &version_id, &version_turn, "retry", first_turn);
   natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpint (r.status, ==, 0);
 
   n_requests = f->server->bodies->len;
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", version_turn);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &again_id, &again_turn);
+  RUN_IDS (f, &r, &again_id, &again_turn, "retry", version_turn);
   g_assert_nonnull (again_turn);
   g_assert_cmpstr (again_id, !=, version_id);
   g_assert_cmpuint (f->server->bodies->len, ==, n_requests + 1);
@@ -964,10 +926,7 @@ test_retry_first_version_of_deleted_original (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   branch_id = natter_test_session_of (r.out);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", branch_id, version_turn);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &untitled_id, NULL);
+  RUN_IDS (f, &r, &untitled_id, NULL, "retry", "--session", branch_id, version_turn);
   entry = listed_entry (f, untitled_id);
   g_assert_true (json_object_has_member (entry, "title"));
   g_assert_false (json_object_has_member (entry, "versionOf"));
@@ -990,13 +949,9 @@ test_search (Fixture       *f,
   JsonObject *hit;
 
   script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &wombat_session, &wombat_turn);
+  RUN_IDS (f, &r, &wombat_session, &wombat_turn, NEW_SESSION (f), "Tell me about wombats");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "And\tkoalas?");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &koala_session, &koala_turn);
+  RUN_IDS (f, &r, &koala_session, &koala_turn, NEW_SESSION (f), "And\tkoalas?");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "search", "wombat");
@@ -1078,17 +1033,11 @@ test_search_deleted_original (Fixture       *f,
   g_autofree char *expected = NULL;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first_turn);
+  RUN_IDS (f, &r, &session_id, &first_turn, NEW_SESSION (f), "Tell me about wombats");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "and then");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second_turn);
+  RUN_IDS (f, &r, NULL, &second_turn, "send", "--session", session_id, "and then");
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", second_turn);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, NULL);
+  RUN_IDS (f, &r, &version_id, NULL, "retry", second_turn);
 
   natter_test_run_clear (&r);
   RUN (f, &r, "search", "wombats");
@@ -1124,13 +1073,9 @@ test_show_earlier_turn_lost_end (Fixture       *f,
   const char *formats[] = { "markdown", "json" };
 
   script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Tell me about wombats");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session, &first);
+  RUN_IDS (f, &r, &session, &first, NEW_SESSION (f), "Tell me about wombats");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session, "And", "koalas?");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second);
+  RUN_IDS (f, &r, NULL, &second, "send", "--session", session, "And", "koalas?");
   keep_first_line_of_turn_file (f, first);
   hint = g_strdup_printf ("natter recover %s", session);
 
@@ -1213,9 +1158,7 @@ test_sessions_mark_versions (Fixture       *f,
   g_autofree char *inner = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "hello");
   natter_test_run_clear (&r);
   RUN (f, &r, "title", session_id, "Greetings");
   g_assert_cmpint (r.status, ==, 0);
@@ -1320,9 +1263,7 @@ test_send_in_copy (Fixture       *f,
   g_autofree char *listed = NULL;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "Where to?");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "Where to?");
   log_path = session_path (f, session_id);
   g_assert_true (g_file_get_contents (log_path, &before, NULL, NULL));
   /* The other device's continuation, then this one's on the log as it
@@ -1341,9 +1282,7 @@ test_send_in_copy (Fixture       *f,
   g_assert_true (g_file_get_contents (log_path, &log_before, NULL, NULL));
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", copy, "--base-url", f->server->base_url, "--model", "m1", "And back?");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version, NULL);
+  RUN_IDS (f, &r, &version, NULL, "send", "--session", copy, "--base-url", f->server->base_url, "--model", "m1", "And back?");
   g_assert_cmpstr (version, !=, session_id);
   g_assert_nonnull (strstr (r.out, "Hello world"));
   users = request_user_texts (f, 3);

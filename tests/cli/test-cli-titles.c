@@ -22,19 +22,14 @@ test_send_auto_title (Fixture       *f,
   g_autofree char *expected = NULL;
 
   script (f, &ANSWER, &TITLE, &ANSWER, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, "send", "--base-url", f->server->base_url, "--model", "m1", "hello");
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "Write a title for the conversation below"));
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"max_tokens\":64"));
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 1), "\"model\":\"m1\""));
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello", "again");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &plain_id, NULL);
+  RUN_IDS (f, &r, &plain_id, NULL, NEW_SESSION (f), "hello", "again");
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
 
   natter_test_run_clear (&r);
@@ -60,9 +55,7 @@ test_auto_title_after_allow (Fixture       *f,
   g_autofree char *title = NULL;
 
   script (f, &f->server->read_step, &ANSWER, &TITLE, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, "send", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
   g_assert_cmpuint (f->server->bodies->len, ==, 1);
 
   natter_test_run_clear (&r);
@@ -88,9 +81,7 @@ test_auto_title_after_answer (Fixture       *f,
   g_autofree char *title = NULL;
 
   script (f, &ASK_COLOUR, &ANSWER, &TITLE, NULL);
-  RUN (f, &r, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, "send", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "answer", turn_id, "call_1", "deep", "blue");
@@ -155,10 +146,7 @@ test_auto_title_after_retries (Fixture       *f,
   g_assert_cmpint (r.status, ==, 1);
   parse_ids (r.out, &version1, &failed2);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", failed2);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version2, NULL);
+  RUN_IDS (f, &r, &version2, NULL, "retry", failed2);
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 3), "Write a title for the conversation below"));
   title = listed_title (f, version2);
@@ -172,9 +160,7 @@ test_auto_title_after_retries (Fixture       *f,
   RUN (f, &r, "title", renamed_id, "Mine");
   g_assert_cmpint (r.status, ==, 0);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", renamed_failed);
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &renamed_version, NULL);
+  RUN_IDS (f, &r, &renamed_version, NULL, "retry", renamed_failed);
   g_assert_cmpuint (f->server->bodies->len, ==, 6);
   g_clear_pointer (&title, g_free);
   title = listed_title (f, renamed_version);
@@ -203,9 +189,7 @@ test_no_auto_title_after_allow (Fixture       *f,
   g_autofree char *title = NULL;
 
   script (f, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
   natter_test_run_clear (&r);
   RUN (f, &r, "allow", turn_id, "call_1");
   g_assert_cmpint (r.status, ==, 0);
@@ -225,9 +209,7 @@ test_compact (Fixture       *f,
   g_autofree char *session_id = NULL;
 
   script (f, &ANSWER, &ANSWER, &SUMMARY, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "hello", "again");
   g_assert_cmpint (r.status, ==, 0);
@@ -270,9 +252,7 @@ test_send_auto_compact (Fixture       *f,
 
   f->server->models = "{\"object\":\"list\",\"data\":[{\"id\":\"m1\",\"max_model_len\":1000}]}";
   script (f, &SMALL, &SMALL, &LARGE, &SUMMARY, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "hello", "again");
   g_assert_cmpint (r.status, ==, 0);

@@ -98,10 +98,7 @@ test_send_list_show (Fixture       *f,
   guint i = 0;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "hello");
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "hello");
   expected = g_strdup_printf ("session %s\nturn %s\n\nHello world\n", session_id, turn_id);
   g_assert_cmpstr (r.out, ==, expected);
 
@@ -195,10 +192,7 @@ test_permission_allow (Fixture       *f,
   g_autofree char *expected = NULL;
 
   script (f, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
   waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 read_file ", session_id, turn_id);
   g_assert_true (g_str_has_prefix (r.out, waiting));
   g_assert_nonnull (strstr (r.out, "notes.txt"));
@@ -246,9 +240,7 @@ test_permission_deny (Fixture       *f,
   JsonObject *call;
 
   script (f, &f->server->read_step, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "deny", turn_id, "call_1");
@@ -277,10 +269,7 @@ test_ask_human_answer (Fixture       *f,
   g_autofree char *turn_id = NULL;
 
   script (f, &ASK_COLOUR, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "paint", "it");
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "paint", "it");
   g_assert_true (g_str_has_suffix (r.out, "\nwaiting: question call_1 Which colour?\n"));
 
   natter_test_run_clear (&r);
@@ -300,9 +289,7 @@ test_stop (Fixture       *f,
   g_autofree char *turn_id = NULL;
 
   script (f, &f->server->read_step, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "read", "my", "notes");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "read", "my", "notes");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "stop", turn_id);
@@ -497,9 +484,7 @@ test_retry_failed (Fixture       *f,
   const char *body;
 
   script (f, &ANSWER, &DOWN, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "first");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "second");
   g_assert_cmpint (r.status, ==, 1);
@@ -508,10 +493,7 @@ test_retry_failed (Fixture       *f,
   g_assert_true (g_str_has_suffix (r.err, hint));
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", failed_id);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, NULL);
+  RUN_IDS (f, &r, &version_id, NULL, "retry", failed_id);
   g_assert_cmpstr (version_id, !=, session_id);
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
   body = g_ptr_array_index (f->server->bodies, 2);
@@ -541,9 +523,7 @@ test_retry_keeps_message_parameters (Fixture       *f,
   g_autoptr(JsonObject) again = NULL;
 
   script (f, &ANSWER, &DOWN, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "first");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "--temperature", "0.2", "--seed", "7", "second");
   g_assert_cmpint (r.status, ==, 1);
@@ -580,13 +560,9 @@ two_turns_first_torn (Fixture  *f,
   g_auto(NatterTestRun) r = { 0 };
 
   script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, session_id, first_id);
+  RUN_IDS (f, &r, session_id, first_id, NEW_SESSION (f), "first");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", *session_id, "second");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, second_id);
+  RUN_IDS (f, &r, NULL, second_id, "send", "--session", *session_id, "second");
   *path = turn_file_path (f, *first_id);
   append_to_turn_file (f, *first_id, "{\"type\":\"turn_comp");
 }
@@ -656,13 +632,9 @@ test_recover_keeps_queue (Fixture       *f,
   g_autofree char *listed = NULL;
 
   script (f, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, NULL);
+  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "first");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "second");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &turn_id);
+  RUN_IDS (f, &r, NULL, &turn_id, "send", "--session", session_id, "second");
   queue_id = natter_test_store_queued (f->dir, session_id, "waiting words", f->server->base_url, "m1");
 
   append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
@@ -695,9 +667,7 @@ test_send_damaged_latest_turn (Fixture       *f,
   g_autofree char *hint = NULL;
 
   script (f, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "first");
 
   path = turn_file_path (f, turn_id);
   append_to_turn_file (f, turn_id, "{\"type\":\"turn_comp");
@@ -771,13 +741,9 @@ test_retry_in_recovered_copy (Fixture       *f,
   g_autofree char *other_id = NULL;
 
   script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "first");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &first_id);
+  RUN_IDS (f, &r, &session_id, &first_id, NEW_SESSION (f), "first");
   natter_test_run_clear (&r);
-  RUN (f, &r, "send", "--session", session_id, "second");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, NULL, &second_id);
+  RUN_IDS (f, &r, NULL, &second_id, "send", "--session", session_id, "second");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "third");
   g_assert_cmpint (r.status, ==, 0);
@@ -799,10 +765,7 @@ test_retry_in_recovered_copy (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 3);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", "--session", copy_id, first_id);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &version_id, NULL);
+  RUN_IDS (f, &r, &version_id, NULL, "retry", "--session", copy_id, first_id);
   g_assert_cmpstr (version_id, !=, copy_id);
   g_assert_cmpstr (version_id, !=, session_id);
   g_assert_cmpuint (f->server->bodies->len, ==, 4);
@@ -812,10 +775,7 @@ test_retry_in_recovered_copy (Fixture       *f,
   RUN (f, &r, "delete", session_id);
   g_assert_cmpint (r.status, ==, 0);
   natter_test_run_clear (&r);
-  RUN (f, &r, "retry", first_id);
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &other_id, NULL);
+  RUN_IDS (f, &r, &other_id, NULL, "retry", first_id);
   g_assert_cmpstr (other_id, !=, version_id);
   g_assert_cmpuint (f->server->bodies->len, ==, 5);
 }
@@ -917,10 +877,7 @@ test_send_mcp_tool (Fixture       *f,
   g_file_set_contents (config, text, -1, &error);
   g_assert_no_error (error);
   script (f, &MCP_ECHO, &ANSWER, NULL);
-  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1", "echo", "hi");
-  g_assert_cmpstr (r.err, ==, "");
-  g_assert_cmpint (r.status, ==, 0);
-  parse_ids (r.out, &session_id, &turn_id);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "echo", "hi");
   waiting = g_strdup_printf ("session %s\nturn %s\nwaiting: permission call_1 mcp__fake__echo ", session_id, turn_id);
   g_assert_true (g_str_has_prefix (r.out, waiting));
   /* The model was offered the tool, with the server's description. */

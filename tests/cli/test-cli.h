@@ -79,6 +79,19 @@ typedef struct
     run_argv ((f), run_args_, (result)); \
   } G_STMT_END
 
+/* Runs natter with the arguments after @session_id and @turn_id into
+ * @result (as RUN does: clear it first if it holds a run), asserts it succeeded with nothing on stderr,
+ * and keeps the "session X\nturn Y" it printed (either may be NULL). */
+#define RUN_IDS(f, result, session_id, turn_id, ...) \
+  G_STMT_START { \
+    const char * const run_args_[] = { __VA_ARGS__, NULL }; \
+    run_ids ((f), run_args_, (result), (session_id), (turn_id)); \
+  } G_STMT_END
+
+/* The first message of a new conversation with the scripted server's
+ * "m1", untitled: the start of most scenarios. */
+#define NEW_SESSION(f) "send", "--no-auto-title", "--base-url", (f)->server->base_url, "--model", "m1"
+
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
 
 void use_own_provider (Fixture *f);
@@ -86,6 +99,11 @@ void use_own_provider_listed (Fixture *f);
 void run_argv (Fixture            *f,
                const char * const *args,
                NatterTestRun      *result);
+void run_ids (Fixture            *f,
+              const char * const *args,
+              NatterTestRun      *result,
+              char              **session_id,
+              char              **turn_id);
 void parse_ids (const char  *out,
                 char       **session_id,
                 char       **turn_id);
