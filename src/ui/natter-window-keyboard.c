@@ -216,6 +216,49 @@ timeline_key_pressed_cb (GtkEventControllerKey *controller,
   return GDK_EVENT_PROPAGATE;
 }
 
+/* Shift+Tab from below the timeline (the message field, the queue, the
+ * editing bar) makes the focus leave them upwards. GTK's list view then
+ * takes it to the turn it last had, or to the first of the conversation:
+ * in a long one, a page of turns above the ones just read. The way up
+ * enters at the newest turn shown instead, through its last control, as
+ * Shift+Tab from one turn to the one above does. */
+static gboolean
+view_key_pressed_cb (GtkEventControllerKey *controller,
+                     guint                  keyval,
+                     guint                  keycode,
+                     GdkModifierType        state,
+                     NatterWindow          *self)
+{
+  GtkWidget *list = GTK_WIDGET (self->conversation.timeline_list);
+  GtkWidget *scroller = gtk_widget_get_parent (list);
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  gboolean moved;
+
+  if (keyval != GDK_KEY_ISO_Left_Tab && !((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) && (state & GDK_SHIFT_MASK)))
+    return GDK_EVENT_PROPAGATE;
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0 || focus == NULL || gtk_widget_is_ancestor (focus, scroller))
+    return GDK_EVENT_PROPAGATE;
+  /* The move GTK would make with the timeline (and its scrolled window,
+   * which takes the focus itself) left out: one that stays
+   * below it is made. Letting GTK enter the list to see where it lands
+   * would scroll the list to that turn first. */
+  gtk_widget_set_can_focus (scroller, FALSE);
+  moved = gtk_widget_child_focus (GTK_WIDGET (self->conversation.view), GTK_DIR_TAB_BACKWARD);
+  gtk_widget_set_can_focus (scroller, TRUE);
+  if (moved)
+    return GDK_EVENT_STOP;
+  for (GtkWidget *item = gtk_widget_get_last_child (list); item != NULL; item = gtk_widget_get_prev_sibling (item))
+    {
+      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
+
+      collect_tab_stops (item, stops);
+      if (stops->len > 0 && gtk_widget_grab_focus (stops->pdata[stops->len - 1]))
+        return GDK_EVENT_STOP;
+    }
+  /* No turn to enter (a new chat): on up to the header bar. */
+  return GDK_EVENT_PROPAGATE;
+}
+
 static gboolean
 refocus_cb (gpointer user_data)
 {
@@ -325,6 +368,11 @@ _natter_window_setup_keyboard (NatterWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->conversation.composer), keys);
+
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (view_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->conversation.view), keys);
 
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);

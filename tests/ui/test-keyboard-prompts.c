@@ -325,3 +325,57 @@ test_keyboard_conversation_controls (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+static const char *
+focused_turn_id (NatterWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  GtkWidget *row = focus != NULL ? gtk_widget_get_ancestor (focus, NATTER_TYPE_TURN_ROW) : NULL;
+
+  return row != NULL ? natter_turn_item_get_turn_id (natter_turn_row_get_item (NATTER_TURN_ROW (row))) : NULL;
+}
+
+/* Shift+Tab from the message field goes up into the conversation at its
+ * newest turn, the one just read, through that turn's last control; not
+ * to the first turn of the conversation, where GTK's list would go. */
+void
+test_keyboard_shift_tab_enters_newest_turn (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Several");
+  g_autofree char *turn_ids[4] = { NULL };
+  const char *messages[] = { "one", "two", "three", "four" };
+  NatterWindow *window;
+  GtkWidget *timeline;
+  GtkWidget *composer;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (turn_ids); i++)
+    {
+      turn_ids[i] = ui_send (u, session_id, messages[i]);
+      ui_wait_turn (u, turn_ids[i]);
+    }
+  window = window_new (u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (has_turn_rows, window);
+  timeline = natter_window_get_timeline_list (window);
+  composer = GTK_WIDGET (natter_window_get_composer (window));
+  gtk_widget_grab_focus (composer);
+  wait_focus_in (window, composer);
+
+  /* Out of the message field, past the attach button. */
+  while (has_focus_in (GTK_WIDGET (window), composer))
+    tab (window, GTK_DIR_TAB_BACKWARD);
+  g_assert_cmpstr (focused_turn_id (window), ==, turn_ids[3]);
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), timeline));
+
+  /* On up from there, through the newest turn's controls to the turn
+   * above it. */
+  while (g_strcmp0 (focused_turn_id (window), turn_ids[3]) == 0)
+    tab (window, GTK_DIR_TAB_BACKWARD);
+  g_assert_cmpstr (focused_turn_id (window), ==, turn_ids[2]);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

@@ -71,6 +71,7 @@ void test_keyboard_row_menu_gives_focus_back (void);
 void test_keyboard_permission_prompt (void);
 void test_keyboard_ask_human_prompt (void);
 void test_keyboard_conversation_controls (void);
+void test_keyboard_shift_tab_enters_newest_turn (void);
 /* test-keyboard-windows.c */
 void test_keyboard_model_picker_and_windows (void);
 void test_keyboard_narrow_back (void);
