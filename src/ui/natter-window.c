@@ -389,6 +389,8 @@ natter_window_init (NatterWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+  /* Its dialogs, and the windows they open, as they show. */
+  natter_accessible_plain_mnemonics_in_windows ();
   natter_accessible_name_stack_pages (self->content_stack);
   self->conversation.timeline_list = natter_conversation_view_get_list (self->conversation.view);
   self->conversation.composer = natter_conversation_view_get_composer (self->conversation.view);

@@ -167,6 +167,11 @@ test_permissions_list_revoke (void)
   dialog = gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_WINDOW);
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   ui_save_window (dialog, "permissions-dialog.png");
+  /* Each Revoke is named by its tool, as it was made, after the dialog
+   * showed (its other buttons lose their written mnemonics then). */
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_find_button (list, "_Revoke")),
+                                       GTK_ACCESSIBLE_PROPERTY_LABEL, "Revoke the rule for sa");
+  ui_assert_named_as_shown (ui_find_button (dialog, "_Close"), "Close");
 
   /* As wide as it settles once shown. */
   ui_settle ();

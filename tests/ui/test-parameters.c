@@ -97,6 +97,9 @@ test_model_settings (void)
   dialog = find_dialog ();
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
   g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "");
+  /* Its buttons are named as they show, not "_Cancel Cancel". */
+  ui_assert_named_as_shown (ui_find_button (dialog, "_Cancel"), "Cancel");
+  ui_assert_named_as_shown (ui_find_button (dialog, "_Save"), "Save");
 
   /* Out of range: marked, Save waits, nothing lost. */
   temperature = GTK_WIDGET (field (dialog, "Temperature (0 to 2)"));

@@ -22,6 +22,32 @@ forget_written_label (GtkButton *button)
     gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL);
 }
 
+static gboolean
+is_watched (GtkWidget *button)
+{
+  return g_signal_handler_find (button, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, forget_written_label, NULL) != 0;
+}
+
+/* With @unwatched_only, a button seen before keeps what it has: a name
+ * given to it since (the permissions list's "Revoke the rule for …")
+ * stays. */
+static void
+plain_mnemonics_under (GtkWidget *root,
+                       gboolean   unwatched_only)
+{
+  if (GTK_IS_BUTTON (root) && !GTK_IS_MENU_BUTTON (root) && !(unwatched_only && is_watched (root)))
+    {
+      forget_written_label (GTK_BUTTON (root));
+      if (!is_watched (root))
+        {
+          g_signal_connect (root, "notify::label", G_CALLBACK (forget_written_label), NULL);
+          g_signal_connect (root, "notify::use-underline", G_CALLBACK (forget_written_label), NULL);
+        }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    plain_mnemonics_under (child, unwatched_only);
+}
+
 /**
  * natter_accessible_plain_mnemonics:
  * @root: a widget
@@ -36,17 +62,7 @@ natter_accessible_plain_mnemonics (GtkWidget *root)
 {
   g_return_if_fail (GTK_IS_WIDGET (root));
 
-  if (GTK_IS_BUTTON (root) && !GTK_IS_MENU_BUTTON (root))
-    {
-      forget_written_label (GTK_BUTTON (root));
-      if (g_signal_handler_find (root, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, forget_written_label, NULL) == 0)
-        {
-          g_signal_connect (root, "notify::label", G_CALLBACK (forget_written_label), NULL);
-          g_signal_connect (root, "notify::use-underline", G_CALLBACK (forget_written_label), NULL);
-        }
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
-    natter_accessible_plain_mnemonics (child);
+  plain_mnemonics_under (root, FALSE);
 }
 
 static void
@@ -72,6 +88,55 @@ natter_accessible_plain_mnemonics_follow (GtkWidget *parent)
   g_return_if_fail (GTK_IS_WIDGET (parent));
 
   natter_child_watch_add (parent, child_added_cb, NULL);
+}
+
+static void
+window_mapped_cb (GtkWidget *window)
+{
+  plain_mnemonics_under (window, TRUE);
+}
+
+static void
+toplevels_changed_cb (GListModel *toplevels,
+                      guint       position,
+                      guint       removed,
+                      guint       added)
+{
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (g_signal_handler_find (window, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, window_mapped_cb, NULL) != 0)
+        continue;
+      g_signal_connect (window, "map", G_CALLBACK (window_mapped_cb), NULL);
+      if (gtk_widget_get_mapped (window))
+        window_mapped_cb (window);
+    }
+}
+
+/**
+ * natter_accessible_plain_mnemonics_in_windows:
+ *
+ * Does what natter_accessible_plain_mnemonics() does for every window of
+ * the process as it shows, the ones there now included: the buttons of a
+ * dialog (libadwaita makes a message dialog's response buttons with
+ * mnemonics: "_Cancel Cancel"), of the shortcuts window, of Preferences.
+ * Each time a window maps again, buttons added since are seen too; a
+ * button seen before keeps the name it was given since. Calling it more
+ * than once does nothing more.
+ */
+void
+natter_accessible_plain_mnemonics_in_windows (void)
+{
+  static gboolean watching;
+  GListModel *toplevels;
+
+  if (watching)
+    return;
+  watching = TRUE;
+  toplevels = gtk_window_get_toplevels ();
+  g_signal_connect (toplevels, "items-changed", G_CALLBACK (toplevels_changed_cb), NULL);
+  toplevels_changed_cb (toplevels, 0, 0, g_list_model_get_n_items (toplevels));
 }
 
 /**

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 
 void       natter_accessible_plain_mnemonics  (GtkWidget  *root);
 void       natter_accessible_plain_mnemonics_follow (GtkWidget *parent);
+void       natter_accessible_plain_mnemonics_in_windows (void);
 GtkWidget *natter_accessible_decoration_new   (const char *icon_name);
 void       natter_accessible_name_stack_pages (GtkStack   *stack);
 
