@@ -22,6 +22,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-plain-text.h"
 #include "natter-session-row.h"
 
@@ -350,6 +351,32 @@ set_mark (NatterSessionRow *self,
 }
 
 /* Also the ::tick handler: only the time can have changed. */
+/* The row's list item is named as the row reads: its title, then the
+ * time or the damage, and its mark ("needs you", "The last answer
+ * failed"). */
+static void
+update_accessible (NatterSessionRow *self)
+{
+  g_autoptr(GString) description = g_string_new (gtk_label_get_text (self->subtitle_label));
+  const char *mark = NULL;
+
+  if (gtk_widget_get_visible (GTK_WIDGET (self->mark_label)))
+    mark = gtk_label_get_text (self->mark_label);
+  else if (gtk_widget_get_visible (GTK_WIDGET (self->mark_icon)))
+    mark = gtk_widget_get_tooltip_text (GTK_WIDGET (self->mark_icon));
+  else if (gtk_widget_get_visible (GTK_WIDGET (self->spinner)))
+    mark = _("Working");
+  if (mark != NULL && mark[0] != '\0')
+    {
+      if (description->len > 0)
+        /* Translators: between the parts of what a screen reader says of
+         * a conversation in the list: "5 minutes ago, needs you" */
+        g_string_append (description, _(", "));
+      g_string_append (description, mark);
+    }
+  natter_accessible_name_list_item (GTK_WIDGET (self), gtk_label_get_text (self->title_label), description->str);
+}
+
 static void
 update_time (NatterSessionRow *self)
 {
@@ -367,6 +394,7 @@ update_time (NatterSessionRow *self)
     activity = natter_session_index_entry_get_created_at (self->entry);
   when = natter_format_relative_time (activity, now);
   gtk_label_set_text (self->subtitle_label, when);
+  update_accessible (self);
 }
 
 static void
@@ -400,6 +428,7 @@ update (NatterSessionRow *self)
       gtk_widget_add_css_class (GTK_WIDGET (self->subtitle_label), "error");
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->subtitle_label), error);
       set_mark (self, "errored", NULL, "dialog-error-symbolic", _("This conversation cannot be read"));
+      update_accessible (self);
       return;
     }
 
@@ -429,6 +458,7 @@ update (NatterSessionRow *self)
     set_mark (self, "failed", NULL, "dialog-warning-symbolic", _("The last answer failed"));
   else
     set_mark (self, NULL, NULL, NULL, NULL);
+  update_accessible (self);
 }
 
 static void

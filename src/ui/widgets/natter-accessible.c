@@ -183,3 +183,42 @@ natter_accessible_name_stack_pages (GtkStack *stack)
         gtk_accessible_update_property (GTK_ACCESSIBLE (page), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
     }
 }
+
+/**
+ * natter_accessible_name_list_item:
+ * @child: a widget shown in a list view's item (its child, or under it)
+ * @name: what a screen reader says of the item
+ * @description: (nullable): what it says after, or %NULL for nothing
+ *
+ * Names the list item that holds @child. GTK 4.8 gives a list item no
+ * name of its own (gtk_list_item_set_accessible_label() is 4.12's), so a
+ * screen reader moving through a list said nothing but "list item". The
+ * item is the nearest ancestor of @child with that role; an item reused
+ * for another row is named anew by the row it then shows. Does nothing
+ * when @child is in no list item (yet).
+ */
+void
+natter_accessible_name_list_item (GtkWidget  *child,
+                                  const char *name,
+                                  const char *description)
+{
+  GtkWidget *item;
+
+  g_return_if_fail (GTK_IS_WIDGET (child));
+  g_return_if_fail (name != NULL);
+
+  for (item = gtk_widget_get_parent (child); item != NULL; item = gtk_widget_get_parent (item))
+    {
+      if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (item)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+        break;
+      if (GTK_IS_LIST_VIEW (item))
+        return;
+    }
+  if (item == NULL)
+    return;
+  gtk_accessible_update_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  if (description != NULL && description[0] != '\0')
+    gtk_accessible_update_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+  else
+    gtk_accessible_reset_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+}

@@ -14,5 +14,8 @@ void       natter_accessible_plain_mnemonics_follow (GtkWidget *parent);
 void       natter_accessible_plain_mnemonics_in_windows (void);
 GtkWidget *natter_accessible_decoration_new   (const char *icon_name);
 void       natter_accessible_name_stack_pages (GtkStack   *stack);
+void       natter_accessible_name_list_item   (GtkWidget  *child,
+                                               const char *name,
+                                               const char *description);
 
 G_END_DECLS
