@@ -26,6 +26,7 @@
 #include "natter-builder-part.h"
 #include "natter-markdown-view.h"
 #include "natter-permission-card.h"
+#include "natter-plain-text.h"
 #include "natter-error-words.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
@@ -768,6 +769,40 @@ show_input_actions (NatterTurnRow   *self,
                           can_edit || gtk_widget_get_visible (GTK_WIDGET (self->version_switcher)));
 }
 
+/* Longest start of a message a screen reader says as its turn's name;
+ * the whole message is the row's to read. */
+#define SPOKEN_MESSAGE_CHARS 80
+
+/* The list item showing this turn is named by the message that began it,
+ * and described by the turn's status line when it shows one ("This turn
+ * cannot be read: …", "Loading…"). */
+static void
+update_accessible (NatterTurnRow *self,
+                   const char    *input)
+{
+  g_autofree char *visible = natter_visible_text (input != NULL ? input : "", NATTER_VISIBLE_KEEP_NONE);
+  g_autofree char *name = NULL;
+  const char *status = NULL;
+
+  g_strstrip (visible);
+  if (g_utf8_strlen (visible, -1) > SPOKEN_MESSAGE_CHARS)
+    {
+      g_autofree char *start = g_utf8_substring (visible, 0, SPOKEN_MESSAGE_CHARS);
+
+      g_free (visible);
+      visible = g_strconcat (start, "…", NULL);
+    }
+  if (visible[0] != '\0')
+    /* Translators: what a screen reader says of a turn in the
+     * conversation; %s is the start of the message that began it */
+    name = g_strdup_printf (_("Your message: %s"), visible);
+  else
+    name = g_strdup (_("Answer"));
+  if (gtk_widget_get_visible (self->status_box))
+    status = gtk_label_get_text (self->status_label);
+  natter_accessible_name_list_item (GTK_WIDGET (self), name, status);
+}
+
 static void
 update (NatterTurnRow *self)
 {
@@ -854,6 +889,7 @@ update (NatterTurnRow *self)
     }
   else if (state == NULL)
     set_status (self, TRUE, NULL, _("Loading…"), NULL, NULL);
+  update_accessible (self, input);
 
   /* A row read while on screen (see natter_turn_row_set_item()) changes
    * height: the row asks for its new size itself, here and when one of

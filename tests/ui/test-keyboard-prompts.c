@@ -348,6 +348,7 @@ test_keyboard_shift_tab_enters_newest_turn (void)
   NatterWindow *window;
   GtkWidget *timeline;
   GtkWidget *composer;
+  GtkWidget *item;
 
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
                             NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
@@ -369,6 +370,12 @@ test_keyboard_shift_tab_enters_newest_turn (void)
     tab (window, GTK_DIR_TAB_BACKWARD);
   g_assert_cmpstr (focused_turn_id (window), ==, turn_ids[3]);
   g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), timeline));
+  /* A screen reader names the turn by the message that began it. */
+  item = gtk_root_get_focus (GTK_ROOT (window));
+  while (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (item)) != GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+    item = gtk_widget_get_parent (item);
+  g_assert_true (gtk_widget_get_parent (item) == timeline);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_LABEL, "Your message: four");
 
   /* On up from there, through the newest turn's controls to the turn
    * above it. */
