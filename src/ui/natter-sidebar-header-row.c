@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-accessible.h"
 #include "natter-folder.h"
 #include "natter-plain-text.h"
 #include "natter-sidebar-header-row.h"
@@ -201,6 +202,7 @@ natter_sidebar_header_row_set_header (NatterSidebarHeaderRow *self,
       gtk_label_set_text (GTK_LABEL (self->title),
                           natter_sidebar_header_get_kind (header) == NATTER_SIDEBAR_HEADER_PINNED ? _("Pinned")
                                                                                                   : _("Recent"));
+      natter_accessible_name_list_item (GTK_WIDGET (self), gtk_label_get_text (GTK_LABEL (self->title)), NULL);
       return;
     }
   {
@@ -218,6 +220,8 @@ natter_sidebar_header_row_set_header (NatterSidebarHeaderRow *self,
       name = g_strdup (_("Damaged folder"));
     gtk_label_set_text (GTK_LABEL (self->name), name);
     gtk_accessible_update_property (GTK_ACCESSIBLE (self->expander), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+    /* The list item, which the arrow keys stop on, too. */
+    natter_accessible_name_list_item (GTK_WIDGET (self), name, _("Folder"));
     gtk_widget_set_tooltip_text (self->expander, natter_folder_get_error (folder));
     /* Translators: %s is a folder's name */
     menu_label = g_strdup_printf (_("Menu of Folder “%s”"), name);
