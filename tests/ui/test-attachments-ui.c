@@ -244,6 +244,57 @@ test_drop_and_send (Fixture       *f,
   ui_wait_until (image_shown, f->window);
 }
 
+/* The Remove button of a chip (its only button while the message is
+ * being written). */
+static GtkWidget *
+remove_button_of (gpointer chip)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (chip, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (gtk_widget_get_visible (g_ptr_array_index (buttons, i)))
+      return g_ptr_array_index (buttons, i);
+  g_assert_not_reached ();
+}
+
+/* Removing a file with its chip's button leaves the focus where the
+ * message is written, with the mouse or the keyboard alike: not on the
+ * attach button, where the next Space would open the file chooser. */
+static void
+test_remove_keeps_focus_in_message (Fixture       *f,
+                                    gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  GtkWidget *field = ui_find_first (composer, GTK_TYPE_TEXT_VIEW);
+  ChipCount count = { f->window, 2 };
+  g_autoptr(GPtrArray) chips = NULL;
+  GtkWidget *button;
+
+  natter_composer_add_file (composer, f->text_file);
+  natter_composer_add_file (composer, f->png_file);
+  ui_wait_until (has_n_chips, &count);
+
+  /* One of two goes: the focus goes back to the message. */
+  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+  button = remove_button_of (g_ptr_array_index (chips, 0));
+  g_assert_true (gtk_widget_grab_focus (button));
+  g_signal_emit_by_name (button, "clicked");
+  count.n = 1;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+
+  /* The last one goes: the same, and nothing else moved it. */
+  g_clear_pointer (&chips, g_ptr_array_unref);
+  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+  button = remove_button_of (g_ptr_array_index (chips, 0));
+  g_assert_true (gtk_widget_grab_focus (button));
+  g_signal_emit_by_name (button, "clicked");
+  count.n = 0;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
 static gboolean
 has_text (gpointer data)
 {
@@ -816,6 +867,7 @@ main (int   argc,
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/attachments/drop-and-send", test_drop_and_send);
   ADD ("/attachments/paste", test_paste);
+  ADD ("/attachments/remove-keeps-focus-in-message", test_remove_keeps_focus_in_message);
   ADD ("/attachments/screenshot", test_screenshot);
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
