@@ -295,6 +295,45 @@ test_remove_keeps_focus_in_message (Fixture       *f,
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
 }
 
+/* A file's name is one line on its chip, as a title is in the sidebar:
+ * "photo" RLO "gnp.txt" would read "phototxt.png", a newline would
+ * break the chip's line and ESC would be a box. The chip shows their
+ * stand-ins, on its label and in its Remove button's tooltip, and
+ * keeps the name itself for opening the file. */
+static void
+test_chip_name_one_line (void)
+{
+  const char *name = "photo\u202Egnp.txt\nrest\x1b";
+  const char *shown = "photo\\u202Egnp.txt\u2424rest\u241B";
+  GtkWidget *chip = natter_attachment_chip_new (name, "text/plain", 4, NULL, TRUE);
+  GtkWidget *window = gtk_window_new ();
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) buttons = NULL;
+  g_autofree char *tooltip = g_strdup_printf ("Remove “%s”", shown);
+  gboolean found = FALSE;
+
+  gtk_window_set_child (GTK_WINDOW (window), chip);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, chip);
+  labels = ui_find_all (chip, GTK_TYPE_LABEL);
+  buttons = ui_find_all (chip, GTK_TYPE_BUTTON);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      g_assert_null (strstr (text, "\u202E"));
+      g_assert_null (strchr (text, '\n'));
+      found = found || g_str_equal (text, shown);
+    }
+  g_assert_true (found);
+  found = FALSE;
+  for (guint i = 0; i < buttons->len; i++)
+    found = found || g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), tooltip) == 0;
+  g_assert_true (found);
+  g_assert_cmpstr (natter_attachment_chip_get_name (NATTER_ATTACHMENT_CHIP (chip)), ==, name);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static gboolean
 has_text (gpointer data)
 {
@@ -878,6 +917,7 @@ main (int   argc,
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
   ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
 #undef ADD
+  g_test_add_func ("/attachments/chip-name-one-line", test_chip_name_one_line);
 
   status = g_test_run ();
   g_clear_object (&app);
