@@ -351,6 +351,12 @@ natter_cli_command_models (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s", natter_cli_tr (run, "Name the model"));
       return;
     }
+  /* Never sent repaired: the server would get a name with U+FFFD in it. */
+  if (!listing && !g_utf8_validate (run->args[1], -1, NULL))
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s", natter_cli_tr (run, "A model name must be text in UTF-8"));
+      return;
+    }
   if (run->base_url != NULL && run->provider != NULL)
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s",

@@ -702,8 +702,10 @@ print_attachments (Run       *run,
     {
       JsonObject *attachment = json_array_get_object_element (attachments, i);
       g_autofree char *size = g_format_size ((guint64) json_object_get_int_member (attachment, "size"));
+      /* A name is one field of the line, as a title is. */
+      g_autofree char *name = natter_cli_one_line (json_object_get_string_member (attachment, "name"));
 
-      natter_cli_out (run, "attachment: %s %s %s\n", json_object_get_string_member (attachment, "name"), size,
+      natter_cli_out (run, "attachment: %s %s %s\n", name, size,
                       json_object_get_string_member (attachment, "mediaType"));
       if (json_object_has_member (attachment, "error"))
         natter_cli_out (run, "attachment-error: %s\n", json_object_get_string_member (attachment, "error"));

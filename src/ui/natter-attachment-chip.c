@@ -24,6 +24,7 @@
 #include "natter-attachment-chip.h"
 #include "natter-attachment-content.h"
 #include "natter-builder-part.h"
+#include "natter-plain-text.h"
 
 /* The parts this file builds by id (natter_builder_part()). */
 #define PARTS_UI "natter-attachment-view.ui"
@@ -133,6 +134,9 @@ natter_attachment_chip_new (const char   *name,
 {
   NatterAttachmentChip *self = g_object_new (NATTER_TYPE_ATTACHMENT_CHIP, NULL);
   g_autofree char *size_text = size >= 0 ? g_format_size ((guint64) size) : NULL;
+  /* A name is one line, as a title is: a bidi override in it would turn
+   * "gnp.txt" into "txt.png", a newline would break the chip. */
+  g_autofree char *shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
 
   self->name = g_strdup (name);
   if (thumbnail != NULL)
@@ -143,7 +147,7 @@ natter_attachment_chip_new (const char   *name,
       GtkWidget *picture = gtk_picture_new_for_paintable (thumbnail);
 
       gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
-      gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), shown);
       gtk_widget_set_size_request (picture, 32, 32);
       gtk_widget_set_margin_start (picture, 8);
       gtk_widget_set_valign (picture, GTK_ALIGN_CENTER);
@@ -164,7 +168,7 @@ natter_attachment_chip_new (const char   *name,
                                       description != NULL ? description : _("File"), -1);
     }
 
-  gtk_label_set_text (self->name_label, name);
+  gtk_label_set_text (self->name_label, shown);
   if (size_text != NULL)
     {
       gtk_label_set_text (self->size_label, size_text);
@@ -174,7 +178,7 @@ natter_attachment_chip_new (const char   *name,
 
   if (removable)
     {
-      g_autofree char *tooltip = g_strdup_printf (_("Remove “%s”"), name);
+      g_autofree char *tooltip = g_strdup_printf (_("Remove “%s”"), shown);
 
       gtk_widget_set_tooltip_text (self->remove_button, tooltip);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->remove_button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
@@ -215,10 +219,11 @@ show_problem (GtkWidget    *view,
   GtkWidget *label = natter_builder_part (builder, PARTS_UI, "problem_label");
   JsonObject *part = g_object_get_data (G_OBJECT (view), "natter-part");
   g_autofree char *text = NULL;
+  g_autofree char *shown = natter_visible_text (json_object_get_string_member_with_default (part, "name", ""),
+                                                NATTER_VISIBLE_KEEP_NONE);
 
   /* Translators: %s is an attached image's file name, then the reason */
-  text = g_strdup_printf (_("“%s” cannot be shown: %s"),
-                          json_object_get_string_member_with_default (part, "name", ""), error->message);
+  text = g_strdup_printf (_("“%s” cannot be shown: %s"), shown, error->message);
   gtk_label_set_text (GTK_LABEL (label), text);
   gtk_box_append (GTK_BOX (view), label);
 }
@@ -326,12 +331,13 @@ report_not_opened (GtkWidget    *button,
 {
   JsonObject *part = g_object_get_data (G_OBJECT (button), "natter-part");
   g_autofree char *heading = NULL;
+  g_autofree char *shown = natter_visible_text (json_object_get_string_member_with_default (part, "name", ""),
+                                                NATTER_VISIBLE_KEEP_NONE);
 
   gtk_widget_set_tooltip_text (button, error->message);
   gtk_widget_add_css_class (button, "error");
   /* Translators: %s is the file name of an attachment */
-  heading = g_strdup_printf (_("“%s” could not be opened"),
-                             json_object_get_string_member_with_default (part, "name", ""));
+  heading = g_strdup_printf (_("“%s” could not be opened"), shown);
   /* To the window the chip is in, if any (win.report-error). */
   gtk_widget_activate_action (button, "win.report-error", "(ssis)", heading, g_quark_to_string (error->domain),
                               error->code, error->message);
@@ -403,6 +409,7 @@ natter_attachment_view_new (JsonObject      *part,
                             NatterBlobStore *blobs)
 {
   const char *name = json_object_get_string_member_with_default (part, "name", "");
+  g_autofree char *shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
   const char *media_type = json_object_get_string_member_with_default (part, "mediaType", NULL);
   gint64 size = json_object_get_int_member_with_default (part, "size", -1);
   g_autoptr(GtkBuilder) builder = NULL;
@@ -419,7 +426,7 @@ natter_attachment_view_new (JsonObject      *part,
     {
       GtkWidget *picture = natter_builder_part (builder, PARTS_UI, "picture");
 
-      gtk_picture_set_alternative_text (GTK_PICTURE (picture), name);
+      gtk_picture_set_alternative_text (GTK_PICTURE (picture), shown);
       gtk_box_append (GTK_BOX (view), picture);
       g_object_set_data (G_OBJECT (view), "natter-picture", picture);
       g_signal_connect (view, "map", G_CALLBACK (view_map_cb), NULL);
@@ -427,7 +434,7 @@ natter_attachment_view_new (JsonObject      *part,
   else
     {
       GtkWidget *button = natter_builder_part (builder, PARTS_UI, "open_button");
-      g_autofree char *tooltip = g_strdup_printf (_("Open “%s”"), name);
+      g_autofree char *tooltip = g_strdup_printf (_("Open “%s”"), shown);
 
       gtk_button_set_child (GTK_BUTTON (button), natter_attachment_chip_new (name, media_type, size, NULL, FALSE));
       gtk_widget_set_tooltip_text (button, tooltip);

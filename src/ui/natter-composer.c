@@ -305,10 +305,17 @@ check_pending (NatterComposer *self,
   natter_attachment_source_check_async (pending->source, self->attachment_limit, pending->check, checked_cb, check);
 }
 
+/* A chip's Remove button had the focus: with the chip gone, GTK would
+ * hand it to the next stop, the attach button, where the Space meant
+ * for the message opens the file chooser. The message keeps it. */
 static void
 chip_remove_cb (NatterAttachmentChip *chip,
                 NatterComposer       *self)
 {
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean had_focus = focus != NULL && (focus == GTK_WIDGET (chip) || gtk_widget_is_ancestor (focus, GTK_WIDGET (chip)));
+
   for (guint i = 0; i < self->attachments->len; i++)
     {
       Pending *pending = g_ptr_array_index (self->attachments, i);
@@ -316,9 +323,11 @@ chip_remove_cb (NatterAttachmentChip *chip,
       if (pending->chip == GTK_WIDGET (chip))
         {
           remove_pending (self, pending);
-          return;
+          break;
         }
     }
+  if (had_focus)
+    gtk_widget_grab_focus (GTK_WIDGET (self->text_view));
 }
 
 static void

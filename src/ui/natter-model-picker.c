@@ -27,6 +27,7 @@
 
 #include "natter-accessible.h"
 #include "natter-model-picker.h"
+#include "natter-plain-text.h"
 
 /* A configured provider other than the open session's. */
 typedef struct
@@ -120,8 +121,10 @@ append_model_row (GtkListBox *box,
   g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-row.ui");
   GtkWidget *row = GTK_WIDGET (gtk_builder_get_object (builder, "row"));
   GtkWidget *check = GTK_WIDGET (gtk_builder_get_object (builder, "check"));
+  g_autofree char *shown = natter_visible_text (model, NATTER_VISIBLE_KEEP_NONE);
 
-  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "label")), model);
+  /* The server's name, one line: a bidi override would turn it around. */
+  gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "label")), shown);
   gtk_widget_set_opacity (check, current ? 1.0 : 0.0);
   gtk_widget_set_visible (check, other == NULL);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (model), g_free);
@@ -186,21 +189,22 @@ update_button (NatterModelPicker *self)
 {
   gboolean named = self->model != NULL && self->model[0] != '\0';
   g_autofree char *tooltip = NULL;
+  g_autofree char *shown = natter_visible_text (self->model, NATTER_VISIBLE_KEEP_NONE);
 
   /* Two providers may each have a model of one name: the tooltip says
    * whose it is. */
   if (named && self->display_name != NULL && self->display_name[0] != '\0')
     /* Translators: the model picker's tooltip; the first %s is a model name, the second its provider's */
-    tooltip = g_strdup_printf (_("Model for the Next Message: %s on %s"), self->model, self->display_name);
+    tooltip = g_strdup_printf (_("Model for the Next Message: %s on %s"), shown, self->display_name);
   else if (named)
     /* Translators: the model picker's tooltip; %s is a model name */
-    tooltip = g_strdup_printf (_("Model for the Next Message: %s"), self->model);
+    tooltip = g_strdup_printf (_("Model for the Next Message: %s"), shown);
   else
     tooltip = g_strdup (_("Model for the Next Message"));
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->menu_button), tooltip);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  named ? self->model : _("Choose Model"), -1);
-  gtk_label_set_text (self->name_label, named ? self->model : _("Choose Model"));
+                                  named ? shown : _("Choose Model"), -1);
+  gtk_label_set_text (self->name_label, named ? shown : _("Choose Model"));
   update_width (self);
 }
 

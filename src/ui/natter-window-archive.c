@@ -166,17 +166,35 @@ chooser_new (NatterWindow         *self,
   return dialog;
 }
 
+/* Whether @c turns text around or breaks its line: a control
+ * character, a line or paragraph separator, a bidirectional embedding,
+ * override or isolate. */
+static gboolean
+reorders_or_breaks (gunichar c)
+{
+  return g_unichar_iscntrl (c) || c == 0x2028 || c == 0x2029 || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069);
+}
+
 /* A file name from the title: what a file system refuses in a name
- * becomes a dash. */
+ * becomes a dash, and so does what would make the name read otherwise
+ * in Files ("Photo" RLO "gnp.exe.md" reads "Photo dm.exe.png"). */
 static char *
 suggested_name (NatterWindow *self,
                 const char   *extension)
 {
   const char *title = natter_session_index_entry_get_title (self->conversation.entry);
-  g_autofree char *base = g_strdup (title != NULL && title[0] != '\0' ? title : _("Conversation"));
+  g_autofree char *valid = g_utf8_make_valid (title != NULL && title[0] != '\0' ? title : _("Conversation"), -1);
+  g_autoptr(GString) base = g_string_new (NULL);
 
-  g_strdelimit (base, "/\\:*?\"<>|", '-');
-  return g_strdup_printf ("%s.%s", g_strstrip (base), extension);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      g_string_append_unichar (base, reorders_or_breaks (c) ? '-' : c);
+    }
+  g_strdelimit (base->str, "/\\:*?\"<>|", '-');
+  return g_strdup_printf ("%s.%s", g_strstrip (base->str), extension);
 }
 
 static void

@@ -440,7 +440,7 @@ dictation_obstacle (NatterWindow *self,
     return g_strdup (_("To dictate, add a provider in Preferences"));
   if (natter_provider_id_is_endpoint (provider) || _natter_window_provider_is_missing (self, provider))
     /* Translators: %s is a provider's id or address */
-    return g_strdup_printf (_("To dictate, add %s as a provider in Preferences, or pick a model of another"),
+    return g_strdup_printf (_("To dictate, add %s as a provider in Preferences, or pick a model of another provider"),
                             provider);
   model = natter_settings_dup_transcription_model (self->settings, provider);
   if (model == NULL)

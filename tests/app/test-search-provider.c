@@ -500,6 +500,29 @@ test_markup_title (Fixture       *f,
   g_assert_cmpstr (meta_string (meta, "name"), ==, "Tom & Jerry <b>");
 }
 
+/* The Shell shows a result's name on one line as the sidebar does: a
+ * title an older file or an archive holds with a bidirectional override
+ * or a control character goes out with their stand-ins, so "photo" RLO
+ * "gnp.exe" cannot read "photoexe.png" in the Shell's results. */
+static void
+test_one_line_title (Fixture       *f,
+                     gconstpointer  data)
+{
+  const char *id = "2026-11-30T11-30-00Z-0000010-000";
+  const char *ids[] = { id, NULL };
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) metas = NULL;
+  g_autoptr(GVariant) meta = NULL;
+
+  add_session (f, id, "photo \u202Egnp.exe \x1b[31m", 60, "completed");
+  assert_ids (initial (f, "photo"), id);
+  reply = call (f, "GetResultMetas", g_variant_new ("(^as)", ids), "(aa{sv})");
+  metas = g_variant_get_child_value (reply, 0);
+  g_assert_cmpuint (g_variant_n_children (metas), ==, 1);
+  meta = g_variant_get_child_value (metas, 0);
+  g_assert_cmpstr (meta_string (meta, "name"), ==, "photo \\u202Egnp.exe \u241B[31m");
+}
+
 static void
 test_describe_times (Fixture       *f,
                      gconstpointer  data)
@@ -873,6 +896,7 @@ main (int   argc,
   ADD ("result-metas", test_result_metas);
   ADD ("describe-times", test_describe_times);
   ADD ("markup-title", test_markup_title);
+  ADD ("one-line-title", test_one_line_title);
   ADD ("activate-result", test_activate_result);
   ADD ("launch-search", test_launch_search);
   ADD ("waits-for-index", test_waits_for_index);

@@ -397,6 +397,30 @@ test_size_limit (Fixture       *f,
   g_assert_cmpuint (count_files (f->dir, "storage/turns"), ==, 0);
 }
 
+/* A file's name is one line of `show`: a newline in it would start a
+ * line of its own, and a bidirectional override would turn the rest of
+ * the line around ("photo" RLO "gnp.txt" reads "phototxt.png"); both
+ * get their stand-ins, as a title's do. */
+static void
+test_show_names_one_line (Fixture       *f,
+                          gconstpointer  data)
+{
+  const NatterTestResponse script[] = { ANSWER };
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *odd = write_file (f, "photo\u202Egnp.txt\nrest", "plum", -1);
+
+  f->server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
+       "--attach", odd, "Look");
+  g_assert_cmpint (r.status, ==, 0);
+  session_id = natter_test_session_of (r.out);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "attachment: photo\\u202Egnp.txt\u2424rest 4 bytes text/plain\n"));
+}
+
 static void
 test_missing_and_damaged_blob (Fixture       *f,
                                gconstpointer  data)
@@ -655,6 +679,7 @@ main (int   argc,
   ADD ("/attachments-cli/ask-attach", test_ask_attach);
   ADD ("/attachments-cli/size-limit", test_size_limit);
   ADD ("/attachments-cli/missing-and-damaged-blob", test_missing_and_damaged_blob);
+  ADD ("/attachments-cli/show-names-one-line", test_show_names_one_line);
   ADD ("/attachments-cli/same-size-damaged-blob", test_same_size_damaged_blob);
   ADD ("/attachments-cli/kill-between-blob-and-turn", test_kill_between_blob_and_turn);
   ADD ("/attachments-cli/server-rejects-images", test_server_rejects_images);

@@ -244,6 +244,17 @@ test_usage (Fixture       *f,
   g_assert_cmpint (nameless.status, ==, 2);
   g_assert_nonnull (strstr (nameless.err, "Name the model"));
   g_assert_cmpuint (f->ollama->server->paths->len, ==, 0);
+
+  /* A name with bytes that are not UTF-8 (typed in a Latin-1 terminal)
+   * is refused, not pulled under a name with U+FFFD in it. */
+  {
+    g_auto(NatterTestRun) latin1;
+
+    RUN (f, FALSE, &latin1, "pull", "caf\xe9", NULL);
+    g_assert_cmpint (latin1.status, ==, 2);
+    g_assert_nonnull (strstr (latin1.err, "A model name must be text in UTF-8"));
+    g_assert_cmpuint (f->ollama->server->paths->len, ==, 0);
+  }
 }
 
 /* Without --base-url, the default provider of the settings; --provider

@@ -277,6 +277,14 @@ test_pins_folders (Fixture       *f,
   g_assert_cmpint (r.status, !=, 0);
   g_assert_cmpstr (r.out, ==, "");
   g_assert_nonnull (strstr (r.err, "A folder name cannot hold line breaks, tabs or other control characters"));
+  /* Bytes that are not UTF-8 (a name from a Latin-1 script) are refused
+   * with the reason, not compared with the folders' names: that
+   * comparison crashed the command, and the window it was forwarded to. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "folder", session_id, "Caf\xe9");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "A folder name must be text in UTF-8"));
   g_clear_pointer (&folders, g_ptr_array_unref);
   folders = natter_test_list_files (f->dir, "storage/folders");
   g_assert_cmpuint (folders->len, ==, 1);

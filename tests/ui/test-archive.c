@@ -174,6 +174,17 @@ test_archive_choosers (void)
   assert_chooser (window, "win.import", "natter", "Import Conversation", "Natter archives", NULL);
   assert_chooser (window, "win.import", "chatgpt", "Import from ChatGPT", "ChatGPT conversations.json", NULL);
 
+  /* A bidirectional override or isolate in the title would turn the
+   * name around in Files ("Photo" RLO "gnp.exe.md" reads
+   * "Photo dm.exe.png"): it becomes a dash, as a slash does. */
+  {
+    g_autofree char *odd = ui_create_session (u, "Photo \u202Egnp.exe \u2066x\u2069");
+
+    g_assert_true (natter_window_open_session (window, odd));
+    ui_wait_until (ui_timeline_loaded, window);
+    assert_chooser (window, "win.export", "markdown", "Export as Markdown", "Markdown", "Photo -gnp.exe -x-.md");
+  }
+
   ui_destroy_window (window);
   ui_world_free (u);
 #endif

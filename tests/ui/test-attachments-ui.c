@@ -244,6 +244,96 @@ test_drop_and_send (Fixture       *f,
   ui_wait_until (image_shown, f->window);
 }
 
+/* The Remove button of a chip (its only button while the message is
+ * being written). */
+static GtkWidget *
+remove_button_of (gpointer chip)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (chip, GTK_TYPE_BUTTON);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (gtk_widget_get_visible (g_ptr_array_index (buttons, i)))
+      return g_ptr_array_index (buttons, i);
+  g_assert_not_reached ();
+}
+
+/* Removing a file with its chip's button leaves the focus where the
+ * message is written, with the mouse or the keyboard alike: not on the
+ * attach button, where the next Space would open the file chooser. */
+static void
+test_remove_keeps_focus_in_message (Fixture       *f,
+                                    gconstpointer  data)
+{
+  NatterComposer *composer = composer_of (f);
+  GtkWidget *field = ui_find_first (composer, GTK_TYPE_TEXT_VIEW);
+  ChipCount count = { f->window, 2 };
+  g_autoptr(GPtrArray) chips = NULL;
+  GtkWidget *button;
+
+  natter_composer_add_file (composer, f->text_file);
+  natter_composer_add_file (composer, f->png_file);
+  ui_wait_until (has_n_chips, &count);
+
+  /* One of two goes: the focus goes back to the message. */
+  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+  button = remove_button_of (g_ptr_array_index (chips, 0));
+  g_assert_true (gtk_widget_grab_focus (button));
+  g_signal_emit_by_name (button, "clicked");
+  count.n = 1;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+
+  /* The last one goes: the same, and nothing else moved it. */
+  g_clear_pointer (&chips, g_ptr_array_unref);
+  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+  button = remove_button_of (g_ptr_array_index (chips, 0));
+  g_assert_true (gtk_widget_grab_focus (button));
+  g_signal_emit_by_name (button, "clicked");
+  count.n = 0;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+}
+
+/* A file's name is one line on its chip, as a title is in the sidebar:
+ * "photo" RLO "gnp.txt" would read "phototxt.png", a newline would
+ * break the chip's line and ESC would be a box. The chip shows their
+ * stand-ins, on its label and in its Remove button's tooltip, and
+ * keeps the name itself for opening the file. */
+static void
+test_chip_name_one_line (void)
+{
+  const char *name = "photo\u202Egnp.txt\nrest\x1b";
+  const char *shown = "photo\\u202Egnp.txt\u2424rest\u241B";
+  GtkWidget *chip = natter_attachment_chip_new (name, "text/plain", 4, NULL, TRUE);
+  GtkWidget *window = gtk_window_new ();
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) buttons = NULL;
+  g_autofree char *tooltip = g_strdup_printf ("Remove “%s”", shown);
+  gboolean found = FALSE;
+
+  gtk_window_set_child (GTK_WINDOW (window), chip);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, chip);
+  labels = ui_find_all (chip, GTK_TYPE_LABEL);
+  buttons = ui_find_all (chip, GTK_TYPE_BUTTON);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      g_assert_null (strstr (text, "\u202E"));
+      g_assert_null (strchr (text, '\n'));
+      found = found || g_str_equal (text, shown);
+    }
+  g_assert_true (found);
+  found = FALSE;
+  for (guint i = 0; i < buttons->len; i++)
+    found = found || g_strcmp0 (gtk_widget_get_tooltip_text (g_ptr_array_index (buttons, i)), tooltip) == 0;
+  g_assert_true (found);
+  g_assert_cmpstr (natter_attachment_chip_get_name (NATTER_ATTACHMENT_CHIP (chip)), ==, name);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static gboolean
 has_text (gpointer data)
 {
@@ -816,6 +906,7 @@ main (int   argc,
 #define ADD(path, func) g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   ADD ("/attachments/drop-and-send", test_drop_and_send);
   ADD ("/attachments/paste", test_paste);
+  ADD ("/attachments/remove-keeps-focus-in-message", test_remove_keeps_focus_in_message);
   ADD ("/attachments/screenshot", test_screenshot);
   ADD ("/attachments/edit-carries-attachments", test_edit_carries_attachments);
   ADD ("/attachments/try-again-keeps-attachments", test_try_again_keeps_attachments);
@@ -826,6 +917,7 @@ main (int   argc,
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
   ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
 #undef ADD
+  g_test_add_func ("/attachments/chip-name-one-line", test_chip_name_one_line);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -615,3 +615,53 @@ test_rich_model_picker_unknown_provider (void)
   natter_test_server_free (one);
   natter_test_server_free (two);
 }
+
+/* A model's name is the server's text, one line in the header and in the
+ * list: a bidirectional override in it would turn the name around
+ * ("odd" RLO "gnp.exe" reads "oddexe.png") and ESC would be a box, so
+ * both show their stand-ins; the name chosen is still the server's. */
+void
+test_rich_model_picker_odd_names (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Models");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  NatterTestServer *ms = natter_test_server_new_models (
+    "{\"object\":\"list\",\"data\":[{\"id\":\"odd\\u202egnp.exe\",\"object\":\"model\"},"
+    "{\"id\":\"esc\\u001b[2J\",\"object\":\"model\"}]}");
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  g_autoptr(GPtrArray) labels = NULL;
+  gboolean header = FALSE, row = FALSE;
+
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms->base_url);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "local", "odd\u202Egnp.exe");
+  picker = natter_window_get_model_picker (window);
+  wait_picker (picker, "models");
+  natter_model_picker_popup (picker);
+
+  labels = find_all_any (picker, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      g_assert_null (strstr (text, "\u202E"));
+      g_assert_null (strchr (text, '\x1b'));
+      if (g_str_equal (text, "odd\\u202Egnp.exe"))
+        {
+          header = header || row;
+          row = TRUE;
+        }
+      if (g_str_equal (text, "esc\u241B[2J"))
+        row = TRUE;
+    }
+  g_assert_true (header);
+  natter_model_picker_popdown (picker);
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "odd\u202Egnp.exe");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (ms);
+}

@@ -302,7 +302,7 @@ test_dictation_provider (void)
   ui_wait_until (ui_timeline_loaded, d.window);
   gtk_widget_activate_action (GTK_WIDGET (d.window), "win.dictate", NULL);
   g_assert_cmpint (natter_composer_get_dictation (d.composer), ==, NATTER_COMPOSER_DICTATION_IDLE);
-  wait_shown (d.window, "To dictate, add gone as a provider in Preferences", "");
+  wait_shown (d.window, "To dictate, add gone as a provider in Preferences", "or pick a model of another provider");
   g_assert_cmpuint (d.groq->requests, ==, 1);
   g_assert_cmpuint (d.other->requests, ==, 1);
 

@@ -16,6 +16,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "natter-search-provider.h"
+#include "natter-plain-text.h"
 #include "natter-search-index.h"
 #include "natter-session-families.h"
 
@@ -486,6 +487,7 @@ result_metas (NatterSearchProvider *self,
     {
       NatterSessionIndexEntry *entry = NULL;
       const char *title;
+      g_autofree char *shown = NULL;
       g_autofree char *description = NULL;
 
       if (self->index != NULL)
@@ -495,6 +497,10 @@ result_metas (NatterSearchProvider *self,
         continue;
 
       title = natter_session_index_entry_get_title (entry);
+      /* One line with the sidebar's stand-ins: a title an older file or
+       * an archive holds may carry a control character or a bidi
+       * override, which would ring, break or turn the Shell's line. */
+      shown = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
       /* A session found by what was said shows where it was said. */
       description = g_strdup (g_hash_table_lookup (self->snippets, ids[i]));
       if (description == NULL)
@@ -503,7 +509,7 @@ result_metas (NatterSearchProvider *self,
       g_variant_builder_open (&metas, G_VARIANT_TYPE ("a{sv}"));
       g_variant_builder_add (&metas, "{sv}", "id", g_variant_new_string (ids[i]));
       g_variant_builder_add (&metas, "{sv}", "name",
-                             g_variant_new_string (title != NULL && title[0] != '\0' ? title : _("New chat")));
+                             g_variant_new_string (shown[0] != '\0' ? shown : _("New chat")));
       if (description != NULL)
         g_variant_builder_add (&metas, "{sv}", "description", g_variant_new_string (description));
       g_variant_builder_add (&metas, "{sv}", "gicon", g_variant_new_string (icon_string));

@@ -225,8 +225,11 @@ name_key (const char *name)
 {
   g_autoptr(GString) visible = g_string_new (NULL);
   g_autofree char *folded = NULL;
+  /* Only a key to compare: bytes that are not UTF-8 (check_name()
+   * refuses such a name) must not make it NULL. */
+  g_autofree char *valid = g_utf8_make_valid (name, -1);
 
-  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
 
@@ -522,6 +525,12 @@ check_name (NatterFolders  *self,
     {
       g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
                            _("A folder needs a name"));
+      return FALSE;
+    }
+  if (!g_utf8_validate (name, -1, NULL))
+    {
+      g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,
+                           _("A folder name must be text in UTF-8"));
       return FALSE;
     }
   if (!may_hold_controls && natter_text_has_control (name))

@@ -25,6 +25,7 @@
 #include "natter-builder-part.h"
 #include "natter-error-words.h"
 #include "natter-models-dialog.h"
+#include "natter-plain-text.h"
 
 /* The parts this file builds by id (natter_builder_part()). */
 #define PARTS_UI "natter-models-dialog-parts.ui"
@@ -175,10 +176,11 @@ delete_clicked_cb (GtkButton          *button,
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   g_autofree char *heading = NULL;
   g_autofree char *body = NULL;
+  g_autofree char *shown = natter_visible_text (name, NATTER_VISIBLE_KEEP_NONE);
   GtkWidget *dialog;
 
   /* Translators: %s is a model name */
-  heading = g_strdup_printf (_("Delete “%s”?"), name);
+  heading = g_strdup_printf (_("Delete “%s”?"), shown);
   /* Translators: %s is the name of a model provider, e.g. "Ollama" */
   body = g_strdup_printf (_("Its files are removed from %s. Using it again means pulling it again, whole."),
                           natter_openai_provider_get_display_name (provider));
@@ -201,15 +203,17 @@ add_model_row (NatterModelsDialog    *self,
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *row = natter_builder_part (builder, PARTS_UI, "model_row");
   g_autofree char *description = describe_model (info);
+  /* The server's name, one line: a bidi override would turn it around. */
+  g_autofree char *shown = natter_visible_text (info->name, NATTER_VISIBLE_KEEP_NONE);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), info->name);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), shown);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), description);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (info->name), g_free);
   if (deletable)
     {
       GtkWidget *button = natter_builder_part (builder, PARTS_UI, "delete_button");
       /* Translators: %s is a model name; what a screen reader says of its delete button */
-      g_autofree char *label = g_strdup_printf (_("Delete %s"), info->name);
+      g_autofree char *label = g_strdup_printf (_("Delete %s"), shown);
 
       gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
       g_object_set_data_full (G_OBJECT (button), "model", g_strdup (info->name), g_free);
