@@ -87,27 +87,6 @@ describe_parameters (const NatterModelInfo *info)
   return g_strdup ("-");
 }
 
-/* A server's text as a terminal may show it: a control character (an
- * escape sequence that would move the cursor or recolour the terminal,
- * a tab that would shift the columns) is written as "\xNN"; everything
- * else, UTF-8 too, stays as it is. */
-static char *
-printable (const char *text)
-{
-  GString *out = g_string_new (NULL);
-
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      guchar c = (guchar) *p;
-
-      if (c < 0x20 || c == 0x7f)
-        g_string_append_printf (out, "\\x%02x", c);
-      else
-        g_string_append_c (out, *p);
-    }
-  return g_string_free (out, FALSE);
-}
-
 static void
 print_models (ModelsRun *models,
               GPtrArray *list)
@@ -136,9 +115,9 @@ print_models (ModelsRun *models,
       g_autoptr(GDateTime) local = info->modified != NULL ? g_date_time_to_local (info->modified) : NULL;
       g_autofree char *modified = local != NULL ? g_date_time_format (local, "%Y-%m-%d %H:%M") : g_strdup ("-");
 
-      g_autofree char *name = printable (info->name);
-      g_autofree char *quantization = printable (info->quantization != NULL ? info->quantization : "-");
-      g_autofree char *shown_parameters = printable (parameters);
+      g_autofree char *name = natter_cli_one_line (info->name);
+      g_autofree char *quantization = natter_cli_one_line (info->quantization != NULL ? info->quantization : "-");
+      g_autofree char *shown_parameters = natter_cli_one_line (parameters);
 
       natter_cli_out (run, "%s\t%s\t%s\t%s\t%s\n", name, size, shown_parameters, quantization, modified);
     }

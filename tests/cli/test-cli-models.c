@@ -117,10 +117,14 @@ test_list_control_characters (Fixture       *f,
   g_auto(NatterTestRun) r;
 
   g_ptr_array_add (f->ollama->models, g_strdup ("odd\\u001b[2J\\tname:latest"));
+  g_ptr_array_add (f->ollama->models, g_strdup ("photo\\u202egnp.exe"));
   RUN (f, FALSE, &r, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_nonnull (strstr (r.out, "\nodd\\x1b[2J\\x09name:latest\t2.0" NBSP "GB\t"));
+  /* The stand-ins every listing uses (README, "Control characters"). */
+  g_assert_nonnull (strstr (r.out, "\nodd\u241b[2J\u2409name:latest\t2.0" NBSP "GB\t"));
+  g_assert_nonnull (strstr (r.out, "\nphoto\\u202Egnp.exe\t"));
   g_assert_null (strchr (r.out, '\033'));
+  g_assert_null (strstr (r.out, "\u202e"));
 }
 
 static void
