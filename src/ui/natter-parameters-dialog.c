@@ -160,3 +160,51 @@ natter_parameters_dialog_dup_parameters (NatterParametersDialog *self)
 
   return read_fields (self);
 }
+
+static char *
+instruction_text (NatterParametersDialog *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (self->instruction);
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/**
+ * natter_parameters_dialog_follow:
+ * @self: the dialog
+ * @shown: (nullable): what the fields were last set to (at opening, or
+ *   by the last call)
+ * @now: (nullable): what the conversation keeps now
+ *
+ * The conversation's settings changed while the dialog was open (`natter
+ * params`, another window): each field that still says what it was set
+ * to is set to what is kept now; a field the person changed keeps their
+ * words, which Save will keep.
+ */
+void
+natter_parameters_dialog_follow (NatterParametersDialog           *self,
+                                 const NatterGenerationParameters *shown,
+                                 const NatterGenerationParameters *now)
+{
+  g_autofree char *instruction = NULL;
+  const char *was_instruction = shown != NULL && shown->system_instruction != NULL ? shown->system_instruction : "";
+
+  g_return_if_fail (NATTER_IS_PARAMETERS_DIALOG (self));
+
+  for (guint i = 0; i < N_FIELDS; i++)
+    {
+      g_autofree char *was = shown != NULL ? natter_parameters_input_format (shown, (NatterParameter) i) : NULL;
+      g_autofree char *will = now != NULL ? natter_parameters_input_format (now, (NatterParameter) i) : NULL;
+      GtkEditable *field = GTK_EDITABLE (self->rows[i]);
+
+      if (g_strcmp0 (gtk_editable_get_text (field), was != NULL ? was : "") == 0 &&
+          g_strcmp0 (was, will) != 0)
+        gtk_editable_set_text (field, will != NULL ? will : "");
+    }
+  instruction = instruction_text (self);
+  if (g_strcmp0 (instruction, was_instruction) == 0)
+    gtk_text_buffer_set_text (gtk_text_view_get_buffer (self->instruction),
+                              now != NULL && now->system_instruction != NULL ? now->system_instruction : "", -1);
+}

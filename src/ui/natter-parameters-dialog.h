@@ -18,5 +18,8 @@ G_DECLARE_FINAL_TYPE (NatterParametersDialog, natter_parameters_dialog, NATTER, 
 GtkWidget                  *natter_parameters_dialog_new            (GtkWindow                        *parent,
                                                                      const NatterGenerationParameters *kept);
 NatterGenerationParameters *natter_parameters_dialog_dup_parameters (NatterParametersDialog           *self);
+void                        natter_parameters_dialog_follow         (NatterParametersDialog           *self,
+                                                                     const NatterGenerationParameters *shown,
+                                                                     const NatterGenerationParameters *now);
 
 G_END_DECLS

@@ -192,6 +192,25 @@ parameters_response_cb (NatterParametersDialog *dialog,
                                         set_parameters_cb, g_object_ref (self));
 }
 
+/* The conversation's settings changed while its dialog is open: the
+ * fields the person left as they were follow, and Save compares with
+ * what they show now. */
+static void
+kept_changed_cb (NatterSessions         *sessions,
+                 const char             *changed_id,
+                 NatterParametersDialog *dialog)
+{
+  const char *session_id = g_object_get_data (G_OBJECT (dialog), "session-id");
+  const NatterGenerationParameters *now = natter_sessions_get_kept_parameters (sessions, session_id);
+  const NatterGenerationParameters *shown = g_object_get_data (G_OBJECT (dialog), "shown");
+
+  if (natter_generation_parameters_equal (shown, now))
+    return;
+  natter_parameters_dialog_follow (dialog, shown, now);
+  g_object_set_data_full (G_OBJECT (dialog), "shown", now != NULL ? natter_generation_parameters_copy (now) : NULL,
+                          (GDestroyNotify) natter_generation_parameters_free);
+}
+
 /* The conversation's generation parameters (docs/sessions.md §15), for
  * the session shown: a version's are its original's. */
 static void
@@ -213,6 +232,7 @@ parameters_activated (GtkWidget  *widget,
     g_object_set_data_full (G_OBJECT (dialog), "shown", natter_generation_parameters_copy (kept),
                             (GDestroyNotify) natter_generation_parameters_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (parameters_response_cb), self, 0);
+  g_signal_connect_object (self->sessions, "session-index-changed", G_CALLBACK (kept_changed_cb), dialog, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

@@ -188,6 +188,22 @@ kept_as (gpointer data)
                                              k->expected);
 }
 
+static gboolean
+seed_shows_7 (gpointer dialog)
+{
+  return g_strcmp0 (gtk_editable_get_text (field (dialog, "Seed")), "7") == 0;
+}
+
+static char *
+instruction_of (NatterParametersDialog *dialog)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (ui_find_first (dialog, GTK_TYPE_TEXT_VIEW)));
+  GtkTextIter start, end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
 /* Settings changed elsewhere (`natter params`) while the dialog is open:
  * Save keeps what the person changed in it, and leaves the others as
  * they are now, never as the dialog first showed them. */
@@ -202,6 +218,7 @@ test_save_keeps_changes_made_elsewhere (void)
   g_autoptr(GAsyncResult) set_first = NULL;
   g_autoptr(GAsyncResult) set_elsewhere = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *instruction = NULL;
   NatterParametersDialog *dialog;
   NatterWindow *window;
   KeptAs kept;
@@ -225,11 +242,17 @@ test_save_keeps_changes_made_elsewhere (void)
   elsewhere->has_seed = TRUE;
   elsewhere->seed = 7;
   natter_generation_parameters_set_system_instruction (elsewhere, "Answer in French.");
+  gtk_editable_set_text (field (dialog, "Temperature (0 to 2)"), "0.9");
   natter_sessions_set_parameters_async (u->sessions, session_id, elsewhere, NULL, ui_result_cb, &set_elsewhere);
   g_assert_true (natter_sessions_set_parameters_finish (u->sessions, ui_wait_result (&set_elsewhere), &error));
   g_assert_no_error (error);
 
-  gtk_editable_set_text (field (dialog, "Temperature (0 to 2)"), "0.9");
+  /* The fields left as they were follow (the window learns of the
+   * change); a field changed in the dialog keeps the person's words. */
+  ui_wait_until (seed_shows_7, dialog);
+  g_assert_cmpstr (gtk_editable_get_text (field (dialog, "Temperature (0 to 2)")), ==, "0.9");
+  instruction = instruction_of (dialog);
+  g_assert_cmpstr (instruction, ==, "Answer in French.");
   click (dialog, "_Save");
   ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
   expected = natter_generation_parameters_copy (elsewhere);
