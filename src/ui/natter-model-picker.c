@@ -111,20 +111,25 @@ set_page (NatterModelPicker *self,
 
 /* Appends @model's row to @box, from its template; the check marks the
  * current model, and only the current provider's list has one. @other is
- * the other provider whose list it is in, NULL in the current one's. */
+ * the other provider whose list it is in, NULL in the current one's;
+ * @note, if any, says under the name why it is listed. */
 static void
 append_model_row (GtkListBox *box,
                   const char *model,
                   gboolean    current,
-                  Other      *other)
+                  Other      *other,
+                  const char *note)
 {
   g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-row.ui");
   GtkWidget *row = GTK_WIDGET (gtk_builder_get_object (builder, "row"));
   GtkWidget *check = GTK_WIDGET (gtk_builder_get_object (builder, "check"));
+  GtkWidget *note_label = GTK_WIDGET (gtk_builder_get_object (builder, "note"));
   g_autofree char *shown = natter_visible_text (model, NATTER_VISIBLE_KEEP_NONE);
 
   /* The server's name, one line: a bidi override would turn it around. */
   gtk_label_set_text (GTK_LABEL (gtk_builder_get_object (builder, "label")), shown);
+  gtk_label_set_text (GTK_LABEL (note_label), note != NULL ? note : "");
+  gtk_widget_set_visible (note_label, note != NULL);
   gtk_widget_set_opacity (check, current ? 1.0 : 0.0);
   gtk_widget_set_visible (check, other == NULL);
   g_object_set_data_full (G_OBJECT (row), "model", g_strdup (model), g_free);
@@ -139,19 +144,28 @@ append_model_row (GtkListBox *box,
   gtk_list_box_append (box, row);
 }
 
+/* The current provider's models, the current one checked. A current
+ * model the provider no longer lists (deleted from the server, renamed)
+ * stays first, checked, with a word on why the next message may fail:
+ * nothing checked would leave the person guessing what it goes to. */
 static void
 rebuild_rows (NatterModelPicker *self)
 {
   GtkWidget *child;
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+  gboolean listed = FALSE;
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->list_box))) != NULL)
     gtk_list_box_remove (self->list_box, child);
+  for (guint i = 0; i < n && !listed; i++)
+    listed = g_strcmp0 (gtk_string_list_get_string (self->models, i), self->model) == 0;
+  if (!listed && n > 0 && self->model != NULL && self->model[0] != '\0')
+    append_model_row (self->list_box, self->model, TRUE, NULL, _("Not offered by this provider now"));
   for (guint i = 0; i < n; i++)
     {
       const char *model = gtk_string_list_get_string (self->models, i);
 
-      append_model_row (self->list_box, model, g_strcmp0 (model, self->model) == 0, NULL);
+      append_model_row (self->list_box, model, g_strcmp0 (model, self->model) == 0, NULL, NULL);
     }
 }
 
@@ -371,7 +385,7 @@ rebuild_others (NatterModelPicker *self)
       if (listed != NULL)
         {
           for (guint j = 0; listed[j] != NULL; j++)
-            append_model_row (self->others_box, listed[j], FALSE, other);
+            append_model_row (self->others_box, listed[j], FALSE, other, NULL);
           if (listed[0] != NULL)
             continue;
           note = g_strdup (_("No models"));

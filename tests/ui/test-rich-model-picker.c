@@ -665,3 +665,49 @@ test_rich_model_picker_odd_names (void)
   ui_world_free (u);
   natter_test_server_free (ms);
 }
+
+/* The conversation's model is gone from its server (deleted, renamed):
+ * the picker still says which model the next message goes to, checked,
+ * and why it may fail, above what the server offers. */
+void
+test_rich_model_picker_model_gone (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Gone");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(GPtrArray) labels = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  NatterTestServer *ms = natter_test_server_new_models (ALPHA_BETA);
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkListBox *list;
+
+  natter_provider_registry_add_provider (registry, "local", "Local Server", ms->base_url);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "local", "gamma");
+  picker = natter_window_get_model_picker (window);
+  wait_picker (picker, "models");
+  natter_model_picker_popup (picker);
+
+  list = GTK_LIST_BOX (ui_find_first (picker, GTK_TYPE_LIST_BOX));
+  rows = ui_find_all (list, GTK_TYPE_LIST_BOX_ROW);
+  g_assert_cmpuint (rows->len, ==, 3);
+  g_assert_cmpstr (g_object_get_data (G_OBJECT (gtk_list_box_get_row_at_index (list, 0)), "model"), ==, "gamma");
+  g_assert_true (ui_label_shown (gtk_list_box_get_row_at_index (list, 0), "Not offered by this provider now"));
+  g_assert_false (ui_label_shown (gtk_list_box_get_row_at_index (list, 1), "Not offered by this provider now"));
+  ui_wait_until (ui_is_mapped, gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_POPOVER));
+  save_screenshots (gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_POPOVER), "model-picker-model-gone");
+
+  /* Choosing one the server has: the note goes with the row. */
+  natter_model_picker_choose (picker, "beta");
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  rows = ui_find_all (list, GTK_TYPE_LIST_BOX_ROW);
+  g_assert_cmpuint (rows->len, ==, 2);
+  g_assert_false (ui_label_shown (GTK_WIDGET (list), "Not offered by this provider now"));
+  natter_model_picker_popdown (picker);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (ms);
+}
