@@ -161,6 +161,11 @@ test_params (Fixture       *f,
   RUN (f, &r, "params", session_id, "--temperature", "3");
   g_assert_cmpint (r.status, ==, 2);
   g_assert_cmpstr (r.err, ==, "natter: Temperature must be a number from 0 to 2\n");
+  /* Decimal numbers only, as a person types them. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--top-p", "0x1p-1");
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.err, ==, "natter: Top-p must be a number from 0 to 1\n");
   natter_test_run_clear (&r);
   RUN (f, &r, "send", "--session", session_id, "--seed", "x", "never sent");
   g_assert_cmpint (r.status, ==, 2);
@@ -173,9 +178,9 @@ test_params (Fixture       *f,
   g_assert_cmpuint (count_substring (types, "parameters_changed"), ==, 1);
 
   natter_test_run_clear (&r);
-  RUN (f, &r, "params", session_id, "--clear", "--seed", "3");
+  RUN (f, &r, "params", session_id, "--clear", "--seed", "3", "--top-p", "-0");
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (r.out, ==, "seed\t3\n");
+  g_assert_cmpstr (r.out, ==, "top_p\t0\nseed\t3\n");
   natter_test_run_clear (&r);
   RUN (f, &r, "params", session_id, "--clear");
   g_assert_cmpstr (r.out, ==, "");

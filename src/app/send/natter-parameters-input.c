@@ -30,10 +30,15 @@ read_number (const char *text,
   double value;
 
   g_strdelimit (point, ",", '.');
+  /* Decimal numbers only: strtod() also reads C's hexadecimal floats
+   * ("0x1p0"), which nobody types for a temperature. */
+  if (strspn (point, "0123456789.eE+-") != strlen (point))
+    return FALSE;
   value = g_ascii_strtod (point, &end);
   if (end == point || *end != '\0' || !isfinite (value) || value < 0 || value > max)
     return FALSE;
-  *out_value = value;
+  /* "-0" is 0, and is said so. */
+  *out_value = value == 0 ? 0 : value;
   return TRUE;
 }
 
