@@ -258,8 +258,15 @@ natter_turn_model_call_get_time_to_first_token_ms (NatterTurnModelCall *call)
   return MAX (first_us - requested_us, 0) / 1000;
 }
 
+/* The shortest time an answer's speed is measured over. Below it the
+ * figure is the timing's noise, not the model's: an answer a buffering
+ * proxy passed on all at once, or one read in a burst after the main loop
+ * was busy, "came" in a millisecond or two, which said thousands of
+ * tokens a second. */
+#define MIN_GENERATION_MS 100
+
 /* The answer's tokens and how long they took to come, from the first
- * one to the end of the call; FALSE when unknown. */
+ * one to the end of the call; FALSE when unknown or too quick to time. */
 static gboolean
 generation (NatterTurnModelCall *call,
             gint64              *out_tokens,
@@ -273,7 +280,7 @@ generation (NatterTurnModelCall *call,
     return FALSE;
   *out_tokens = json_object_get_int_member (usage, "outputTokens");
   *out_ms = (end_us - first_us) / 1000;
-  return *out_tokens > 0 && *out_ms > 0;
+  return *out_tokens > 0 && *out_ms >= MIN_GENERATION_MS;
 }
 
 /**
@@ -287,7 +294,8 @@ generation (NatterTurnModelCall *call,
  *
  * Returns: tokens per second, > 0; -1 when unknown (the call did not
  *   complete, the server reported no output tokens, no first token was
- *   recorded, or the answer came within one millisecond)
+ *   recorded, or the answer came within a tenth of a second: too quick
+ *   to time)
  */
 double
 natter_turn_model_call_get_tokens_per_second (NatterTurnModelCall *call)

@@ -81,6 +81,42 @@ test_first_token_and_speed (Fixture       *f,
   g_assert_cmpfloat (speed, ==, 50.0);
 }
 
+/* An answer whose words all came within a few milliseconds (a proxy
+ * that buffered the stream, a burst read after a busy main loop) has a
+ * time to its first token but no speed: thousands of tokens a second
+ * would be the timing's, not the model's. */
+static void
+test_burst_has_no_speed (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterTurnState) state = NULL;
+  gint64 first_ms;
+  double speed;
+
+  natter_fake_model_set_usage (f->w->fakes->model, "{\"inputTokens\":10,\"outputTokens\":57,\"totalTokens\":67}");
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  turn_id = natter_test_sessions_send (f, sid, "all at once", &error);
+  g_assert_no_error (error);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
+
+  natter_fake_clock_advance (f->w->clock, 900 * 1000);
+  natter_fake_model_stream_text (f->w->fakes->model, "Every word ");
+  natter_fake_clock_advance (f->w->clock, 2 * 1000);
+  natter_fake_model_stream_text (f->w->fakes->model, "at once.");
+  natter_fake_model_release (f->w->fakes->model);
+  natter_test_sessions_wait_status (f, sid, "completed");
+
+  state = reduce_turn (f, turn_id);
+  g_assert_cmpfloat (natter_turn_model_call_get_tokens_per_second (natter_turn_state_get_model_call (state, 0)),
+                     ==, -1);
+  g_assert_true (natter_turn_state_get_speed (state, &first_ms, &speed));
+  g_assert_cmpint (first_ms, ==, 900);
+  g_assert_cmpfloat (speed, ==, -1);
+}
+
 /* An answer that streamed nothing (tool calls only, or all at once, as
  * a held call released without deltas): no figures, never a made-up
  * one, as for a file from before the field. */
@@ -137,6 +173,8 @@ main (int   argc,
               test_first_token_and_speed, natter_test_sessions_tear_down);
   g_test_add ("/speed/no-first-token", Fixture, NULL, natter_test_sessions_set_up,
               test_no_first_token, natter_test_sessions_tear_down);
+  g_test_add ("/speed/burst-has-no-speed", Fixture, NULL, natter_test_sessions_set_up,
+              test_burst_has_no_speed, natter_test_sessions_tear_down);
   g_test_add_func ("/speed/malformed-first-token-ts", test_malformed_first_token_ts);
   return g_test_run ();
 }
