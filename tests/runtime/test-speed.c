@@ -33,13 +33,44 @@ reduce_turn (Fixture    *f,
   return state;
 }
 
+/* Sends a message whose answer of @output_tokens comes in two parts:
+ * the first @first_us after the request, the second @between_us later,
+ * the call's end @after_us after that. Returns the settled turn's id. */
+static char *
+answer_in_two_parts (Fixture    *f,
+                     const char *sid,
+                     gint64      output_tokens,
+                     gint64      first_us,
+                     gint64      between_us,
+                     gint64      after_us)
+{
+  g_autofree char *usage = g_strdup_printf ("{\"inputTokens\":10,\"outputTokens\":%" G_GINT64_FORMAT
+                                            ",\"totalTokens\":%" G_GINT64_FORMAT "}",
+                                            output_tokens, output_tokens + 10);
+  g_autoptr(GError) error = NULL;
+  char *turn_id;
+
+  natter_fake_model_set_usage (f->w->fakes->model, usage);
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
+  turn_id = natter_test_sessions_send (f, sid, "count", &error);
+  g_assert_no_error (error);
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
+  natter_fake_clock_advance (f->w->clock, first_us);
+  natter_fake_model_stream_text (f->w->fakes->model, "One, ");
+  natter_fake_clock_advance (f->w->clock, between_us);
+  natter_fake_model_stream_text (f->w->fakes->model, "two, ");
+  natter_fake_clock_advance (f->w->clock, after_us);
+  natter_fake_model_release (f->w->fakes->model);
+  natter_test_sessions_wait_status (f, sid, "completed");
+  return turn_id;
+}
+
 static void
 test_first_token_and_speed (Fixture       *f,
                             gconstpointer  data)
 {
   g_autofree char *sid = natter_test_sessions_create (f);
   g_autofree char *turn_id = NULL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(GDateTime) requested = NULL;
@@ -48,20 +79,8 @@ test_first_token_and_speed (Fixture       *f,
   gint64 first_ms;
   double speed;
 
-  natter_fake_model_set_usage (f->w->fakes->model, "{\"inputTokens\":10,\"outputTokens\":100,\"totalTokens\":110}");
-  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
-  turn_id = natter_test_sessions_send (f, sid, "count to a hundred", &error);
-  g_assert_no_error (error);
-  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
-
   /* 400 ms until the first words, then 2 s for the rest. */
-  natter_fake_clock_advance (f->w->clock, 400 * 1000);
-  natter_fake_model_stream_text (f->w->fakes->model, "One, ");
-  natter_fake_clock_advance (f->w->clock, 1000 * 1000);
-  natter_fake_model_stream_text (f->w->fakes->model, "two, ");
-  natter_fake_clock_advance (f->w->clock, 1000 * 1000);
-  natter_fake_model_release (f->w->fakes->model);
-  natter_test_sessions_wait_status (f, sid, "completed");
+  turn_id = answer_in_two_parts (f, sid, 100, 400 * 1000, 1000 * 1000, 1000 * 1000);
 
   events = natter_test_sessions_read (f->w->turn_repo, turn_id);
   completed = natter_test_find_type (events, "model_call_completed");
@@ -91,23 +110,11 @@ test_burst_has_no_speed (Fixture       *f,
 {
   g_autofree char *sid = natter_test_sessions_create (f);
   g_autofree char *turn_id = NULL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   gint64 first_ms;
   double speed;
 
-  natter_fake_model_set_usage (f->w->fakes->model, "{\"inputTokens\":10,\"outputTokens\":57,\"totalTokens\":67}");
-  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NULL);
-  turn_id = natter_test_sessions_send (f, sid, "all at once", &error);
-  g_assert_no_error (error);
-  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
-
-  natter_fake_clock_advance (f->w->clock, 900 * 1000);
-  natter_fake_model_stream_text (f->w->fakes->model, "Every word ");
-  natter_fake_clock_advance (f->w->clock, 2 * 1000);
-  natter_fake_model_stream_text (f->w->fakes->model, "at once.");
-  natter_fake_model_release (f->w->fakes->model);
-  natter_test_sessions_wait_status (f, sid, "completed");
+  turn_id = answer_in_two_parts (f, sid, 57, 900 * 1000, 2 * 1000, 0);
 
   state = reduce_turn (f, turn_id);
   g_assert_cmpfloat (natter_turn_model_call_get_tokens_per_second (natter_turn_state_get_model_call (state, 0)),

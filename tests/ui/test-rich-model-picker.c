@@ -675,7 +675,6 @@ test_rich_model_picker_model_gone (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Gone");
   g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
-  g_autoptr(GPtrArray) labels = NULL;
   g_autoptr(GPtrArray) rows = NULL;
   NatterTestServer *ms = natter_test_server_new_models (ALPHA_BETA);
   NatterModelPicker *picker;
