@@ -87,38 +87,80 @@ _natter_window_class_sidebar_init (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
 }
 
-/* Gives the sidebar the services its list is built over, and the
- * conversation's menu as its rows' context menu. That menu acts on the
- * open conversation: the row's, which its selection asked to open, has
- * to be open once the menu shows, not a moment later when its turns are
- * read, or the menu would offer what fits the one before (Pin or
- * Unpin) and act on it. */
+static GMenuModel *
+row_menu_cb (const char *session_id,
+             gpointer    user_data)
+{
+  return _natter_window_conversation_menu_new (NATTER_WINDOW (user_data), session_id);
+}
+
+/* Gives the sidebar the services its list is built over, and its rows'
+ * context menu, whose items name the row's conversation. */
 void
 _natter_window_sidebar_init (NatterWindow *self)
 {
   natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->sidebar.ticker);
   natter_sidebar_focus_from_search (self->session_sidebar);
-  natter_sidebar_set_row_menu (self->session_sidebar,
-                               gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button)));
-  g_signal_connect_object (natter_sidebar_get_row_menu (self->session_sidebar), "show",
-                           G_CALLBACK (_natter_window_finish_opening), self, G_CONNECT_SWAPPED);
+  /* The sidebar goes with the window, its child: no reference. */
+  natter_sidebar_set_row_menu (self->session_sidebar, row_menu_cb, self, NULL);
 }
 
-/* F2 acts on "the conversation": pressed in the list, that is the one
- * whose row has the keyboard focus, which Tab moves to without opening
- * it (only the arrows and a click select). It is opened now, at once, so
- * that the dialog finds it open; one still waiting for its turns to be
- * read is shown first too. F2 is the application's accelerator, which
- * the list never sees, so this is asked here. */
-void
-_natter_window_open_focused_row (NatterWindow *self)
+/**
+ * _natter_window_dup_target:
+ * @self: the window
+ * @parameter: (nullable): an action's "s" target: a session id, or ""
+ *
+ * The conversation an action on one (win.delete, win.rename, win.pin,
+ * win.unpin, win.toggle-pin, win.move-to-folder, win.move-to-new-folder)
+ * acts on: the one its target names (a row's menu), or for "" the one
+ * the keyboard means. F2, Ctrl+D and Delete pressed in the list mean the
+ * row with the focus, which Tab moves to without opening it; they are
+ * the application's keys, which the list never sees, so this is asked
+ * here. Anywhere else (the conversation's own menu) "" is the open
+ * conversation, one still waiting for its turns to be read included,
+ * which is then shown at once.
+ *
+ * Returns: (transfer full) (nullable): a session id, or %NULL for none
+ */
+char *
+_natter_window_dup_target (NatterWindow *self,
+                           GVariant     *parameter)
 {
-  const char *session_id = natter_sidebar_get_focused_session (self->session_sidebar);
+  const char *target = parameter != NULL ? g_variant_get_string (parameter, NULL) : "";
+  const char *focused;
 
-  if (session_id == NULL)
-    return;
-  if (g_strcmp0 (session_id, self->conversation.session_id) != 0)
-    natter_window_open_session (self, session_id);
-  else
-    _natter_window_finish_opening (self);
+  if (target[0] != '\0')
+    return g_strdup (target);
+  focused = self->session_sidebar != NULL ? natter_sidebar_get_focused_session (self->session_sidebar) : NULL;
+  if (focused != NULL)
+    return g_strdup (focused);
+  _natter_window_finish_opening (self);
+  return g_strdup (self->conversation.session_id);
+}
+
+/**
+ * _natter_window_lookup_target:
+ * @self: the window
+ * @session_id: (nullable): what _natter_window_dup_target() said
+ * @writable: whether a conversation that cannot be read (its index entry
+ *   has an error) is refused
+ *
+ * Returns: (transfer none) (nullable): @session_id's index entry, or
+ *   %NULL when it is not listed (deleted meanwhile, its undo toast up)
+ *   or, with @writable, cannot be read
+ */
+NatterSessionIndexEntry *
+_natter_window_lookup_target (NatterWindow *self,
+                              const char   *session_id,
+                              gboolean      writable)
+{
+  NatterSessionIndexEntry *entry;
+
+  if (session_id == NULL || self->sessions == NULL ||
+      g_hash_table_contains (self->sidebar.pending_deletes, session_id))
+    return NULL;
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
+  if (entry == NULL || (writable && natter_session_index_entry_get_error (entry) != NULL))
+    return NULL;
+  return entry;
 }

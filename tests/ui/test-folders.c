@@ -221,7 +221,7 @@ test_pins_and_folders (void)
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (ui_menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
                                   "win.pin"));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", "s", natter_window_get_session_id (window)));
   wait_list (window, "[Pinned] Alpha [Recent] Gamma Beta");
   g_assert_true (natter_sessions_get_pinned (u->sessions, alpha));
 
@@ -258,7 +258,7 @@ test_pins_and_folders (void)
   /* Move to Folder, from the conversation's menu. */
   g_assert_true (natter_window_open_session (window, gamma));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s",
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "",
                                              work_id));
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
@@ -317,10 +317,10 @@ test_pins_and_folders (void)
   ui_wait_until (toast_gone, window);
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
-  /* Unpin. */
+  /* Unpin, from the conversation's menu, which names it. */
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.unpin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.unpin", "s", alpha));
   wait_list (window, "[Work] Gamma Beta [Recent] Alpha");
 
   /* Nothing still on its way when the window goes, and no conversation
@@ -365,15 +365,15 @@ test_delete_pinned_member_undo (void)
   /* Both into the folder, Alpha pinned as well, from its menu. */
   g_assert_true (natter_window_open_session (window, beta));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, beta, projects_id };
   ui_wait_until (in_folder, &moved);
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, alpha, projects_id };
   ui_wait_until (in_folder, &moved);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", "s", natter_window_get_session_id (window)));
   wait_list (window, "[Pinned] Alpha [Projects] Beta");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
@@ -496,7 +496,7 @@ test_delete_pinned_original_of_versions (void)
   wait_list (window, "[Pinned] Dinner [Work]");
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window),
                  "This version of “Dinner” deleted; its 2 other versions are kept");
   /* Checked at once: the toast goes on its own after a while. */
@@ -548,7 +548,7 @@ test_delete_original_unpinned_meanwhile (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window),
                  "This version of “Dinner” deleted; its 1 other version is kept");
   ui_set_pinned (u, version, FALSE);
@@ -608,7 +608,7 @@ test_delete_undo_name_taken (void)
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, beta));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, beta, projects_id };
   ui_wait_until (in_folder, &moved);
   wait_list (window, "[Projects] Beta [Recent] Alpha");

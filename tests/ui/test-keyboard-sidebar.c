@@ -138,8 +138,69 @@ list_key (NatterWindow *window,
   return handled;
 }
 
-/* Delete, F2 and the Menu key act on the row with the focus, which Tab
- * moved to without opening it, not on the open conversation. */
+/* The target of the row menu's item for @action, which names the row's
+ * conversation, or NULL when it has none. */
+static GVariant *
+menu_item_target (GMenuModel *model,
+                  const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      GVariant *target;
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return g_menu_model_get_item_attribute_value (model, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+      if (section != NULL && (target = menu_item_target (section, action)) != NULL)
+        return target;
+    }
+  return NULL;
+}
+
+/* The row's menu, as a person picks @action in it. */
+static void
+pick_in_row_menu (NatterWindow *window,
+                  const char   *action)
+{
+  GtkWidget *menu = natter_sidebar_get_row_menu (window->session_sidebar);
+  g_autoptr(GVariant) target = menu_item_target (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), action);
+
+  g_assert_nonnull (target);
+  gtk_popover_popdown (GTK_POPOVER (menu));
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, target));
+  ui_settle ();
+}
+
+static gboolean
+title_is (gpointer data)
+{
+  RowWait *r = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (r->window->sessions),
+                                                                r->session_id);
+
+  return entry != NULL && g_strcmp0 (natter_session_index_entry_get_title (entry), "Alpha renamed") == 0;
+}
+
+static gboolean
+is_pinned (gpointer data);
+
+/* The open conversation is as it was: not another, not opened again
+ * (its turns not read again: the same timeline), none waiting to open. */
+static void
+assert_still_open (NatterWindow        *window,
+                   const char          *session_id,
+                   NatterTimelineModel *timeline)
+{
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+  g_assert_true (natter_window_get_timeline (window) == timeline);
+  g_assert_null (natter_window_get_opening_session_id (window));
+}
+
+/* F2, Ctrl+D, Delete and the Menu key act on the row with the focus,
+ * which Tab moved to without opening it, not on the open conversation;
+ * that row is not opened for it, and the open one stays open as it was. */
 void
 test_keyboard_keys_act_on_focused_row (void)
 {
@@ -148,41 +209,67 @@ test_keyboard_keys_act_on_focused_row (void)
   g_autofree char *beta = ui_create_session (u, "Beta");
   g_autofree char *gamma = ui_create_session (u, "Gamma");
   NatterWindow *window = window_new (u);
-  GtkWidget *menu;
+  NatterTimelineModel *timeline;
+  RowWait alpha_wait = { window, alpha };
+  RowWait beta_wait = { window, beta };
+  AdwToast *toast;
   GtkWindow *dialog;
   GtkWidget *entry;
 
   g_assert_true (natter_window_open_session (window, gamma));
   ui_wait_until (ui_timeline_loaded, window);
+  timeline = natter_window_get_timeline (window);
 
   /* F2 renames Alpha, whose row has the focus. */
   focus_row_only (window, alpha);
-  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
   g_assert_true (press (window, "F2"));
   dialog = find_dialog (window);
   g_assert_nonnull (dialog);
+  assert_still_open (window, gamma, timeline);
   entry = adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog));
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, "Alpha");
-  gtk_window_destroy (dialog);
-  ui_settle ();
+  gtk_editable_set_text (GTK_EDITABLE (entry), "Alpha renamed");
+  g_signal_emit_by_name (gtk_root_get_focus (GTK_ROOT (dialog)), "activate");
+  ui_wait_until (title_is, &alpha_wait);
+  assert_still_open (window, gamma, timeline);
 
-  /* Delete deletes Beta, whose row has the focus; Gamma stays. */
-  g_assert_true (natter_window_open_session (window, gamma));
+  /* Ctrl+D pins Beta, whose row has the focus, not Gamma. */
+  focus_row_only (window, beta);
+  g_assert_true (press (window, "<Control>d"));
+  ui_wait_until (is_pinned, &beta_wait);
+  g_assert_false (natter_sessions_get_pinned (u->sessions, gamma));
+  assert_still_open (window, gamma, timeline);
+
+  /* Delete deletes Beta, whose row has the focus, and its toast names
+   * it; Gamma stays open, and the focus goes on in the list. */
   focus_row_only (window, beta);
   g_assert_true (list_key (window, GDK_KEY_Delete));
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), ==, GTK_INVALID_LIST_POSITION);
-  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, gamma), !=, GTK_INVALID_LIST_POSITION);
+  toast = g_hash_table_lookup (window->sidebar.pending_deletes, beta);
+  g_assert_nonnull (toast);
+  g_assert_cmpstr (adw_toast_get_title (toast), ==, "“Beta” deleted");
+  assert_still_open (window, gamma, timeline);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, gamma), ==,
+                    gtk_single_selection_get_selected (GTK_SINGLE_SELECTION (gtk_list_view_get_model (
+                      GTK_LIST_VIEW (natter_window_get_session_list (window))))));
 
-  /* The Menu key shows Alpha's menu, with Alpha open for it. */
-  g_assert_true (natter_window_open_session (window, gamma));
+  /* The Menu key shows Alpha's menu, its items naming Alpha; its Delete
+   * deletes Alpha, Gamma staying open. */
   focus_row_only (window, alpha);
   g_assert_true (press (window, "Menu"));
   ui_wait_until (row_menu_up, window);
-  g_assert_cmpstr (natter_window_get_session_id (window), ==, alpha);
-  menu = natter_sidebar_get_row_menu (window->session_sidebar);
-  gtk_popover_popdown (GTK_POPOVER (menu));
+  assert_still_open (window, gamma, timeline);
+  pick_in_row_menu (window, "win.delete");
   ui_wait_until (row_menu_down, window);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, alpha), ==, GTK_INVALID_LIST_POSITION);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 2);
+  assert_still_open (window, gamma, timeline);
+
+  /* Undo brings Alpha back to the list, leaving Gamma open. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", alpha));
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, alpha), !=, GTK_INVALID_LIST_POSITION);
+  assert_still_open (window, gamma, timeline);
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -380,8 +467,7 @@ test_keyboard_row_menu_gives_focus_back (void)
   g_assert_true (list_key (window, GDK_KEY_Menu));
   ui_wait_until (row_menu_up, window);
   g_assert_true (gtk_widget_child_focus (menu, GTK_DIR_TAB_FORWARD));
-  gtk_popover_popdown (GTK_POPOVER (menu));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  pick_in_row_menu (window, "win.pin");
   ui_wait_until (is_pinned, &r);
   ui_wait_until (row_menu_down, window);
   wait_focus_on_row (window, beta);
