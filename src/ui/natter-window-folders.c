@@ -126,6 +126,7 @@ _natter_window_update_folder_actions (NatterWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", foldable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", foldable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders.store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.current-folder", FALSE);
   update_open_menu (self, FALSE);
 }
 
@@ -597,7 +598,9 @@ folder_menu_label (const char *name)
 
 /* Move to Folder's items for @session_id's conversation, each targeting
  * @target (the session id, or "" for the open conversation): No Folder,
- * every folder, New Folder…. */
+ * every folder, New Folder…. The folder it is in already is shown as
+ * where it is, not offered as a place to move to: its item's action,
+ * win.current-folder, is never enabled, so it shows greyed out. */
 static void
 folder_menu_fill (NatterWindow *self,
                   GMenu        *menu,
@@ -605,13 +608,18 @@ folder_menu_fill (NatterWindow *self,
                   const char   *target)
 {
   guint n = self->folders.store != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders.store)) : 0;
+  const char *current = session_id != NULL && self->sessions != NULL
+                        ? natter_sessions_get_folder_id (self->sessions, session_id) : NULL;
   g_autoptr(GMenu) folders = g_menu_new ();
   g_autoptr(GMenu) none = g_menu_new ();
   g_autoptr(GMenu) create = g_menu_new ();
   g_autoptr(GMenuItem) none_item = g_menu_item_new (_("_No Folder"), NULL);
   g_autoptr(GMenuItem) create_item = g_menu_item_new (_("New _Folder…"), NULL);
 
-  g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new ("(ss)", target, ""));
+  if (current != NULL)
+    g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new ("(ss)", target, ""));
+  else
+    g_menu_item_set_action_and_target_value (none_item, "win.current-folder", NULL);
   g_menu_append_item (none, none_item);
   for (guint i = 0; i < n; i++)
     {
@@ -623,8 +631,11 @@ folder_menu_fill (NatterWindow *self,
         continue;
       label = folder_menu_label (natter_folder_get_name (folder));
       item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
-                                               g_variant_new ("(ss)", target, natter_folder_get_id (folder)));
+      if (g_strcmp0 (current, natter_folder_get_id (folder)) != 0)
+        g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
+                                                 g_variant_new ("(ss)", target, natter_folder_get_id (folder)));
+      else
+        g_menu_item_set_action_and_target_value (item, "win.current-folder", NULL);
       g_menu_append_item (folders, item);
     }
   g_menu_item_set_action_and_target_value (create_item, "win.move-to-new-folder", g_variant_new_string (target));
@@ -763,6 +774,15 @@ _natter_window_folders_init (NatterWindow *self)
   _natter_window_update_folder_actions (self);
 }
 
+/* The folder a conversation is in, in its Move to Folder: never enabled,
+ * so never activated; the item only shows where it is. */
+static void
+current_folder_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+}
+
 /* Ctrl+Z: the typing in the composer first, then a folder deleted after
  * the last conversation, then the last conversation deleted (the
  * sidebar's), then any folder still waiting. Here, above the keyboard
@@ -824,6 +844,8 @@ _natter_window_class_folders_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.unpin", "s", pin_activated);
   gtk_widget_class_install_action (widget_class, "win.toggle-pin", "s", pin_activated);
   gtk_widget_class_install_action (widget_class, "win.move-to-folder", "(ss)", move_to_folder_activated);
+  /* Never enabled: the item of the folder a conversation is in. */
+  gtk_widget_class_install_action (widget_class, "win.current-folder", NULL, current_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.move-to-new-folder", "s", new_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.new-folder", NULL, new_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.rename-folder", "s", rename_folder_activated);
