@@ -11,6 +11,7 @@
 #include "natter-folder-log.h"
 #include "natter-sessions-settings.h"
 #include "natter-sidebar-header-row.h"
+#include "natter-toast-guard.h"
 #include "test-keyboard.h"
 
 /* The conversation of the list's row that has the focus, or NULL. */
@@ -474,6 +475,126 @@ test_keyboard_row_menu_gives_focus_back (void)
   g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), <,
                     natter_sidebar_find_position (window->session_sidebar, gamma));
   g_assert_nonnull (alpha);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  UiWorld    *u;
+  const char *session_id;
+  char       *before;      /* the folder it was in */
+} FolderWait;
+
+static gboolean
+in_other_folder (gpointer data)
+{
+  FolderWait *f = data;
+  const char *folder_id = natter_sessions_get_folder_id (f->u->sessions, f->session_id);
+
+  return folder_id != NULL && g_strcmp0 (folder_id, f->before) != 0;
+}
+
+/* The deletion's toast has finished appearing, and the conversation
+ * that took the deleted one's place has opened: the moment, a second or
+ * two after Delete, a person's Ctrl+Z comes. */
+static gboolean
+settled_after_delete (gpointer window)
+{
+  return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window))) &&
+         natter_window_get_opening_session_id (window) == NULL;
+}
+
+/* Into a new folder named in New Folder…'s dialog, from the row's menu. */
+static void
+move_to_new_folder (UiWorld      *u,
+                    NatterWindow *window,
+                    const char   *session_id,
+                    const char   *name)
+{
+  g_autofree char *before = g_strdup (natter_sessions_get_folder_id (u->sessions, session_id));
+  FolderWait f = { u, session_id, before };
+  GtkWindow *dialog;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-new-folder", "s", session_id));
+  dialog = find_dialog (window);
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog))), name);
+  g_signal_emit_by_name (ui_find_button (dialog, "C_reate"), "clicked");
+  ui_wait_until (in_other_folder, &f);
+}
+
+/* Ctrl+Z a moment after deleting a conversation just moved into a new
+ * folder brings it back, its file and its folder kept, whether the
+ * keyboard is in the list or in the message field, at once or once the
+ * toast is up. (Typed in the message field after the deletion, words
+ * are undone first, the toast's Undo staying: test_keyboard_undo_typing_first.) */
+void
+test_keyboard_undo_after_new_folder (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autofree char *old_id = make_folder (folders, "Old");
+  NatterWindow *window = window_new (u);
+  const char *names[] = { "Fresh", "Fresher", "Freshest", "Newer", "Newest" };
+
+  natter_window_set_folders (window, folders);
+  for (guint round = 0; round < G_N_ELEMENTS (names); round++)
+    {
+      g_autofree char *folder_id = NULL;
+
+      g_assert_true (natter_window_open_session (window, beta));
+      ui_wait_until (ui_timeline_loaded, window);
+      focus_row_only (window, beta);
+      move_to_new_folder (u, window, beta, names[round]);
+      folder_id = g_strdup (natter_sessions_get_folder_id (u->sessions, beta));
+
+      /* Delete on its row, or from the conversation's menu (round 2)
+       * after typing in its message field: what was typed there goes
+       * with the field's conversation, and is no undo of another's. */
+      if (round != 2)
+        {
+          focus_row_only (window, beta);
+          g_assert_true (list_key (window, GDK_KEY_Delete));
+        }
+      else
+        {
+          GtkWidget *text = ui_find_first (natter_window_get_composer (window), GTK_TYPE_TEXT_VIEW);
+          GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (text));
+
+          g_assert_true (press (window, "<Control>l"));
+          gtk_text_buffer_begin_user_action (buffer);
+          gtk_text_buffer_insert_interactive_at_cursor (buffer, "A draft", -1, TRUE);
+          gtk_text_buffer_end_user_action (buffer);
+          g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", beta));
+        }
+      g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+      /* At once (round 3, the toast still sliding in, the next
+       * conversation still opening) or a frame later (round 4), else
+       * once all is settled. */
+      if (round < 3)
+        ui_wait_until (settled_after_delete, window);
+      else if (round == 4)
+        ui_settle ();
+
+      /* The keyboard in the list (rounds 0 and 3), or in the message
+       * field. */
+      if (round != 0 && round != 3)
+        g_assert_true (press (window, "<Control>l"));
+      g_assert_true (press (window, "<Control>z"));
+      g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
+      g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, beta), !=, GTK_INVALID_LIST_POSITION);
+      natter_window_dismiss_pending_deletes (window);
+      ui_settle ();
+      g_assert_nonnull (natter_session_index_lookup (u->index, beta));
+      g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, beta), ==, folder_id);
+    }
+  g_assert_nonnull (alpha);
+  g_assert_nonnull (old_id);
 
   ui_destroy_window (window);
   ui_world_free (u);
