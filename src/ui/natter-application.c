@@ -316,6 +316,8 @@ static const struct
   { "win.focus-composer", { "<Control>l", NULL } },
   { "win.choose-model", { "<Control>m", NULL } },
   { "win.go-back", { "<Alt>Left", NULL } },
+  { "win.next-conversation", { "<Alt>Down", "<Control>Page_Down", NULL } },
+  { "win.previous-conversation", { "<Alt>Up", "<Control>Page_Up", NULL } },
   { "win.dictate", { "<Shift><Control>d", NULL } },
   { "win.read-aloud-focused", { "<Shift><Control>r", NULL } },
   /* Pins the conversation meant, or unpins it if pinned. */

@@ -78,9 +78,49 @@ session_activated_cb (NatterWindow *self,
   gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
+/* Alt+Down or Ctrl+Page Down, Alt+Up or Ctrl+Page Up, as in GNOME's
+ * chat apps: the conversation listed after (before) the open one opens,
+ * the keyboard staying where it is (in the message field, it goes on
+ * to the next conversation's). Folders' headers are passed over, and so
+ * are the conversations of a closed folder; with none open, the first
+ * (last) one listed opens. */
+static void
+step_conversation_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  gboolean forward = g_str_equal (action_name, "win.next-conversation");
+  GListModel *model = natter_sidebar_get_model (self->session_sidebar);
+  const char *open = self->opening.id != NULL ? self->opening.id : self->conversation.session_id;
+  gint64 n = model != NULL ? g_list_model_get_n_items (model) : 0;
+  guint position = open != NULL ? natter_sidebar_find_position (self->session_sidebar, open)
+                                : GTK_INVALID_LIST_POSITION;
+  gint64 i;
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    i = forward ? 0 : n - 1;
+  else
+    i = forward ? (gint64) position + 1 : (gint64) position - 1;
+  for (; i >= 0 && i < n; i += forward ? 1 : -1)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, (guint) i);
+      g_autofree char *session_id = NULL;
+
+      if (!NATTER_IS_SESSION_INDEX_ENTRY (item))
+        continue;
+      session_id = g_strdup (natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)));
+      natter_window_open_session (self, session_id);
+      natter_sidebar_scroll_to (self->session_sidebar, session_id);
+      return;
+    }
+}
+
 void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "win.next-conversation", NULL, step_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.previous-conversation", NULL, step_conversation_activated);
   g_type_ensure (NATTER_TYPE_SIDEBAR);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_sidebar);
   gtk_widget_class_bind_template_callback (widget_class, session_selected_cb);

@@ -599,3 +599,47 @@ test_keyboard_undo_after_new_folder (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+/* Alt+Down and Ctrl+Page Down open the conversation listed below the
+ * open one, Alt+Up and Ctrl+Page Up the one above, passing over the
+ * sections' headers and stopping at either end; the keyboard stays in
+ * the message field. */
+void
+test_keyboard_next_previous_conversation (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autofree char *gamma = ui_create_session (u, "Gamma");
+  NatterWindow *window;
+  RowWait pinned;
+  GtkWidget *text;
+
+  ui_set_pinned (u, alpha, TRUE);
+  window = window_new (u);
+  pinned = (RowWait) { window, alpha };
+  ui_wait_until (is_pinned, &pinned);
+  /* [Pinned] Alpha [Recent] Gamma Beta; none open: the first. */
+  g_assert_null (natter_window_get_session_id (window));
+  g_assert_true (press (window, "<Alt>Down"));
+  wait_open (window, alpha);
+  g_assert_true (press (window, "<Control>l"));
+  text = gtk_root_get_focus (GTK_ROOT (window));
+  g_assert_true (GTK_IS_TEXT_VIEW (text));
+  g_assert_true (press (window, "<Alt>Down"));
+  wait_open (window, gamma);
+  g_assert_true (press (window, "<Control>Page_Down"));
+  wait_open (window, beta);
+  /* The end: it stays. */
+  press (window, "<Alt>Down");
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, beta);
+  g_assert_true (press (window, "<Alt>Up"));
+  wait_open (window, gamma);
+  g_assert_true (press (window, "<Control>Page_Up"));
+  wait_open (window, alpha);
+  g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (natter_window_get_composer (window))));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

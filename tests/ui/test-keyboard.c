@@ -41,6 +41,10 @@ static const struct
   { "win.dictate", "<Shift><Control>d" },
   { "win.read-aloud-focused", "<Shift><Control>r" },
   { "win.toggle-pin('')", "<Control>d" },
+  { "win.next-conversation", "<Alt>Down" },
+  { "win.next-conversation", "<Control>Page_Down" },
+  { "win.previous-conversation", "<Alt>Up" },
+  { "win.previous-conversation", "<Control>Page_Up" },
 };
 
 static void
@@ -276,6 +280,7 @@ main (int   argc,
   g_test_add_func ("/keyboard/arrows-walk-list", test_keyboard_arrows_walk_list);
   g_test_add_func ("/keyboard/row-menu-gives-focus-back", test_keyboard_row_menu_gives_focus_back);
   g_test_add_func ("/keyboard/undo-after-new-folder", test_keyboard_undo_after_new_folder);
+  g_test_add_func ("/keyboard/next-previous-conversation", test_keyboard_next_previous_conversation);
   g_test_add_func ("/keyboard/permission-prompt", test_keyboard_permission_prompt);
   g_test_add_func ("/keyboard/ask-human-prompt", test_keyboard_ask_human_prompt);
   g_test_add_func ("/keyboard/conversation-controls", test_keyboard_conversation_controls);
