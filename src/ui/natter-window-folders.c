@@ -833,7 +833,13 @@ undo_activated (GtkWidget  *widget,
    * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
    * while the toast is still appearing: the guard waits for that to end. */
   natter_toast_guard_dismiss (self->toast_overlay, toast);
-  _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
+  /* The keyboard goes to the row back in the list; one deleted beside
+   * the open conversation is not opened for that. */
+  if (g_object_get_data (G_OBJECT (toast), "was-open") != NULL)
+    _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
+  else
+    natter_sidebar_focus_position (self->session_sidebar,
+                                   natter_sidebar_find_position (self->session_sidebar, session_id), FALSE);
 }
 
 void

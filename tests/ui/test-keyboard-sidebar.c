@@ -267,9 +267,15 @@ test_keyboard_keys_act_on_focused_row (void)
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 2);
   assert_still_open (window, gamma, timeline);
 
-  /* Undo brings Alpha back to the list, leaving Gamma open. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", alpha));
+  /* Ctrl+Z brings Alpha back to the list, the keyboard on its row,
+   * leaving Gamma open; again, Beta. */
+  g_assert_true (press (window, "<Control>z"));
   g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, alpha), !=, GTK_INVALID_LIST_POSITION);
+  wait_focus_on_row (window, alpha);
+  assert_still_open (window, gamma, timeline);
+  g_assert_true (press (window, "<Control>z"));
+  wait_focus_on_row (window, beta);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
   assert_still_open (window, gamma, timeline);
 
   ui_destroy_window (window);
