@@ -85,6 +85,42 @@ open_place_key (NatterWindow *self,
                           folder_id != NULL ? folder_id : "", (gpointer) self->folders.store);
 }
 
+/* The position of @action's item in @section, or -1. */
+static int
+item_position (GMenuModel *section,
+               const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (section); i++)
+    {
+      g_autofree char *name = NULL;
+
+      if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return i;
+    }
+  return -1;
+}
+
+/* Rename… is in the open conversation's menu only when it can be
+ * renamed: win.rename stays enabled for the rows' menus and F2 in the
+ * list, so an item left there would do nothing for a damaged one. */
+static void
+update_rename_item (NatterWindow *self,
+                    gboolean      usable)
+{
+  GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
+  g_autoptr(GMenuModel) first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  int position;
+
+  if (first == NULL || self->folders.rename_item == NULL)
+    return;
+  position = item_position (first, "win.rename");
+  if (position >= 0 && !usable)
+    g_menu_remove (G_MENU (first), position);
+  else if (position < 0 && usable)
+    g_menu_insert_item (G_MENU (first), 0, self->folders.rename_item);
+}
+
 static void
 update_open_menu (NatterWindow *self,
                   gboolean      folders_changed)
@@ -98,6 +134,7 @@ update_open_menu (NatterWindow *self,
   if (!folders_changed && g_strcmp0 (key, g_object_get_data (G_OBJECT (self->folders.section), "key")) == 0)
     return;
   g_object_set_data_full (G_OBJECT (self->folders.section), "key", g_steal_pointer (&key), g_free);
+  update_rename_item (self, usable);
   g_menu_remove_all (self->folders.menu);
   folder_menu_fill (self, self->folders.menu, self->conversation.session_id, "");
   g_menu_remove_all (self->folders.section);
@@ -763,7 +800,12 @@ void
 _natter_window_folders_init (NatterWindow *self)
 {
   GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
+  g_autoptr(GMenuModel) first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  int rename = first != NULL ? item_position (first, "win.rename") : -1;
 
+  /* Kept to be put back when the open conversation can be renamed. */
+  if (rename >= 0)
+    self->folders.rename_item = g_menu_item_new_from_model (first, rename);
   self->folders.menu = g_menu_new ();
   /* Pin to Top or Unpin, and Move to Folder: what fits the open
    * conversation (_natter_window_update_folder_actions()). */

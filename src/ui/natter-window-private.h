@@ -60,6 +60,7 @@ typedef struct
   NatterFolders        *store;            /* nullable: no folders */
   GMenu                *menu;             /* Move to Folder's items, for the open conversation */
   GMenu                *section;          /* Pin or Unpin, and Move to Folder, in its menu */
+  GMenuItem            *rename_item;      /* its Rename…, there only when it can be renamed */
   /* The deleted folder whose toast still offers its undo, for Ctrl+Z */
   AdwToast             *undo_toast;       /* nullable */
   GVariant             *undo_target;      /* (ss): its id and name */
