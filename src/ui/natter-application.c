@@ -311,16 +311,17 @@ static const struct
   { "win.show-help-overlay", { "<Control>question", NULL } },
   { "win.new-chat", { "<Control>n", NULL } },
   { "win.search", { "<Control>f", NULL } },
-  { "win.rename", { "F2", NULL } },
+  { "win.rename('')", { "F2", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.focus-composer", { "<Control>l", NULL } },
   { "win.choose-model", { "<Control>m", NULL } },
   { "win.go-back", { "<Alt>Left", NULL } },
+  { "win.next-conversation", { "<Alt>Down", "<Control>Page_Down", NULL } },
+  { "win.previous-conversation", { "<Alt>Up", "<Control>Page_Up", NULL } },
   { "win.dictate", { "<Shift><Control>d", NULL } },
   { "win.read-aloud-focused", { "<Shift><Control>r", NULL } },
-  /* One key for both: only the one that applies is enabled. */
-  { "win.pin", { "<Control>d", NULL } },
-  { "win.unpin", { "<Control>d", NULL } },
+  /* Pins the conversation meant, or unpins it if pinned. */
+  { "win.toggle-pin('')", { "<Control>d", NULL } },
 };
 
 static void

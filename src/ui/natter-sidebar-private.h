@@ -75,6 +75,9 @@ struct _NatterSidebar
   gboolean              search_capped;    /* the last search found more turns than it ranks */
   gboolean              paged;            /* the list is a page of its own (NatterSidebar:paged) */
   GtkWidget            *row_menu;         /* a row's context menu, or NULL */
+  NatterSidebarRowMenuFunc row_menu_func; /* what builds its items for a row */
+  gpointer              row_menu_data;
+  GDestroyNotify        row_menu_destroy;
   char                 *menu_row_id;      /* the conversation whose row it was shown for */
 
   /* Template children */

@@ -405,24 +405,9 @@ list_key_pressed_cb (NatterSidebar *self)
   return GDK_EVENT_PROPAGATE;
 }
 
-/* Delete in the list deletes the open conversation (win.delete, bound
- * below, as in the conversation's menu); the row with the focus need
- * not be the open one's, since Tab moves the focus alone. So, before
- * that binding, the focused row is selected, which opens it. */
-static void
-select_focused_row (NatterSidebar *self)
-{
-  const char *focused = natter_sidebar_get_focused_session (self);
-  guint position = focused != NULL ? natter_sidebar_find_position (self, focused) : GTK_INVALID_LIST_POSITION;
-
-  if (position != GTK_INVALID_LIST_POSITION && gtk_single_selection_get_selected (self->selection) != position)
-    gtk_single_selection_set_selected (self->selection, position);
-}
-
 /* Up and Down walk the rows, folders' headers included, and keep the
  * keyboard in the list (natter_sidebar_focus_step()); with a modifier,
- * or past the first or last row, they are GTK's. Delete selects the
- * focused row, then goes on to its binding. */
+ * or past the first or last row, they are GTK's. */
 static gboolean
 list_row_key_cb (NatterSidebar   *self,
                  guint            keyval,
@@ -436,11 +421,6 @@ list_row_key_cb (NatterSidebar   *self,
   g_clear_pointer (&self->focus_kept, g_free);
   if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
     return GDK_EVENT_PROPAGATE;
-  if (keyval == GDK_KEY_Delete || keyval == GDK_KEY_KP_Delete)
-    {
-      select_focused_row (self);
-      return GDK_EVENT_PROPAGATE;
-    }
   if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
     forward = TRUE;
   else if (keyval == GDK_KEY_Up || keyval == GDK_KEY_KP_Up)
@@ -560,9 +540,9 @@ row_released_cb (GtkGestureClick *gesture,
 }
 
 /* A row's context menu: right-click, long-press, Shift+F10 or the Menu
- * key. It is the open conversation's menu, so the row's conversation is
- * opened first, as a click on it would; the menu then points where the
- * pointer was, or at the row for a key. */
+ * key. Its items name the row's conversation, which is not opened: what
+ * the menu does is done to that row, the open conversation staying as it
+ * is. It points where the pointer was, or at the row for a key. */
 static void
 show_row_menu (NatterSidebar    *self,
                NatterSessionRow *row,
@@ -570,17 +550,16 @@ show_row_menu (NatterSidebar    *self,
                double            y)
 {
   NatterSessionIndexEntry *entry = natter_session_row_get_entry (row);
+  g_autoptr(GMenuModel) menu = NULL;
   GdkRectangle rect = { 0, 0, 1, 1 };
   double sx, sy;
-  guint position;
 
   if (self->row_menu == NULL || entry == NULL)
     return;
-  position = natter_sidebar_find_position (self, natter_session_index_entry_get_session_id (entry));
-  if (position != GTK_INVALID_LIST_POSITION && gtk_single_selection_get_selected (self->selection) != position)
-    gtk_single_selection_set_selected (self->selection, position);
   if (!gtk_widget_translate_coordinates (GTK_WIDGET (row), GTK_WIDGET (self), x, y, &sx, &sy))
     return;
+  menu = self->row_menu_func (natter_session_index_entry_get_session_id (entry), self->row_menu_data);
+  gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->row_menu), menu);
   rect.x = (int) sx;
   rect.y = (int) sy;
   gtk_popover_set_pointing_to (GTK_POPOVER (self->row_menu), &rect);
@@ -1233,6 +1212,10 @@ natter_sidebar_dispose (GObject *object)
   g_clear_handle_id (&self->focus_kept_id, g_source_remove);
   g_clear_pointer (&self->focus_kept, g_free);
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
+  if (self->row_menu_destroy != NULL)
+    self->row_menu_destroy (self->row_menu_data);
+  self->row_menu_destroy = NULL;
+  self->row_menu_func = NULL;
   stop_keeping_scroll (self);
   g_cancellable_cancel (self->content_search);
   g_clear_object (&self->content_search);
@@ -1453,8 +1436,7 @@ natter_sidebar_init (NatterSidebar *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->session_list), keys);
-  /* After the one above: a row the arrows or Delete select is selected
-   * by a key. */
+  /* After the one above: a row the arrows select is selected by a key. */
   keys = gtk_event_controller_key_new ();
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect_swapped (keys, "key-pressed", G_CALLBACK (list_row_key_cb), self);
@@ -1463,12 +1445,14 @@ natter_sidebar_init (NatterSidebar *self)
   /* Delete (and a stray BackSpace, which does nothing) in the list only
    * ever leads to the undo toast: nothing is lost to a stray key. */
   shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
-  gtk_shortcut_controller_add_shortcut (shortcuts,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
-                                                          gtk_named_action_new ("win.delete")));
-  gtk_shortcut_controller_add_shortcut (shortcuts,
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Delete, 0),
-                                                          gtk_named_action_new ("win.delete")));
+  /* "": the conversation whose row has the focus, which need not be the
+   * open one (Tab moves the focus alone); it is deleted without being
+   * opened first. */
+  for (guint i = 0; i < 2; i++)
+    gtk_shortcut_controller_add_shortcut (shortcuts,
+                                          gtk_shortcut_new_with_arguments (gtk_keyval_trigger_new (i == 0 ? GDK_KEY_Delete : GDK_KEY_KP_Delete, 0),
+                                                                           gtk_named_action_new ("win.delete"),
+                                                                           "s", ""));
   gtk_shortcut_controller_add_shortcut (shortcuts,
                                         gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_F10, GDK_SHIFT_MASK),
                                                                                        gtk_keyval_trigger_new (GDK_KEY_Menu, 0)),
@@ -1677,24 +1661,34 @@ natter_sidebar_select (NatterSidebar *self,
 /**
  * natter_sidebar_set_row_menu:
  * @self: the sidebar
- * @menu: (nullable): the menu of the open conversation, or %NULL for none
+ * @func: (nullable): what builds the menu of a conversation's row, or
+ *   %NULL for none
+ * @user_data: passed to @func
+ * @destroy: (nullable): frees @user_data with the sidebar, or when
+ *   another function replaces @func
  *
  * Gives the conversations' rows a context menu, shown by right-click,
- * long-press, Shift+F10 and the Menu key: @menu, once the row's
- * conversation is the open one (its actions act on the open
- * conversation). The sidebar keeps a reference on @menu.
+ * long-press, Shift+F10 and the Menu key: the one @func builds for the
+ * row's conversation as it is about to show. Its items are to name that
+ * conversation: the row is not opened for them.
  */
 void
-natter_sidebar_set_row_menu (NatterSidebar *self,
-                             GMenuModel    *menu)
+natter_sidebar_set_row_menu (NatterSidebar            *self,
+                             NatterSidebarRowMenuFunc  func,
+                             gpointer                  user_data,
+                             GDestroyNotify            destroy)
 {
   g_return_if_fail (NATTER_IS_SIDEBAR (self));
-  g_return_if_fail (menu == NULL || G_IS_MENU_MODEL (menu));
 
   g_clear_pointer (&self->row_menu, gtk_widget_unparent);
-  if (menu == NULL)
+  if (self->row_menu_destroy != NULL)
+    self->row_menu_destroy (self->row_menu_data);
+  self->row_menu_func = func;
+  self->row_menu_data = user_data;
+  self->row_menu_destroy = destroy;
+  if (func == NULL)
     return;
-  self->row_menu = gtk_popover_menu_new_from_model (menu);
+  self->row_menu = gtk_popover_menu_new_from_model (NULL);
   gtk_popover_set_has_arrow (GTK_POPOVER (self->row_menu), FALSE);
   gtk_widget_set_halign (self->row_menu, GTK_ALIGN_START);
   gtk_widget_set_parent (self->row_menu, GTK_WIDGET (self));

@@ -69,8 +69,21 @@ void          natter_sidebar_set_folder_expanded (NatterSidebar  *self,
                                                   gboolean        expanded);
 GtkWidget    *natter_sidebar_get_search_entry    (NatterSidebar  *self);
 GtkWidget    *natter_sidebar_get_scope_dropdown  (NatterSidebar  *self);
+
+/**
+ * NatterSidebarRowMenuFunc:
+ * @session_id: the conversation whose row's menu is about to show
+ * @user_data: what natter_sidebar_set_row_menu() was given
+ *
+ * Returns: (transfer full): the menu of that conversation's row
+ */
+typedef GMenuModel *(*NatterSidebarRowMenuFunc) (const char *session_id,
+                                                 gpointer    user_data);
+
 void          natter_sidebar_set_row_menu        (NatterSidebar  *self,
-                                                  GMenuModel     *menu);
+                                                  NatterSidebarRowMenuFunc func,
+                                                  gpointer        user_data,
+                                                  GDestroyNotify  destroy);
 GtkWidget    *natter_sidebar_get_row_menu        (NatterSidebar  *self);
 
 G_END_DECLS

@@ -100,23 +100,23 @@ rename_response_cb (NatterNameDialog *dialog,
 /* Checked as it is typed with the session layer's own rule, so that a
  * title it would refuse never closes the dialog and loses what was typed
  * (natter-name-dialog.c); a title an older file holds may already be one
- * that cannot be kept. */
+ * that cannot be kept. The conversation renamed is the target's
+ * (_natter_window_dup_target()), which is not opened for it. */
 static void
 rename_activated (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = _natter_window_dup_target (self, parameter);
+  NatterSessionIndexEntry *entry = _natter_window_lookup_target (self, session_id, TRUE);
   GtkWidget *dialog;
 
-  _natter_window_open_focused_row (self);
-  if (!_natter_window_open_is_usable (self))
+  if (entry == NULL)
     return;
-
   dialog = natter_name_dialog_new (GTK_WINDOW (self), _("Rename Conversation"), _("_Rename"), _("Title"),
-                                   natter_session_index_entry_get_title (self->conversation.entry),
-                                   title_check, NULL, NULL);
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
+                                   natter_session_index_entry_get_title (entry), title_check, NULL, NULL);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_steal_pointer (&session_id), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (rename_response_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (adw_message_dialog_get_extra_child (ADW_MESSAGE_DIALOG (dialog)));
@@ -510,16 +510,21 @@ undo_delete_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *session_id = g_variant_get_string (parameter, NULL);
   AdwToast *toast = g_hash_table_lookup (self->sidebar.pending_deletes, session_id);
+  gboolean was_open;
 
   if (toast == NULL)
     return;
+  was_open = g_object_get_data (G_OBJECT (toast), "was-open") != NULL;
   /* The toast's own button dismisses it; dismissing it here as well
    * would hide it twice (libadwaita 1.2 frees it twice when that happens
    * during its show animation). Without its pending entry, its going away
    * later deletes nothing. */
   g_hash_table_remove (self->sidebar.pending_deletes, session_id);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
-  natter_window_open_session (self, session_id);
+  /* What was open comes back open; a row deleted beside it comes back
+   * to the list, the conversation open now staying so. */
+  if (was_open)
+    natter_window_open_session (self, session_id);
   _natter_window_update_keyboard_actions (self);
 }
 
@@ -539,32 +544,21 @@ kept_version_position (NatterWindow *self,
   return GTK_INVALID_LIST_POSITION;
 }
 
-static void
-delete_activated (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
+/* The undo toast of @session_id's deletion, which remembers what the
+ * conversation was as it went (delete_fate()) and whether it was the
+ * open one, which its undo opens again. */
+static AdwToast *
+delete_toast_new (NatterWindow            *self,
+                  const char              *session_id,
+                  NatterSessionIndexEntry *entry,
+                  guint                    n_versions,
+                  gboolean                 was_open)
 {
-  NatterWindow *self = NATTER_WINDOW (widget);
-  g_autofree char *session_id = NULL;
+  g_autofree char *title = toast_title (entry);
   g_autofree char *text = NULL;
   g_autofree char *escaped = NULL;
-  g_autofree char *title = NULL;
-  g_auto(GStrv) versions = NULL;
   AdwToast *toast;
-  guint position;
-  guint n_versions;
 
-  /* Delete pressed on a row the focus was on selected it just now: it
-   * is the one meant, even while its turns are still being read. */
-  _natter_window_finish_opening (self);
-  if (self->conversation.entry == NULL || self->conversation.session_id == NULL)
-    return;
-
-  session_id = g_strdup (self->conversation.session_id);
-  position = natter_sidebar_find_position (self->session_sidebar, session_id);
-  title = toast_title (self->conversation.entry);
-  n_versions = natter_sidebar_get_n_versions (self->session_sidebar, session_id);
-  versions = natter_sidebar_dup_versions (self->session_sidebar, session_id);
   /* Delete takes the version shown; a conversation with others stays
    * listed, and the toast says so rather than that it is gone. */
   if (n_versions > 1)
@@ -587,12 +581,46 @@ delete_activated (GtkWidget  *widget,
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   g_object_set_data_full (G_OBJECT (toast), "session-id", g_strdup (session_id), g_free);
   g_object_set_data (G_OBJECT (toast), "turn-count",
-                     GUINT_TO_POINTER (natter_session_index_entry_get_turn_count (self->conversation.entry)));
+                     GUINT_TO_POINTER (natter_session_index_entry_get_turn_count (entry)));
   g_object_set_data (G_OBJECT (toast), "n-versions", GUINT_TO_POINTER (n_versions));
-  if (g_strcmp0 (natter_session_index_entry_get_latest_turn_status (self->conversation.entry), "suspended") == 0)
+  g_object_set_data (G_OBJECT (toast), "was-open", GINT_TO_POINTER (was_open));
+  if (g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "suspended") == 0)
     g_object_set_data (G_OBJECT (toast), "waited", GINT_TO_POINTER (TRUE));
   g_object_set_data_full (G_OBJECT (toast), "placement", placement_of (self, session_id), g_free);
   g_signal_connect_object (toast, "dismissed", G_CALLBACK (_natter_window_delete_toast_dismissed_cb), self, 0);
+  return toast;
+}
+
+/* The target's conversation (_natter_window_dup_target()) is hidden
+ * behind an undo toast; the file goes when the toast does. Another
+ * conversation than the open one is deleted without being opened: the
+ * open one stays as it is. */
+static void
+delete_activated (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = _natter_window_dup_target (self, parameter);
+  g_auto(GStrv) versions = NULL;
+  NatterSessionIndexEntry *entry;
+  AdwToast *toast;
+  gboolean open;
+  guint position;
+  guint n_versions;
+
+  /* The row an arrow selected just now is the open one, even while its
+   * turns are still being read. */
+  if (session_id != NULL && g_strcmp0 (session_id, self->opening.id) == 0)
+    _natter_window_finish_opening (self);
+  entry = _natter_window_lookup_target (self, session_id, FALSE);
+  if (entry == NULL)
+    return;
+  open = g_strcmp0 (session_id, self->conversation.session_id) == 0;
+  position = natter_sidebar_find_position (self->session_sidebar, session_id);
+  n_versions = natter_sidebar_get_n_versions (self->session_sidebar, session_id);
+  versions = natter_sidebar_dup_versions (self->session_sidebar, session_id);
+  toast = delete_toast_new (self, session_id, entry, n_versions, open);
   g_hash_table_insert (self->sidebar.pending_deletes, g_strdup (session_id), g_object_ref (toast));
 
   g_free (self->sidebar.last_deleted_id);
@@ -600,9 +628,11 @@ delete_activated (GtkWidget  *widget,
   /* Ctrl+Z undoes this one before a folder deleted earlier. */
   self->folders.deleted_last = FALSE;
 
-  _natter_window_close_session (self);
+  if (open)
+    _natter_window_close_session (self);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, TRUE);
-  natter_sidebar_select (self->session_sidebar, NULL);
+  if (open)
+    natter_sidebar_select (self->session_sidebar, NULL);
   /* High priority replaces the toast on screen: only once it has
    * finished appearing (libadwaita 1.2). */
   natter_toast_guard_add (self->toast_overlay, toast);
@@ -614,7 +644,12 @@ delete_activated (GtkWidget  *widget,
    * second Delete takes that version, never the next conversation. */
   if (n_versions > 1 && kept_version_position (self, versions) != GTK_INVALID_LIST_POSITION)
     position = kept_version_position (self, versions);
-  _natter_window_focus_sidebar_position (self, position);
+  if (open)
+    _natter_window_focus_sidebar_position (self, position);
+  /* Another row than the open one's: the focus goes on down the list,
+   * opening nothing. */
+  else if (!natter_sidebar_focus_position (self->session_sidebar, position, FALSE))
+    gtk_widget_child_focus (self->sidebar_pane, GTK_DIR_TAB_FORWARD);
 }
 
 /* Another answer to the same message is a new version of it, answered
@@ -964,9 +999,9 @@ _natter_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_bind_template_callback (widget_class, go_back_cb);
   gtk_widget_class_install_action (widget_class, "win.new-chat", NULL, new_chat_activated);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_activated);
-  gtk_widget_class_install_action (widget_class, "win.rename", NULL, rename_activated);
+  gtk_widget_class_install_action (widget_class, "win.rename", "s", rename_activated);
   gtk_widget_class_install_action (widget_class, "win.parameters", NULL, parameters_activated);
-  gtk_widget_class_install_action (widget_class, "win.delete", NULL, delete_activated);
+  gtk_widget_class_install_action (widget_class, "win.delete", "s", delete_activated);
   gtk_widget_class_install_action (widget_class, "win.permissions", NULL, permissions_activated);
   gtk_widget_class_install_action (widget_class, "win.manage-models", NULL, manage_models_activated);
   gtk_widget_class_install_action (widget_class, "win.undo-delete", "s", undo_delete_activated);

@@ -59,35 +59,144 @@ move (NatterWindow *self,
                                     g_object_ref (self));
 }
 
+static void
+place_items_append (NatterWindow *self,
+                    GMenu        *section,
+                    const char   *session_id,
+                    const char   *target,
+                    GMenuModel   *folder_menu);
+static void
+folder_menu_fill (NatterWindow *self,
+                  GMenu        *menu,
+                  const char   *session_id,
+                  const char   *target);
+
+/* What the open conversation's Pin and Move to Folder show depends on:
+ * rebuilt only when it changes, not at each change of the index (an
+ * answer streaming), which would close a submenu open meanwhile. */
+static char *
+open_place_key (NatterWindow *self,
+                gboolean      usable)
+{
+  const char *folder_id = usable ? natter_sessions_get_folder_id (self->sessions, self->conversation.session_id) : NULL;
+
+  return g_strdup_printf ("%d\t%d\t%s\t%p", usable,
+                          usable && natter_sessions_get_pinned (self->sessions, self->conversation.session_id),
+                          folder_id != NULL ? folder_id : "", (gpointer) self->folders.store);
+}
+
+/* The position of @action's item in @section, or -1. */
+static int
+item_position (GMenuModel *section,
+               const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (section); i++)
+    {
+      g_autofree char *name = NULL;
+
+      if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return i;
+    }
+  return -1;
+}
+
+/* Rename… is in the open conversation's menu only when it can be
+ * renamed: win.rename stays enabled for the rows' menus and F2 in the
+ * list, so an item left there would do nothing for a damaged one. */
+static void
+update_rename_item (NatterWindow *self,
+                    gboolean      usable)
+{
+  GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
+  g_autoptr(GMenuModel) first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  int position;
+
+  if (first == NULL || self->folders.rename_item == NULL)
+    return;
+  position = item_position (first, "win.rename");
+  if (position >= 0 && !usable)
+    g_menu_remove (G_MENU (first), position);
+  else if (position < 0 && usable)
+    g_menu_insert_item (G_MENU (first), 0, self->folders.rename_item);
+}
+
+static void
+update_open_menu (NatterWindow *self,
+                  gboolean      folders_changed)
+{
+  gboolean usable = self->sessions != NULL && _natter_window_open_is_usable (self);
+  g_autofree char *key = NULL;
+
+  if (self->folders.section == NULL)
+    return;
+  key = open_place_key (self, usable);
+  if (!folders_changed && g_strcmp0 (key, g_object_get_data (G_OBJECT (self->folders.section), "key")) == 0)
+    return;
+  g_object_set_data_full (G_OBJECT (self->folders.section), "key", g_steal_pointer (&key), g_free);
+  update_rename_item (self, usable);
+  g_menu_remove_all (self->folders.menu);
+  folder_menu_fill (self, self->folders.menu, self->conversation.session_id, "");
+  g_menu_remove_all (self->folders.section);
+  if (usable)
+    place_items_append (self, self->folders.section, self->conversation.session_id, "",
+                        G_MENU_MODEL (self->folders.menu));
+}
+
 /**
  * _natter_window_update_folder_actions:
  * @self: the window
  *
- * Pin to Top or Unpin, whichever fits the open conversation, and Move to
- * Folder only for a conversation that can be written to.
+ * The open conversation's menu offers Pin to Top or Unpin, whichever
+ * fits it, and Move to Folder, only for a conversation that can be
+ * written to. The actions themselves stay enabled: a row's menu, and
+ * Ctrl+D in the list, act on other conversations than the open one.
  */
 void
 _natter_window_update_folder_actions (NatterWindow *self)
 {
-  gboolean usable = self->sessions != NULL && _natter_window_open_is_usable (self);
-  gboolean pinned = usable && natter_sessions_get_pinned (self->sessions, self->conversation.session_id);
+  gboolean foldable = self->sessions != NULL && self->folders.store != NULL;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin", usable && !pinned);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.unpin", usable && pinned);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", usable && self->folders.store != NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", usable && self->folders.store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin", self->sessions != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.unpin", self->sessions != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.toggle-pin", self->sessions != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-folder", foldable);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", foldable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders.store != NULL);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.current-folder", FALSE);
+  update_open_menu (self, FALSE);
 }
 
+/* The conversation an action names (_natter_window_dup_target()), if it
+ * can be written to; NULL otherwise. */
+static char *
+writable_target (NatterWindow *self,
+                 GVariant     *parameter)
+{
+  g_autofree char *session_id = _natter_window_dup_target (self, parameter);
+
+  if (_natter_window_lookup_target (self, session_id, TRUE) == NULL)
+    return NULL;
+  return g_steal_pointer (&session_id);
+}
+
+/* win.pin, win.unpin and Ctrl+D's win.toggle-pin. */
 static void
 pin_activated (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *session_id = writable_target (self, parameter);
+  gboolean pinned;
 
-  if (_natter_window_open_is_usable (self))
-    pin (self, self->conversation.session_id, g_str_equal (action_name, "win.pin"));
+  if (session_id == NULL)
+    return;
+  if (g_str_equal (action_name, "win.toggle-pin"))
+    pinned = !natter_sessions_get_pinned (self->sessions, session_id);
+  else
+    pinned = g_str_equal (action_name, "win.pin");
+  pin (self, session_id, pinned);
 }
 
 static void
@@ -96,10 +205,13 @@ move_to_folder_activated (GtkWidget  *widget,
                           GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  const char *folder_id = g_variant_get_string (parameter, NULL);
+  g_autoptr(GVariant) target = g_variant_get_child_value (parameter, 0);
+  g_autofree char *session_id = writable_target (self, target);
+  const char *folder_id;
 
-  if (_natter_window_open_is_usable (self))
-    move (self, self->conversation.session_id, folder_id[0] != '\0' ? folder_id : NULL);
+  g_variant_get_child (parameter, 1, "&s", &folder_id);
+  if (session_id != NULL)
+    move (self, session_id, folder_id[0] != '\0' ? folder_id : NULL);
 }
 
 /* The folder names the person types: one dialog for a new folder and a
@@ -252,11 +364,12 @@ new_folder_activated (GtkWidget  *widget,
                       GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  gboolean move_open = g_str_equal (action_name, "win.move-to-new-folder");
+  gboolean move = g_str_equal (action_name, "win.move-to-new-folder");
+  g_autofree char *session_id = move ? writable_target (self, parameter) : NULL;
 
-  if (self->folders.store == NULL || (move_open && !_natter_window_open_is_usable (self)))
+  if (self->folders.store == NULL || (move && session_id == NULL))
     return;
-  ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, move_open ? self->conversation.session_id : NULL, create_named);
+  ask_name (self, _("New Folder"), _("C_reate"), NULL, NULL, session_id, create_named);
 }
 
 static void
@@ -520,19 +633,30 @@ folder_menu_label (const char *name)
   return g_strjoinv ("__", parts);
 }
 
-/* Move to Folder: No Folder, every folder, New Folder…; rebuilt as the
- * folders change. */
+/* Move to Folder's items for @session_id's conversation, each targeting
+ * @target (the session id, or "" for the open conversation): No Folder,
+ * every folder, New Folder…. The folder it is in already is shown as
+ * where it is, not offered as a place to move to: its item's action,
+ * win.current-folder, is never enabled, so it shows greyed out. */
 static void
-update_folder_menu (NatterWindow *self)
+folder_menu_fill (NatterWindow *self,
+                  GMenu        *menu,
+                  const char   *session_id,
+                  const char   *target)
 {
   guint n = self->folders.store != NULL ? g_list_model_get_n_items (G_LIST_MODEL (self->folders.store)) : 0;
+  const char *current = session_id != NULL && self->sessions != NULL
+                        ? natter_sessions_get_folder_id (self->sessions, session_id) : NULL;
   g_autoptr(GMenu) folders = g_menu_new ();
   g_autoptr(GMenu) none = g_menu_new ();
   g_autoptr(GMenu) create = g_menu_new ();
   g_autoptr(GMenuItem) none_item = g_menu_item_new (_("_No Folder"), NULL);
+  g_autoptr(GMenuItem) create_item = g_menu_item_new (_("New _Folder…"), NULL);
 
-  g_menu_remove_all (self->folders.menu);
-  g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new_string (""));
+  if (current != NULL)
+    g_menu_item_set_action_and_target_value (none_item, "win.move-to-folder", g_variant_new ("(ss)", target, ""));
+  else
+    g_menu_item_set_action_and_target_value (none_item, "win.current-folder", NULL);
   g_menu_append_item (none, none_item);
   for (guint i = 0; i < n; i++)
     {
@@ -544,21 +668,88 @@ update_folder_menu (NatterWindow *self)
         continue;
       label = folder_menu_label (natter_folder_get_name (folder));
       item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
-                                               g_variant_new_string (natter_folder_get_id (folder)));
+      if (g_strcmp0 (current, natter_folder_get_id (folder)) != 0)
+        g_menu_item_set_action_and_target_value (item, "win.move-to-folder",
+                                                 g_variant_new ("(ss)", target, natter_folder_get_id (folder)));
+      else
+        g_menu_item_set_action_and_target_value (item, "win.current-folder", NULL);
       g_menu_append_item (folders, item);
     }
-  g_menu_append (create, _("New _Folder…"), "win.move-to-new-folder");
-  g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (none));
+  g_menu_item_set_action_and_target_value (create_item, "win.move-to-new-folder", g_variant_new_string (target));
+  g_menu_append_item (create, create_item);
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (none));
   if (n > 0)
-    g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (folders));
-  g_menu_append_section (self->folders.menu, NULL, G_MENU_MODEL (create));
+    g_menu_append_section (menu, NULL, G_MENU_MODEL (folders));
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (create));
+}
+
+/* Pin to Top or Unpin, whichever fits @session_id's conversation, and
+ * Move to Folder, @folder_menu or (NULL) one made for it; each item
+ * targets @target. */
+static void
+place_items_append (NatterWindow *self,
+                    GMenu        *section,
+                    const char   *session_id,
+                    const char   *target,
+                    GMenuModel   *folder_menu)
+{
+  gboolean pinned = natter_sessions_get_pinned (self->sessions, session_id);
+  g_autoptr(GMenuItem) item = g_menu_item_new (pinned ? _("_Unpin") : _("_Pin to Top"), NULL);
+  g_autoptr(GMenu) made = NULL;
+
+  g_menu_item_set_action_and_target_value (item, pinned ? "win.unpin" : "win.pin", g_variant_new_string (target));
+  g_menu_append_item (section, item);
+  /* Without folders, its items show disabled. */
+  if (folder_menu == NULL)
+    {
+      made = g_menu_new ();
+      folder_menu_fill (self, made, session_id, target);
+      folder_menu = G_MENU_MODEL (made);
+    }
+  g_menu_append_submenu (section, _("Move to _Folder"), folder_menu);
+}
+
+/**
+ * _natter_window_conversation_menu_new:
+ * @self: the window
+ * @session_id: a conversation listed in the sidebar
+ *
+ * The menu of @session_id's row in the sidebar: Rename…, Pin to Top or
+ * Unpin, Move to Folder and Delete, each naming that conversation, so
+ * that it is not opened for them. One that cannot be read offers Delete
+ * only.
+ *
+ * Returns: (transfer full): the menu
+ */
+GMenuModel *
+_natter_window_conversation_menu_new (NatterWindow *self,
+                                      const char   *session_id)
+{
+  GMenu *menu = g_menu_new ();
+  g_autoptr(GMenu) first = g_menu_new ();
+  g_autoptr(GMenu) place = g_menu_new ();
+  g_autoptr(GMenu) last = g_menu_new ();
+  g_autoptr(GMenuItem) rename = g_menu_item_new (_("_Rename…"), NULL);
+  g_autoptr(GMenuItem) delete = g_menu_item_new (_("_Delete"), NULL);
+
+  if (_natter_window_lookup_target (self, session_id, TRUE) != NULL)
+    {
+      g_menu_item_set_action_and_target_value (rename, "win.rename", g_variant_new_string (session_id));
+      g_menu_append_item (first, rename);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (first));
+      place_items_append (self, place, session_id, session_id, NULL);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (place));
+    }
+  g_menu_item_set_action_and_target_value (delete, "win.delete", g_variant_new_string (session_id));
+  g_menu_append_item (last, delete);
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (last));
+  return G_MENU_MODEL (menu);
 }
 
 static void
 folders_changed_cb (NatterWindow *self)
 {
-  update_folder_menu (self);
+  update_open_menu (self, TRUE);
   _natter_window_update_folder_actions (self);
 }
 
@@ -609,24 +800,29 @@ void
 _natter_window_folders_init (NatterWindow *self)
 {
   GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button));
-  g_autoptr(GMenu) section = g_menu_new ();
+  g_autoptr(GMenuModel) first = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+  int rename = first != NULL ? item_position (first, "win.rename") : -1;
 
+  /* Kept to be put back when the open conversation can be renamed. */
+  if (rename >= 0)
+    self->folders.rename_item = g_menu_item_new_from_model (first, rename);
   self->folders.menu = g_menu_new ();
-  /* Pin to Top and Unpin take turns in one place. */
-  for (guint i = 0; i < 2; i++)
-    {
-      g_autoptr(GMenuItem) item = g_menu_item_new (i == 0 ? _("_Pin to Top") : _("_Unpin"),
-                                                   i == 0 ? "win.pin" : "win.unpin");
-
-      g_menu_item_set_attribute (item, "hidden-when", "s", "action-disabled");
-      g_menu_append_item (section, item);
-    }
-  g_menu_append_submenu (section, _("Move to _Folder"), G_MENU_MODEL (self->folders.menu));
-  g_menu_insert_section (G_MENU (menu), 1, NULL, G_MENU_MODEL (section));
-  update_folder_menu (self);
+  /* Pin to Top or Unpin, and Move to Folder: what fits the open
+   * conversation (_natter_window_update_folder_actions()). */
+  self->folders.section = g_menu_new ();
+  g_menu_insert_section (G_MENU (menu), 1, NULL, G_MENU_MODEL (self->folders.section));
   g_signal_connect_swapped (self->session_sidebar, "move-requested", G_CALLBACK (move_requested_cb), self);
   g_signal_connect_swapped (self->session_sidebar, "pin-requested", G_CALLBACK (pin_requested_cb), self);
   _natter_window_update_folder_actions (self);
+}
+
+/* The folder a conversation is in, in its Move to Folder: never enabled,
+ * so never activated; the item only shows where it is. */
+static void
+current_folder_activated (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
 }
 
 /* Ctrl+Z: the typing in the composer first, then a folder deleted after
@@ -679,17 +875,26 @@ undo_activated (GtkWidget  *widget,
    * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
    * while the toast is still appearing: the guard waits for that to end. */
   natter_toast_guard_dismiss (self->toast_overlay, toast);
-  _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
+  /* The keyboard goes to the row back in the list; one deleted beside
+   * the open conversation is not opened for that. */
+  if (g_object_get_data (G_OBJECT (toast), "was-open") != NULL)
+    _natter_window_focus_sidebar_position (self, natter_sidebar_find_position (self->session_sidebar, session_id));
+  else
+    natter_sidebar_focus_position (self->session_sidebar,
+                                   natter_sidebar_find_position (self->session_sidebar, session_id), FALSE);
 }
 
 void
 _natter_window_class_folders_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
-  gtk_widget_class_install_action (widget_class, "win.pin", NULL, pin_activated);
-  gtk_widget_class_install_action (widget_class, "win.unpin", NULL, pin_activated);
-  gtk_widget_class_install_action (widget_class, "win.move-to-folder", "s", move_to_folder_activated);
-  gtk_widget_class_install_action (widget_class, "win.move-to-new-folder", NULL, new_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.pin", "s", pin_activated);
+  gtk_widget_class_install_action (widget_class, "win.unpin", "s", pin_activated);
+  gtk_widget_class_install_action (widget_class, "win.toggle-pin", "s", pin_activated);
+  gtk_widget_class_install_action (widget_class, "win.move-to-folder", "(ss)", move_to_folder_activated);
+  /* Never enabled: the item of the folder a conversation is in. */
+  gtk_widget_class_install_action (widget_class, "win.current-folder", NULL, current_folder_activated);
+  gtk_widget_class_install_action (widget_class, "win.move-to-new-folder", "s", new_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.new-folder", NULL, new_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.rename-folder", "s", rename_folder_activated);
   gtk_widget_class_install_action (widget_class, "win.delete-folder", "s", delete_folder_activated);

@@ -103,9 +103,7 @@ _natter_window_update_conversation (NatterWindow *self)
   const char *error = self->conversation.entry != NULL ? natter_session_index_entry_get_error (self->conversation.entry) : NULL;
   gboolean has_session = self->conversation.session_id != NULL && self->conversation.entry != NULL;
 
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.rename", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.parameters", has_session && error == NULL);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_session);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.compact", has_session && error == NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.permissions", has_session && error == NULL);
   _natter_window_update_keyboard_actions (self);

@@ -58,7 +58,9 @@ typedef struct
 typedef struct
 {
   NatterFolders        *store;            /* nullable: no folders */
-  GMenu                *menu;             /* Move to Folder's items */
+  GMenu                *menu;             /* Move to Folder's items, for the open conversation */
+  GMenu                *section;          /* Pin or Unpin, and Move to Folder, in its menu */
+  GMenuItem            *rename_item;      /* its Rename…, there only when it can be renamed */
   /* The deleted folder whose toast still offers its undo, for Ctrl+Z */
   AdwToast             *undo_toast;       /* nullable */
   GVariant             *undo_target;      /* (ss): its id and name */
@@ -350,6 +352,9 @@ _natter_window_undo_folder_delete (NatterWindow *self,
                                    gboolean      latest_only);
 void
 _natter_window_folders_init (NatterWindow *self);
+GMenuModel *
+_natter_window_conversation_menu_new (NatterWindow *self,
+                                      const char   *session_id);
 void
 _natter_window_class_folders_init (GtkWidgetClass *widget_class);
 
@@ -474,8 +479,13 @@ void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class);
 void
 _natter_window_sidebar_init (NatterWindow *self);
-void
-_natter_window_open_focused_row (NatterWindow *self);
+char *
+_natter_window_dup_target (NatterWindow *self,
+                           GVariant     *parameter);
+NatterSessionIndexEntry *
+_natter_window_lookup_target (NatterWindow *self,
+                              const char   *session_id,
+                              gboolean      writable);
 
 /* natter-window-archive.c */
 void

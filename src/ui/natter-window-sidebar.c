@@ -78,47 +78,129 @@ session_activated_cb (NatterWindow *self,
   gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }
 
+/* Alt+Down or Ctrl+Page Down, Alt+Up or Ctrl+Page Up, as in GNOME's
+ * chat apps: the conversation listed after (before) the open one opens,
+ * the keyboard staying where it is (in the message field, it goes on
+ * to the next conversation's). Folders' headers are passed over, and so
+ * are the conversations of a closed folder; with none open, the first
+ * (last) one listed opens. */
+static void
+step_conversation_activated (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  gboolean forward = g_str_equal (action_name, "win.next-conversation");
+  GListModel *model = natter_sidebar_get_model (self->session_sidebar);
+  const char *open = self->opening.id != NULL ? self->opening.id : self->conversation.session_id;
+  gint64 n = model != NULL ? g_list_model_get_n_items (model) : 0;
+  guint position = open != NULL ? natter_sidebar_find_position (self->session_sidebar, open)
+                                : GTK_INVALID_LIST_POSITION;
+  gint64 i;
+
+  if (position == GTK_INVALID_LIST_POSITION)
+    i = forward ? 0 : n - 1;
+  else
+    i = forward ? (gint64) position + 1 : (gint64) position - 1;
+  for (; i >= 0 && i < n; i += forward ? 1 : -1)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (model, (guint) i);
+      g_autofree char *session_id = NULL;
+
+      if (!NATTER_IS_SESSION_INDEX_ENTRY (item))
+        continue;
+      session_id = g_strdup (natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)));
+      natter_window_open_session (self, session_id);
+      natter_sidebar_scroll_to (self->session_sidebar, session_id);
+      return;
+    }
+}
+
 void
 _natter_window_class_sidebar_init (GtkWidgetClass *widget_class)
 {
+  gtk_widget_class_install_action (widget_class, "win.next-conversation", NULL, step_conversation_activated);
+  gtk_widget_class_install_action (widget_class, "win.previous-conversation", NULL, step_conversation_activated);
   g_type_ensure (NATTER_TYPE_SIDEBAR);
   gtk_widget_class_bind_template_child (widget_class, NatterWindow, session_sidebar);
   gtk_widget_class_bind_template_callback (widget_class, session_selected_cb);
   gtk_widget_class_bind_template_callback (widget_class, session_activated_cb);
 }
 
-/* Gives the sidebar the services its list is built over, and the
- * conversation's menu as its rows' context menu. That menu acts on the
- * open conversation: the row's, which its selection asked to open, has
- * to be open once the menu shows, not a moment later when its turns are
- * read, or the menu would offer what fits the one before (Pin or
- * Unpin) and act on it. */
+static GMenuModel *
+row_menu_cb (const char *session_id,
+             gpointer    user_data)
+{
+  return _natter_window_conversation_menu_new (NATTER_WINDOW (user_data), session_id);
+}
+
+/* Gives the sidebar the services its list is built over, and its rows'
+ * context menu, whose items name the row's conversation. */
 void
 _natter_window_sidebar_init (NatterWindow *self)
 {
   natter_sidebar_set_services (self->session_sidebar, self->sessions, self->hub, self->sidebar.ticker);
   natter_sidebar_focus_from_search (self->session_sidebar);
-  natter_sidebar_set_row_menu (self->session_sidebar,
-                               gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (self->conversation_menu_button)));
-  g_signal_connect_object (natter_sidebar_get_row_menu (self->session_sidebar), "show",
-                           G_CALLBACK (_natter_window_finish_opening), self, G_CONNECT_SWAPPED);
+  /* The sidebar goes with the window, its child: no reference. */
+  natter_sidebar_set_row_menu (self->session_sidebar, row_menu_cb, self, NULL);
 }
 
-/* F2 acts on "the conversation": pressed in the list, that is the one
- * whose row has the keyboard focus, which Tab moves to without opening
- * it (only the arrows and a click select). It is opened now, at once, so
- * that the dialog finds it open; one still waiting for its turns to be
- * read is shown first too. F2 is the application's accelerator, which
- * the list never sees, so this is asked here. */
-void
-_natter_window_open_focused_row (NatterWindow *self)
+/**
+ * _natter_window_dup_target:
+ * @self: the window
+ * @parameter: (nullable): an action's "s" target: a session id, or ""
+ *
+ * The conversation an action on one (win.delete, win.rename, win.pin,
+ * win.unpin, win.toggle-pin, win.move-to-folder, win.move-to-new-folder)
+ * acts on: the one its target names (a row's menu), or for "" the one
+ * the keyboard means. F2, Ctrl+D and Delete pressed in the list mean the
+ * row with the focus, which Tab moves to without opening it; they are
+ * the application's keys, which the list never sees, so this is asked
+ * here. Anywhere else (the conversation's own menu) "" is the open
+ * conversation, one still waiting for its turns to be read included,
+ * which is then shown at once.
+ *
+ * Returns: (transfer full) (nullable): a session id, or %NULL for none
+ */
+char *
+_natter_window_dup_target (NatterWindow *self,
+                           GVariant     *parameter)
 {
-  const char *session_id = natter_sidebar_get_focused_session (self->session_sidebar);
+  const char *target = parameter != NULL ? g_variant_get_string (parameter, NULL) : "";
+  const char *focused;
 
-  if (session_id == NULL)
-    return;
-  if (g_strcmp0 (session_id, self->conversation.session_id) != 0)
-    natter_window_open_session (self, session_id);
-  else
-    _natter_window_finish_opening (self);
+  if (target[0] != '\0')
+    return g_strdup (target);
+  focused = self->session_sidebar != NULL ? natter_sidebar_get_focused_session (self->session_sidebar) : NULL;
+  if (focused != NULL)
+    return g_strdup (focused);
+  _natter_window_finish_opening (self);
+  return g_strdup (self->conversation.session_id);
+}
+
+/**
+ * _natter_window_lookup_target:
+ * @self: the window
+ * @session_id: (nullable): what _natter_window_dup_target() said
+ * @writable: whether a conversation that cannot be read (its index entry
+ *   has an error) is refused
+ *
+ * Returns: (transfer none) (nullable): @session_id's index entry, or
+ *   %NULL when it is not listed (deleted meanwhile, its undo toast up)
+ *   or, with @writable, cannot be read
+ */
+NatterSessionIndexEntry *
+_natter_window_lookup_target (NatterWindow *self,
+                              const char   *session_id,
+                              gboolean      writable)
+{
+  NatterSessionIndexEntry *entry;
+
+  if (session_id == NULL || self->sessions == NULL ||
+      g_hash_table_contains (self->sidebar.pending_deletes, session_id))
+    return NULL;
+  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
+  if (entry == NULL || (writable && natter_session_index_entry_get_error (entry) != NULL))
+    return NULL;
+  return entry;
 }

@@ -253,6 +253,8 @@ natter_window_finalize (GObject *object)
     g_signal_handlers_disconnect_by_data (self->folders.store, self);
   g_clear_object (&self->folders.store);
   g_clear_object (&self->folders.menu);
+  g_clear_object (&self->folders.section);
+  g_clear_object (&self->folders.rename_item);
   g_clear_object (&self->folders.undo_toast);
   g_clear_pointer (&self->folders.undo_target, g_variant_unref);
   g_clear_object (&self->sessions);

@@ -199,6 +199,34 @@ ui_menu_has_action (GMenuModel *model,
   return FALSE;
 }
 
+/* Whether @model, its sections and submenus included, has an item for
+ * @action whose target is @target: what the item names. */
+gboolean
+ui_menu_item_has_target (GMenuModel *model,
+                         const char *action,
+                         GVariant   *target)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (model, i, G_MENU_LINK_SUBMENU);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        {
+          g_autoptr(GVariant) value = g_menu_model_get_item_attribute_value (model, i, G_MENU_ATTRIBUTE_TARGET, NULL);
+
+          if (value != NULL && g_variant_equal (value, target))
+            return TRUE;
+        }
+      if ((section != NULL && ui_menu_item_has_target (section, action, target)) ||
+          (submenu != NULL && ui_menu_item_has_target (submenu, action, target)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The shortcut a key press of @keyval (no modifiers) on @widget triggers,
  * looked up the way GTK does: in the widget's shortcut controllers, which
  * include the one holding the class's key bindings; NULL when none. */

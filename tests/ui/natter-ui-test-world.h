@@ -175,6 +175,9 @@ gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);
 gboolean           ui_menu_has_action     (GMenuModel         *model,
                                            const char         *action);
+gboolean           ui_menu_item_has_target (GMenuModel        *model,
+                                            const char        *action,
+                                            GVariant          *target);
 GtkShortcut       *ui_find_shortcut       (GtkWidget          *widget,
                                            guint               keyval);
 void               ui_press_enter         (GtkWidget          *entry);

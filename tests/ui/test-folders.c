@@ -221,7 +221,7 @@ test_pins_and_folders (void)
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (ui_menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
                                   "win.pin"));
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", "s", natter_window_get_session_id (window)));
   wait_list (window, "[Pinned] Alpha [Recent] Gamma Beta");
   g_assert_true (natter_sessions_get_pinned (u->sessions, alpha));
 
@@ -258,7 +258,7 @@ test_pins_and_folders (void)
   /* Move to Folder, from the conversation's menu. */
   g_assert_true (natter_window_open_session (window, gamma));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s",
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "",
                                              work_id));
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
@@ -317,10 +317,10 @@ test_pins_and_folders (void)
   ui_wait_until (toast_gone, window);
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
 
-  /* Unpin. */
+  /* Unpin, from the conversation's menu, which names it. */
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.unpin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.unpin", "s", alpha));
   wait_list (window, "[Work] Gamma Beta [Recent] Alpha");
 
   /* Nothing still on its way when the window goes, and no conversation
@@ -365,15 +365,15 @@ test_delete_pinned_member_undo (void)
   /* Both into the folder, Alpha pinned as well, from its menu. */
   g_assert_true (natter_window_open_session (window, beta));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, beta, projects_id };
   ui_wait_until (in_folder, &moved);
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, alpha, projects_id };
   ui_wait_until (in_folder, &moved);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin", "s", natter_window_get_session_id (window)));
   wait_list (window, "[Pinned] Alpha [Projects] Beta");
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
@@ -496,7 +496,7 @@ test_delete_pinned_original_of_versions (void)
   wait_list (window, "[Pinned] Dinner [Work]");
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window),
                  "This version of “Dinner” deleted; its 2 other versions are kept");
   /* Checked at once: the toast goes on its own after a while. */
@@ -548,7 +548,7 @@ test_delete_original_unpinned_meanwhile (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window),
                  "This version of “Dinner” deleted; its 1 other version is kept");
   ui_set_pinned (u, version, FALSE);
@@ -608,7 +608,7 @@ test_delete_undo_name_taken (void)
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, beta));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", projects_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", projects_id));
   moved = (InFolder) { u, beta, projects_id };
   ui_wait_until (in_folder, &moved);
   wait_list (window, "[Projects] Beta [Recent] Alpha");
@@ -703,6 +703,118 @@ menu_has_label (GMenuModel *model,
         return TRUE;
     }
   return FALSE;
+}
+
+/* The label @text under @root, shown or not (a submenu's items are
+ * there before it slides in), or NULL. */
+static GtkWidget *
+find_label (GtkWidget  *root,
+            const char *text)
+{
+  if (GTK_IS_LABEL (root) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (root)), text) == 0)
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_label (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Whether the item labelled @label of a menu is sensitive. */
+static gboolean
+item_sensitive (GtkWidget  *popover,
+                const char *label)
+{
+  GtkWidget *found = find_label (popover, label);
+
+  if (found == NULL)
+    g_error ("the menu shows no %s", label);
+  return gtk_widget_is_sensitive (found);
+}
+
+/* Whether @model offers to move @session_id to @folder_id ("" for No
+ * Folder). */
+static gboolean
+offers_move (GMenuModel *model,
+             const char *session_id,
+             const char *folder_id)
+{
+  g_autoptr(GVariant) target = g_variant_ref_sink (g_variant_new ("(ss)", session_id, folder_id));
+
+  return ui_menu_item_has_target (model, "win.move-to-folder", target);
+}
+
+/* Move to Folder shows where the conversation is: that folder's item,
+ * greyed out, is no place to move it to; the others are. So does a
+ * row's menu, for the row's conversation, not the open one's. */
+static void
+test_move_menu_marks_current_folder (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *alpha = ui_create_session (u, "Alpha");
+  g_autofree char *beta = ui_create_session (u, "Beta");
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *projects_id = NULL;
+  g_autofree char *other_id = NULL;
+  g_autoptr(GMenuModel) beta_menu = NULL;
+  g_autoptr(GMenuModel) alpha_menu = NULL;
+  GtkWidget *popover;
+  NatterWindow *window;
+  InFolder moved;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
+  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  natter_folders_create_async (folders, "Other", NULL, ui_result_cb, &result);
+  other_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  g_assert_true (natter_window_open_session (window, beta));
+  ui_wait_until (ui_timeline_loaded, window);
+
+  /* Beta into Projects, from its row's menu. */
+  beta_menu = _natter_window_conversation_menu_new (window, beta);
+  g_assert_true (offers_move (beta_menu, beta, projects_id));
+  g_assert_false (offers_move (beta_menu, beta, ""));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", beta, projects_id));
+  moved = (InFolder) { u, beta, projects_id };
+  ui_wait_until (in_folder, &moved);
+
+  /* Now Projects is where it is: not offered, No Folder and Other are. */
+  g_clear_object (&beta_menu);
+  beta_menu = _natter_window_conversation_menu_new (window, beta);
+  g_assert_false (offers_move (beta_menu, beta, projects_id));
+  g_assert_true (offers_move (beta_menu, beta, ""));
+  g_assert_true (offers_move (beta_menu, beta, other_id));
+  g_assert_true (ui_menu_has_action (beta_menu, "win.current-folder"));
+  /* Alpha's row, Beta open: Alpha is in no folder. */
+  alpha_menu = _natter_window_conversation_menu_new (window, alpha);
+  g_assert_false (offers_move (alpha_menu, alpha, ""));
+  g_assert_true (offers_move (alpha_menu, alpha, projects_id));
+
+  /* The open conversation's menu, as shown: Projects greyed out. */
+  gtk_menu_button_popup (GTK_MENU_BUTTON (window->conversation_menu_button));
+  popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (window->conversation_menu_button)));
+  ui_settle ();
+  g_assert_false (item_sensitive (popover, "Projects"));
+  g_assert_true (item_sensitive (popover, "Other"));
+  g_assert_true (item_sensitive (popover, "No Folder"));
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (window->conversation_menu_button));
+
+  ui_settle ();
+  ui_destroy_window (window);
+  ui_world_free (u);
 }
 
 /* Whether the search's Search In list offers @name. */
@@ -876,6 +988,7 @@ main (int   argc,
   g_test_add_func ("/folders/delete-original-unpinned-meanwhile", test_delete_original_unpinned_meanwhile);
   g_test_add_func ("/folders/delete-then-moved-elsewhere", test_delete_then_moved_elsewhere);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
+  g_test_add_func ("/folders/move-menu-marks-current", test_move_menu_marks_current_folder);
 
   status = g_test_run ();
   g_clear_object (&app);

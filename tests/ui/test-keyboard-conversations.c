@@ -137,8 +137,9 @@ test_keyboard_rename (void)
   GtkWindow *dialog;
   GtkWidget *entry;
 
-  /* F2 without a conversation is not taken. */
-  g_assert_false (press (window, "F2"));
+  /* F2 without a conversation asks nothing. */
+  press (window, "F2");
+  g_assert_null (find_dialog (window));
   g_assert_true (natter_window_open_session (window, session_id));
   g_assert_true (press (window, "F2"));
   dialog = find_dialog (window);
@@ -318,7 +319,7 @@ test_keyboard_undo_at_once_twice (void)
   for (guint i = 0; i < 2; i++)
     {
       g_assert_true (natter_window_open_session (window, i == 0 ? first : second));
-      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", ""));
       g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.undo", NULL));
       g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
@@ -681,10 +682,10 @@ test_keyboard_undo_folder_delete (void)
   ui_world_free (u);
 }
 
-/* A conversation's row has a context menu: the conversation's own, with
- * its rename, pin, move, export and delete. Right-click on a row opens
- * that conversation and shows the menu; Shift+F10 and the Menu key show
- * it for the focused row. */
+/* A conversation's row has a context menu, with its rename, pin, move
+ * and delete, each naming the row's conversation. Right-click on a row
+ * shows it without opening that conversation; Shift+F10 and the Menu key
+ * show it for the focused row. */
 static gboolean
 row_menu_shown (gpointer window)
 {
@@ -723,7 +724,7 @@ test_keyboard_row_context_menu (void)
   g_autofree char *older = ui_create_session (u, "Older");
   g_autofree char *newer = ui_create_session (u, "Newer");
   NatterWindow *window = window_new (u);
-  const char *actions[] = { "win.rename", "win.pin", "win.move-to-folder", "win.export", "win.delete" };
+  const char *actions[] = { "win.rename", "win.pin", "win.move-to-new-folder", "win.delete" };
   GListModel *controllers;
   GtkWidget *menu;
   NatterSessionRow *row;
@@ -733,14 +734,14 @@ test_keyboard_row_context_menu (void)
   ui_wait_until (ui_timeline_loaded, window);
   menu = natter_sidebar_get_row_menu (window->session_sidebar);
   g_assert_nonnull (menu);
-  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
-    if (!ui_menu_has_action (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), actions[i]))
-      g_error ("the rows' menu has no %s", actions[i]);
 
   /* Shift+F10 on the focused row, then the Menu key. */
   gtk_widget_grab_focus (natter_window_get_session_list (window));
   g_assert_true (press (window, "<Shift>F10"));
   ui_wait_until (row_menu_shown, window);
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    if (!ui_menu_has_action (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)), actions[i]))
+      g_error ("the rows' menu has no %s", actions[i]);
   gtk_popover_popdown (GTK_POPOVER (menu));
   ui_wait_until (row_menu_hidden, window);
   gtk_widget_grab_focus (natter_window_get_session_list (window));
@@ -749,8 +750,8 @@ test_keyboard_row_context_menu (void)
   gtk_popover_popdown (GTK_POPOVER (menu));
   ui_wait_until (row_menu_hidden, window);
 
-  /* A right-click on the other row: its conversation opens and the menu
-   * shows, for that conversation. */
+  /* A right-click on the other row: the menu shows, for that
+   * conversation, which is not opened for it. */
   row = find_row (window, older);
   g_assert_nonnull (row);
   controllers = gtk_widget_observe_controllers (GTK_WIDGET (row));
@@ -768,7 +769,16 @@ test_keyboard_row_context_menu (void)
   g_object_unref (controllers);
   g_assert_true (clicked);
   ui_wait_until (row_menu_shown, window);
-  g_assert_cmpstr (natter_window_get_session_id (window), ==, older);
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, newer);
+  g_assert_null (natter_window_get_opening_session_id (window));
+  {
+    g_autoptr(GVariant) named = g_variant_ref_sink (g_variant_new_string (older));
+
+    g_assert_true (ui_menu_item_has_target (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)),
+                                            "win.delete", named));
+    g_assert_true (ui_menu_item_has_target (gtk_popover_menu_get_menu_model (GTK_POPOVER_MENU (menu)),
+                                            "win.rename", named));
+  }
   gtk_popover_popdown (GTK_POPOVER (menu));
   ui_wait_until (row_menu_hidden, window);
 

@@ -33,15 +33,18 @@ static const struct
   { "win.show-help-overlay", "<Control>question" },
   { "win.new-chat", "<Control>n" },
   { "win.search", "<Control>f" },
-  { "win.rename", "F2" },
+  { "win.rename('')", "F2" },
   { "win.undo", "<Control>z" },
   { "win.focus-composer", "<Control>l" },
   { "win.choose-model", "<Control>m" },
   { "win.go-back", "<Alt>Left" },
   { "win.dictate", "<Shift><Control>d" },
   { "win.read-aloud-focused", "<Shift><Control>r" },
-  { "win.pin", "<Control>d" },
-  { "win.unpin", "<Control>d" },
+  { "win.toggle-pin('')", "<Control>d" },
+  { "win.next-conversation", "<Alt>Down" },
+  { "win.next-conversation", "<Control>Page_Down" },
+  { "win.previous-conversation", "<Alt>Up" },
+  { "win.previous-conversation", "<Control>Page_Up" },
 };
 
 static void
@@ -225,8 +228,7 @@ pinned_is (gpointer data)
 }
 
 /* Ctrl+D pins the open conversation and, pressed again, unpins it: one
- * key, as only the action that applies is enabled; with no
- * conversation open it is not taken. */
+ * key for both; with no conversation open it pins nothing. */
 static void
 test_keyboard_pin (void)
 {
@@ -235,7 +237,9 @@ test_keyboard_pin (void)
   NatterWindow *window = window_new (u);
   PinWait w = { u, session_id, TRUE };
 
-  g_assert_false (press (window, "<Control>d"));
+  press (window, "<Control>d");
+  ui_settle ();
+  g_assert_false (natter_sessions_get_pinned (u->sessions, session_id));
   g_assert_true (natter_window_open_session (window, session_id));
   g_assert_true (press (window, "<Control>d"));
   ui_wait_until (pinned_is, &w);
@@ -275,6 +279,8 @@ main (int   argc,
   g_test_add_func ("/keyboard/search-escape-to-row", test_keyboard_search_escape_to_row);
   g_test_add_func ("/keyboard/arrows-walk-list", test_keyboard_arrows_walk_list);
   g_test_add_func ("/keyboard/row-menu-gives-focus-back", test_keyboard_row_menu_gives_focus_back);
+  g_test_add_func ("/keyboard/undo-after-new-folder", test_keyboard_undo_after_new_folder);
+  g_test_add_func ("/keyboard/next-previous-conversation", test_keyboard_next_previous_conversation);
   g_test_add_func ("/keyboard/permission-prompt", test_keyboard_permission_prompt);
   g_test_add_func ("/keyboard/ask-human-prompt", test_keyboard_ask_human_prompt);
   g_test_add_func ("/keyboard/conversation-controls", test_keyboard_conversation_controls);

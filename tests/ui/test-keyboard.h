@@ -67,6 +67,8 @@ void test_keyboard_keys_act_on_focused_row (void);
 void test_keyboard_search_escape_to_row (void);
 void test_keyboard_arrows_walk_list (void);
 void test_keyboard_row_menu_gives_focus_back (void);
+void test_keyboard_undo_after_new_folder (void);
+void test_keyboard_next_previous_conversation (void);
 /* test-keyboard-prompts.c */
 void test_keyboard_permission_prompt (void);
 void test_keyboard_ask_human_prompt (void);

@@ -348,7 +348,7 @@ test_window (void)
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "s", folder_id));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.move-to-folder", "(ss)", "", folder_id));
 
   /* The sidebar: the folder's header and the conversation's row. */
   ui_wait_label (natter_window_get_session_list (window), NAME);

@@ -67,13 +67,28 @@ test_sidebar_corrupt_session (void)
                                        GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                        natter_session_row_get_time_text (ui_find_session_row (window, good)));
 
-  /* It opens to its error, never to a composer. */
+  /* It opens to its error, never to a composer. Its menu, and its
+   * row's, offer no Rename…, Pin or Move to Folder, which could not be
+   * written: Delete only. */
   g_assert_true (natter_window_open_session (window, bad));
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
   g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+  {
+    GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button));
+    g_autoptr(GMenuModel) row_menu = _natter_window_conversation_menu_new (window, bad);
+
+    g_assert_false (ui_menu_has_action (menu, "win.rename"));
+    g_assert_false (ui_menu_has_action (menu, "win.pin"));
+    g_assert_true (ui_menu_has_action (menu, "win.delete"));
+    g_assert_false (ui_menu_has_action (row_menu, "win.rename"));
+    g_assert_false (ui_menu_has_action (row_menu, "win.pin"));
+    g_assert_true (ui_menu_has_action (row_menu, "win.delete"));
+  }
   g_assert_true (natter_window_open_session (window, good));
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
   g_assert_null (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
+  g_assert_true (ui_menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button)),
+                                     "win.rename"));
 
   ui_destroy_window (window);
   ui_world_free (u);

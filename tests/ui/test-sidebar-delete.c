@@ -63,7 +63,8 @@ press_key (GtkWidget *widget,
 
           if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
               gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval)
-            gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget, NULL);
+            gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                          gtk_shortcut_get_arguments (shortcut));
         }
     }
 }
@@ -102,8 +103,9 @@ test_sidebar_delete_has_undo (void)
   ui_settle ();
   g_assert_true (file_exists (u, victim));
 
-  /* Deleting again and letting the toast go removes that file only. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  /* Deleting again, from its menu, and letting the toast go removes that
+   * file only. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", victim);
   natter_window_dismiss_pending_deletes (window);
   ui_wait_until (session_gone, &gone);
   g_assert_true (file_exists (u, keep));
@@ -131,7 +133,7 @@ test_sidebar_delete_keeps_grown (void)
   natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Still here.\"}", NULL);
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Almost gone");
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   g_assert_cmpuint (g_list_model_get_n_items (model), ==, 1);
 
   turn_id = ui_send (u, session_id, "Are you still there?");
@@ -201,7 +203,7 @@ test_sidebar_delete_keeps_placed (void)
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Loose chat");
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   ui_wait_until (toast_shown, &deleted);
 
   /* What `natter folder L Other` and `natter pin L` do. */
@@ -229,7 +231,7 @@ test_sidebar_delete_keeps_placed (void)
   /* Undone instead, it is back the same. Deleted again with nothing
    * changed meanwhile, it goes. */
   g_assert_true (natter_window_open_session (window, session_id));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   natter_window_dismiss_pending_deletes (window);
   {
     Gone gone = { u, session_id };
@@ -274,7 +276,7 @@ test_sidebar_delete_keeps_answered (void)
   deleted.window = kept.window = window;
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Waiting");
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   ui_wait_until (toast_shown, &deleted);
 
   natter_sessions_respond_to_permission_async (u->sessions, turn_id, "c1", "allow", NULL, NULL, ui_result_cb,
@@ -294,7 +296,7 @@ test_sidebar_delete_keeps_answered (void)
   waiting_id = ui_send (u, session_id, "Once more");
   ui_wait_turn (u, waiting_id);
   g_assert_true (natter_window_open_session (window, session_id));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   natter_window_dismiss_pending_deletes (window);
   gone.session_id = session_id;
   ui_wait_until (session_gone, &gone);
@@ -327,7 +329,7 @@ test_sidebar_delete_keeps_placed_elsewhere (void)
   natter_store_watch_start (watch);
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Loose chat");
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   ui_wait_until (toast_shown, &deleted);
 
   g_ptr_array_add (events, natter_session_event_new_pin_changed (session_id, "2026-12-06T20:00:00.000Z", TRUE));
@@ -392,7 +394,7 @@ test_sidebar_delete_stops_answer (void)
 
   undone = ui_send (u, session_id, "Take your time");
   ui_wait_model_held (u);
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   ui_settle ();
   g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 1);
@@ -404,7 +406,7 @@ test_sidebar_delete_stops_answer (void)
 
   stopped = ui_send (u, session_id, "Once more");
   ui_wait_model_held (u);
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   natter_window_dismiss_pending_deletes (window);
   ui_wait_until (session_gone, &gone);
   g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 0);
@@ -440,7 +442,7 @@ test_sidebar_pending_delete_done_on_close (void)
   Gone gone = { u, session_id };
 
   g_assert_true (natter_window_open_session (window, session_id));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   g_object_add_weak_pointer (G_OBJECT (window), &weak);
   gtk_window_close (GTK_WINDOW (window));
@@ -506,7 +508,7 @@ test_sidebar_delete_long_title_toast (void)
 
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   ui_wait_label (natter_window_get_toast_overlay (window), deleted);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
   ui_settle ();

@@ -120,7 +120,7 @@ keeps_place_at (double fraction)
     goto out;
 
   /* Deleting the open conversation, then undoing it. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   ui_settle ();
   gtk_adjustment_set_value (adjustment, wait.value);

@@ -209,7 +209,7 @@ test_sidebar_old_title_controls_visible (void)
   {
     g_autofree char *deleted = g_strdup_printf ("“%s” deleted", shown);
 
-    gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
     ui_wait_label (natter_window_get_toast_overlay (window), deleted);
     gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
   }
@@ -238,7 +238,7 @@ test_sidebar_rename_refused_keeps_dialog (void)
 
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Plain");
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", "s", natter_window_get_session_id (window)));
   ui_wait_until (dialog_shown, window);
   /* Held, so that it can be looked at once gone, too. */
   dialog = g_object_ref (find_dialog (GTK_WINDOW (window)));

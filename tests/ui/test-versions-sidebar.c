@@ -280,7 +280,7 @@ test_rename_names_every_version (void)
   wait.head = edit;
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.rename", "s", natter_window_get_session_id (window)));
   ui_wait_until (rename_dialog_shown, window);
   dialog = rename_dialog (GTK_WINDOW (window));
   gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Supper");
@@ -350,7 +350,7 @@ test_delete_version_says_what_is_kept (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, edit));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
   g_assert_false (ui_label_shown (natter_window_get_toast_overlay (window), "“Dinner” deleted"));
   g_assert_true (natter_window_open_session (window, original));
@@ -416,7 +416,7 @@ test_delete_version_keeps_row (void)
   ui_wait_until (ui_timeline_loaded, window);
   wait_sidebar (window, "2 versions|-", edit, other, NULL);
 
-  g_assert_true (gtk_widget_activate_action (natter_window_get_session_list (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (natter_window_get_session_list (window), "win.delete", "s", ""));
   ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
   wait_sidebar (window, "-|-", original, other, NULL);
   ui_wait_until (shows_session, (gpointer[]) { window, original });
@@ -521,7 +521,7 @@ test_delete_original_keeps_history_and_pin (void)
   window = ui_window_new (app, u);
   g_assert_true (natter_window_open_session (window, original));
   ui_wait_until (ui_timeline_loaded, window);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window)));
   ui_wait_label (natter_window_get_toast_overlay (window), "This version of “Dinner” deleted; its 1 other version is kept");
   /* The version, read while its original is still there (the toast is
    * up): its history is the original's, with no line above it. */

@@ -156,7 +156,7 @@ test_window_markup_in_titles (void)
 
   /* The delete toast says which conversation went, and Undo brings it
    * back. */
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", NULL);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", natter_window_get_session_id (window));
   ui_wait_label (natter_window_get_toast_overlay (window), "“" MARKUP_TITLE "” deleted");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
