@@ -95,13 +95,29 @@ any_folder (OracleDriver *d)
   return live->len > 0 ? g_ptr_array_index (live, pick (d, live->len)) : NULL;
 }
 
+static OFolder *
+deleted_folder (OracleDriver *d)
+{
+  for (guint i = 0; d->o->folders != NULL && i < d->o->folders->len; i++)
+    {
+      OFolder *f = g_ptr_array_index (d->o->folders, i);
+
+      if (f->deleted && f->id != NULL)
+        return f;
+    }
+  return NULL;
+}
+
 /* A name no folder has, sometimes with space around it (kept apart
- * without it, docs/format.md §8). */
+ * without it, docs/format.md §8), sometimes a deleted folder's (which
+ * its undo must then tell apart). */
 static char *
 new_folder_name (OracleDriver *d)
 {
   static guint next;
 
+  if (deleted_folder (d) != NULL && oracle_folder_find (d->o, deleted_folder (d)->name) == NULL && chance (d, 30))
+    return g_strdup (deleted_folder (d)->name);
   return g_strdup_printf (chance (d, 20) ? " Folder %u " : "Folder %u", ++next);
 }
 
@@ -171,6 +187,30 @@ delete_folder (OracleDriver *d,
   oracle_folder_delete (d->o, f);
 }
 
+/* Undo of a folder's deletion, as the window's toast offers it: under
+ * the name the model says. */
+static void
+restore_folder (OracleDriver *d,
+                OFolder      *f)
+{
+  NatterFolders *folders = natter_services_get_folders (d->f.services);
+  g_autofree char *old = g_strdup (f->name);
+  g_autofree char *unused = natter_folders_unused_name (folders, f->name);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name;
+
+  oracle_log (d->o, "op %u: undo the deletion of folder \"%s\"", d->op_number, f->name);
+  count (d, "folder-restore");
+  name = oracle_folder_restore (d->o, f);
+  if (g_strcmp0 (unused, name) != 0)
+    oracle_driver_fail (d, "settings", "the folder \"%s\" comes back as \"%s\", the model says \"%s\"", old, unused,
+                        name);
+  natter_folders_restore_async (folders, f->id, name, NULL, natter_test_result_cb, &result);
+  if (!natter_folders_restore_finish (folders, wait_result (d, &result, "a folder's restore"), &error))
+    oracle_driver_fail (d, "outcome", "bringing back folder \"%s\" failed: %s", name, error->message);
+}
+
 /* `natter folder SESSION NAME|--none`: a folder of that name, without
  * regard to case, or a new one. */
 static void
@@ -209,9 +249,11 @@ op_folder (OracleDriver *d,
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (f != NULL && chance (d, 15))
+  if (deleted_folder (d) != NULL && chance (d, 30))
+    restore_folder (d, deleted_folder (d));
+  else if (f != NULL && chance (d, 15))
     rename_folder (d, f);
-  else if (f != NULL && chance (d, 12))
+  else if (f != NULL && chance (d, 25))
     delete_folder (d, f);
   else if (cli && chance (d, 30))
     cli_folder (d, s, chance (d, 50) ? f : NULL, none);

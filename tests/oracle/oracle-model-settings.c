@@ -311,6 +311,33 @@ oracle_folder_delete (Oracle  *o,
   oracle_log (o, "  model: folder \"%s\" deleted", folder->name);
 }
 
+/* Undoes the deletion of @folder: back under its id, with the
+ * conversations that name it; under its name, or that name and the
+ * first number from 2 that no folder has when one has it meanwhile
+ * (docs/format.md §8). Returns the name. */
+const char *
+oracle_folder_restore (Oracle  *o,
+                       OFolder *folder)
+{
+  if (oracle_folder_find (o, folder->name) != NULL)
+    {
+      for (guint n = 2;; n++)
+        {
+          g_autofree char *numbered = g_strdup_printf ("%s (%u)", folder->name, n);
+
+          if (oracle_folder_find (o, numbered) == NULL)
+            {
+              g_free (folder->name);
+              folder->name = g_steal_pointer (&numbered);
+              break;
+            }
+        }
+    }
+  folder->deleted = FALSE;
+  oracle_log (o, "  model: folder \"%s\" back", folder->name);
+  return folder->name;
+}
+
 /* A new turn of @t->owner is sent with its conversation's parameters,
  * its message's own over them (docs/format.md §3.5). */
 void

@@ -463,6 +463,8 @@ void        oracle_folder_rename       (Oracle       *o,
                                         const char   *name);
 void        oracle_folder_delete       (Oracle       *o,
                                         OFolder      *folder);
+const char *oracle_folder_restore      (Oracle       *o,
+                                        OFolder      *folder);
 void        oracle_settings_expected   (Oracle       *o,
                                         OSession     *s,
                                         JsonObject   *view);
