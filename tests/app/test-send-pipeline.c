@@ -20,6 +20,7 @@
 #include "natter-runtime-error.h"
 #include "natter-send-pipeline.h"
 #include "natter-session-error.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-services.h"
 #include "natter-test-support.h"
 
@@ -443,6 +444,71 @@ test_edit_is_a_version (Fixture       *f,
                       natter_session_index_lookup (natter_services_get_index (f->services), one->session_id)), ==, 2);
 }
 
+/* A branch made on purpose, with no message of its own yet, shows the
+ * messages it was made at; the person gives it parameters and a folder,
+ * then edits one of those messages there. The new session is a branch
+ * too (the branch has no title to make it a version), a conversation of
+ * its own that starts where the person made it: with the branch's
+ * parameters and folder, which its first message is sent with — for
+ * the first message and for a later one alike. */
+static void
+test_edit_in_new_branch_keeps_its_settings (Fixture       *f,
+                                            gconstpointer  data)
+{
+  g_autoptr(NatterSendResult) one = NULL;
+  g_autoptr(NatterSendResult) two = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  const char *folder = "2026-11-30T09-14-03Z-0000077-000";
+  const char *const edited[] = { "Q1, better", "Q2, better" };
+
+  SERVE (f, SAY ("A1"), SAY ("A2"), SAY ("A1 again"), SAY ("A2 again"));
+  one = say (f, NULL, "Q1");
+  two = say (f, one->session_id, "Q2");
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 1.5;
+  natter_generation_parameters_set_system_instruction (parameters, "Answer in verse.");
+  for (guint i = 0; i < G_N_ELEMENTS (edited); i++)
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(NatterSendResult) sent = NULL;
+      g_autofree char *branch = NULL;
+      g_autoptr(JsonObject) body = NULL;
+      JsonObject *system;
+      NatterMessageRequest *request;
+
+      natter_sessions_fork_async (f->sessions, one->session_id, two->turn_id, NULL, NULL, natter_test_result_cb,
+                                  &result);
+      branch = natter_sessions_fork_finish (f->sessions, natter_test_services_wait_result (&result), &error);
+      g_assert_no_error (error);
+      g_clear_object (&result);
+      natter_sessions_set_parameters_async (f->sessions, branch, parameters, NULL, natter_test_result_cb, &result);
+      g_assert_true (natter_sessions_set_parameters_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                            &error));
+      g_clear_object (&result);
+      natter_sessions_set_folder_async (f->sessions, branch, folder, NULL, natter_test_result_cb, &result);
+      g_assert_true (natter_sessions_set_folder_finish (f->sessions, natter_test_services_wait_result (&result),
+                                                        &error));
+
+      request = natter_message_request_new (edited[i]);
+      natter_message_request_set_session (request, branch);
+      natter_message_request_set_version_of (request, i == 0 ? one->turn_id : two->turn_id);
+      sent = send_request (f, request, &error);
+      g_assert_no_error (error);
+      natter_test_services_settle (f, sent->turn_id);
+
+      g_assert_true (sent->created);
+      g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->sessions,
+                                                                                              sent->session_id),
+                                                         parameters));
+      g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, sent->session_id), ==, folder);
+      body = natter_test_services_request_body (f, 2 + i);
+      g_assert_cmpfloat (json_object_get_double_member_with_default (body, "temperature", 0), ==, 1.5);
+      system = json_array_get_object_element (json_object_get_array_member (body, "messages"), 0);
+      g_assert_nonnull (strstr (json_object_get_string_member (system, "content"), "Answer in verse."));
+    }
+}
+
 /* The model rule is the pipeline's, whoever sends: a conversation goes
  * on with its last turn's model; a model picked for the message wins; a
  * provider that is not configured makes no turn and no conversation. */
@@ -500,6 +566,7 @@ main (int   argc,
   ADD ("retry-after-storage-failure", test_retry_after_storage_failure);
   ADD ("damaged-history-refuses", test_damaged_history_refuses);
   ADD ("edit-is-a-version", test_edit_is_a_version);
+  ADD ("edit-in-new-branch-keeps-its-settings", test_edit_in_new_branch_keeps_its_settings);
   ADD ("model-rule", test_model_rule);
 
   return g_test_run ();

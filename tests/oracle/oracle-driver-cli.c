@@ -42,7 +42,7 @@ run_done_cb (gpointer data)
  * dropped (it takes the directory's writer lock, as a second process
  * would), answering its model calls; kills it (SIGKILL) when the model
  * holds a call it makes. Returns whether it was killed. */
-static gboolean
+gboolean
 run_natter (OracleDriver       *d,
             const char * const *args)
 {
@@ -196,6 +196,12 @@ check_cli (OracleDriver *d)
         json_object_set_string_member (view, "versionOf", json_object_get_string_member (entry, "versionOf"));
       else
         json_object_set_null_member (view, "versionOf");
+      json_object_set_boolean_member (view, "pinned", json_object_get_boolean_member_with_default (entry, "pinned",
+                                                                                                   FALSE));
+      if (json_object_has_member (entry, "folder"))
+        json_object_set_string_member (view, "folder", json_object_get_string_member (entry, "folder"));
+      else
+        json_object_set_null_member (view, "folder");
 
       if (g_hash_table_contains (d->cli_touched, s) || d->cli_all)
         {
@@ -355,15 +361,59 @@ queueable (OracleDriver *d,
   return !(s->queue->len > 0 && latest != NULL && oracle_turn_terminal (latest));
 }
 
+/* The command line's options for @p (`natter send`, `natter params`),
+ * added to @args; the strings are kept in @keep. */
 void
-cli_send (OracleDriver *d)
+params_args (const OParams *p,
+             GPtrArray     *args,
+             GPtrArray     *keep)
+{
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (p == NULL)
+    return;
+  if (p->has_temperature)
+    {
+      g_ptr_array_add (keep, g_strdup_printf ("--temperature=%s", g_ascii_dtostr (number, sizeof number,
+                                                                                 p->temperature)));
+      g_ptr_array_add (args, g_ptr_array_index (keep, keep->len - 1));
+    }
+  if (p->has_top_p)
+    {
+      g_ptr_array_add (keep, g_strdup_printf ("--top-p=%s", g_ascii_dtostr (number, sizeof number, p->top_p)));
+      g_ptr_array_add (args, g_ptr_array_index (keep, keep->len - 1));
+    }
+  if (p->max_tokens > 0)
+    {
+      g_ptr_array_add (keep, g_strdup_printf ("--max-tokens=%" G_GINT64_FORMAT, p->max_tokens));
+      g_ptr_array_add (args, g_ptr_array_index (keep, keep->len - 1));
+    }
+  if (p->has_seed)
+    {
+      g_ptr_array_add (keep, g_strdup_printf ("--seed=%" G_GINT64_FORMAT, p->seed));
+      g_ptr_array_add (args, g_ptr_array_index (keep, keep->len - 1));
+    }
+  if (p->instruction != NULL)
+    {
+      g_ptr_array_add (keep, g_strdup_printf ("--system=%s", p->instruction));
+      g_ptr_array_add (args, g_ptr_array_index (keep, keep->len - 1));
+    }
+}
+
+/* `natter send`: to a new conversation or one the model has, sometimes
+ * queued; with parameters of its own (@own: never queued, docs/format.md
+ * §3.5) when given. */
+void
+cli_send (OracleDriver *d,
+          OParams      *own)
 {
   OSession *s = chance (d, 30) ? NULL : any_session (d, NULL);
   gboolean fresh = s == NULL;
-  gboolean queue = !fresh && chance (d, 30) && queueable (d, s);
+  gboolean queue = !fresh && own == NULL && chance (d, 30) && queueable (d, s);
   g_autofree char *text = oracle_new_text (d->o, fresh || s->own->len == 0);
   g_autoptr(GPtrArray) files = draw_files (d);
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
   OMsg *input = oracle_user_msg (d->o, text, files);
   guint n_turns = d->o->turns->len;
   g_autofree char *escaped = g_strescape (text, NULL);
@@ -373,8 +423,13 @@ cli_send (OracleDriver *d)
 
   if (fresh)
     s = oracle_new_session (d->o);
-  oracle_log (d->o, "op %u: natter send%s \"%s\" to S%u%s", d->op_number, queue ? " --queue" : "", escaped, s->n,
-              fresh ? " (new)" : "");
+  input->params = own;
+  {
+    g_autofree char *own_text = oracle_params_text (own);
+
+    oracle_log (d->o, "op %u: natter send%s%s \"%s\" to S%u%s", d->op_number, queue ? " --queue" : "", own_text,
+                escaped, s->n, fresh ? " (new)" : "");
+  }
   want = oracle_send (d->o, s, input, queue, 0, TRUE);
   g_ptr_array_add (args, "send");
   if (!fresh)
@@ -384,6 +439,7 @@ cli_send (OracleDriver *d)
     }
   if (queue)
     g_ptr_array_add (args, "--queue");
+  params_args (own, args, keep);
   for (guint i = 0; i < files->len; i++)
     {
       g_ptr_array_add (args, "--attach");

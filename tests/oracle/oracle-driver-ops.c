@@ -539,7 +539,7 @@ op_fork (OracleDriver *d,
   /* Asked of the conversation that shows the turn, the branch is made
    * of the one that has it as its own, a deleted one too
    * (docs/sessions.md §9.4). */
-  b = oracle_fork (d->o, at->owner, at);
+  b = oracle_fork (d->o, at->owner, at, s);
   natter_sessions_fork_async (d->f.sessions, s->id, at->id, NULL, NULL, natter_test_result_cb, &result);
   id = natter_sessions_fork_finish (d->f.sessions, wait_result (d, &result, "fork"), &error);
   if (b == NULL)

@@ -225,7 +225,13 @@ void op_delete (OracleDriver *d,
 void check_cli (OracleDriver *d);
 gboolean queueable (OracleDriver *d,
                     OSession     *s);
-void cli_send (OracleDriver *d);
+gboolean run_natter (OracleDriver       *d,
+                     const char * const *args);
+void params_args (const OParams *p,
+                  GPtrArray     *args,
+                  GPtrArray     *keep);
+void cli_send (OracleDriver *d,
+               OParams      *own);
 void cli_tool (OracleDriver *d,
                OTurn        *t);
 void cli_resume (OracleDriver *d,
@@ -242,5 +248,20 @@ void cli_delete (OracleDriver *d,
 void check_search (OracleDriver *d);
 void search_delete (OracleDriver *d,
                     OSession     *s);
+
+/* Pins, folders and generation parameters (oracle-driver-settings.c),
+ * which calls the above */
+
+gboolean settable (OracleDriver *d,
+                   OSession     *s);
+void op_pin (OracleDriver *d,
+             OSession     *s,
+             gboolean      cli);
+void op_folder (OracleDriver *d,
+                OSession     *s,
+                gboolean      cli);
+void op_params (OracleDriver *d,
+                OSession     *s,
+                gboolean      cli);
 
 G_END_DECLS

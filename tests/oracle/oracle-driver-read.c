@@ -19,6 +19,7 @@
 #include "natter-sessions-grants.h"
 #include "natter-sessions-private.h"
 #include "natter-sessions-queue.h"
+#include "natter-sessions-settings.h"
 #include "natter-test-support.h"
 #include "natter-turn-reducer.h"
 #include "oracle-driver.h"
@@ -245,6 +246,40 @@ shown_turn_ids (OracleDriver       *d,
   return ids;
 }
 
+/* What the service keeps for @s's conversation (docs/sessions.md §15,
+ * §16): in the shape of oracle_settings_expected(). */
+static void
+read_settings (OracleDriver *d,
+               OSession     *s,
+               JsonObject   *view)
+{
+  const NatterGenerationParameters *kept = natter_sessions_get_kept_parameters (d->f.sessions, s->id);
+  const char *folder_id = natter_sessions_get_folder_id (d->f.sessions, s->id);
+  NatterFolder *folder = folder_id != NULL ? natter_folders_lookup (natter_services_get_folders (d->f.services),
+                                                                    folder_id) : NULL;
+  OParams p = { 0 };
+  g_autofree char *text = NULL;
+
+  json_object_set_boolean_member (view, "pinned", natter_sessions_get_pinned (d->f.sessions, s->id));
+  if (folder != NULL && natter_folder_get_name (folder) != NULL)
+    json_object_set_string_member (view, "folder", natter_folder_get_name (folder));
+  else
+    json_object_set_null_member (view, "folder");
+  if (kept != NULL)
+    {
+      p.has_temperature = kept->has_temperature;
+      p.temperature = kept->temperature;
+      p.has_top_p = kept->has_top_p;
+      p.top_p = kept->top_p;
+      p.max_tokens = kept->max_tokens;
+      p.has_seed = kept->has_seed;
+      p.seed = kept->seed;
+      p.instruction = kept->system_instruction;
+    }
+  text = oracle_params_text (&p);
+  json_object_set_string_member (view, "parameters", text);
+}
+
 JsonNode *
 read_services (OracleDriver *d,
                OSession     *s,
@@ -323,6 +358,7 @@ read_services (OracleDriver *d,
         json_object_set_string_member (view, "versionOf", original);
       else
         json_object_set_null_member (view, "versionOf");
+      read_settings (d, s, view);
     }
   else
     json_object_set_boolean_member (view, "not-in-index", TRUE);
@@ -437,7 +473,8 @@ diff_view (OracleDriver *d,
            JsonNode     *expected_node,
            JsonNode     *actual_node)
 {
-  static const char *const members[] = { "title", "queue", "grants", "error", "latest", "versionOf", "inherited" };
+  static const char *const members[] = { "title", "queue", "grants", "error", "latest", "versionOf", "inherited",
+                                         "pinned", "folder", "parameters" };
   JsonObject *expected = json_node_get_object (expected_node);
   JsonObject *actual = json_node_get_object (actual_node);
   GPtrArray *differences = g_ptr_array_new_with_free_func ((GDestroyNotify) difference_free);
@@ -465,13 +502,14 @@ diff_view (OracleDriver *d,
         continue;
       /* Which conversation is a version of which, and titles, have
        * their own kinds: each is its own rule of the documents. */
-      if (g_str_equal (members[m], "versionOf") || g_str_equal (members[m], "title"))
+      if (g_str_equal (members[m], "versionOf") || g_str_equal (members[m], "title") || m >= 7)
         {
           g_autoptr(GString) one = g_string_new (NULL);
 
           differ (one, members[m], json_object_get_member (expected, members[m]),
                   json_object_get_member (actual, members[m]));
-          add_difference (differences, g_str_equal (members[m], "title") ? "title" : "version-of", one);
+          add_difference (differences, g_str_equal (members[m], "title") ? "title"
+                                       : m >= 7 ? (oracle_from_import (s) ? "import" : "settings") : "version-of", one);
           continue;
         }
       differ (out, members[m], json_object_get_member (expected, members[m]),

@@ -504,6 +504,9 @@ typedef enum
   OP_CLI_RESUME,
   OP_CLI_RETRY,
   OP_DELETE,
+  OP_PIN,
+  OP_FOLDER,
+  OP_PARAMS,
   N_OPS
 } OpKind;
 
@@ -511,7 +514,7 @@ static const char *const op_names[N_OPS] = {
   "new", "send", "queue", "retry-refused", "try-again", "compact-and-continue", "continue", "edit", "release",
   "stop", "permission", "answer", "resume", "unqueue", "edit-queued", "grant", "revoke", "compact", "fork",
   "rename", "export-import", "damage", "damage-attachment", "recover", "restart", "crash-send", "natter-send", "natter-tool",
-  "natter-resume", "natter-retry", "delete",
+  "natter-resume", "natter-retry", "delete", "pin", "folder", "params",
 };
 
 static gboolean
@@ -580,6 +583,10 @@ op_possible (OracleDriver *d,
       return !held && d->options.cli_ops && any_session (d, natter_latest_idle) != NULL;
     case OP_DELETE:
       return !held && any_session (d, deletable) != NULL;
+    case OP_PIN:
+    case OP_FOLDER:
+    case OP_PARAMS:
+      return any_session (d, settable) != NULL;
     case N_OPS:
       break;
     }
@@ -592,7 +599,8 @@ static const guint op_weights[N_OPS] = {
   [OP_PERMISSION] = 10, [OP_ANSWER] = 7, [OP_RESUME] = 6, [OP_UNQUEUE] = 2, [OP_REPLACE_QUEUED] = 2,
   [OP_GRANT] = 3, [OP_REVOKE] = 2, [OP_COMPACT] = 3, [OP_FORK] = 3, [OP_RENAME] = 2, [OP_EXPORT_IMPORT] = 2,
   [OP_DAMAGE] = 2, [OP_DAMAGE_ATTACHMENT] = 1, [OP_RECOVER] = 4, [OP_RESTART] = 3, [OP_CRASH_SEND] = 2, [OP_CLI_SEND] = 5,
-  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2, [OP_DELETE] = 2,
+  [OP_CLI_TOOL] = 6, [OP_CLI_RESUME] = 4, [OP_CLI_RETRY] = 2, [OP_DELETE] = 2, [OP_PIN] = 2, [OP_FOLDER] = 2,
+  [OP_PARAMS] = 3,
 };
 
 static OpKind
@@ -811,7 +819,7 @@ run_op (OracleDriver *d,
       op_crash_send (d, any_session (d, quiet_session));
       break;
     case OP_CLI_SEND:
-      cli_send (d);
+      cli_send (d, NULL);
       break;
     case OP_CLI_TOOL:
       cli_tool (d, any_turn (d, waits_for_natter));
@@ -826,11 +834,20 @@ run_op (OracleDriver *d,
         if (of != NULL)
           cli_retry (d, of);
         else
-          cli_send (d);
+          cli_send (d, NULL);
       }
       break;
     case OP_DELETE:
       run_delete (d);
+      break;
+    case OP_PIN:
+      op_pin (d, any_session (d, settable), d->options.cli_ops && !any_held (d));
+      break;
+    case OP_FOLDER:
+      op_folder (d, any_session (d, settable), d->options.cli_ops && !any_held (d));
+      break;
+    case OP_PARAMS:
+      op_params (d, any_session (d, settable), d->options.cli_ops && !any_held (d));
       break;
     case N_OPS:
       break;

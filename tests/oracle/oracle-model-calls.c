@@ -740,6 +740,11 @@ oracle_answer_request (Oracle     *o,
       r->mismatch_kind = oracle_from_import (t->owner) ? "import" : "transcript";
       r->mismatch_session = t->owner;
     }
+  else if ((r->mismatch = oracle_check_request_params (t, json_node_get_object (node))) != NULL)
+    {
+      r->mismatch_kind = oracle_from_import (t->owner) ? "import" : "parameters";
+      r->mismatch_session = t->owner;
+    }
 
   r->turn = t;
   t->n_calls++;

@@ -4,8 +4,8 @@
  *
  * What the files of the oracle's model (oracle-model*.c) share. Their
  * calls run one way: oracle-model-calls.c calls oracle-model-turns.c,
- * which with oracle-model-readings.c calls oracle-model.c, which calls
- * none of them.
+ * which with oracle-model-readings.c calls oracle-model-settings.c, which
+ * calls oracle-model.c, which calls none of them.
  */
 
 #pragma once
@@ -61,5 +61,16 @@ gboolean has_grant (OSession   *s,
                     const char *tool);
 void settle_round (Oracle *o,
                    OTurn  *t);
+void settings_free (Oracle *o);
+void settings_turn_made (Oracle *o,
+                         OTurn  *t);
+void settings_copied (Oracle   *o,
+                      OSession *made,
+                      OSession *from);
+void settings_imported (Oracle   *o,
+                        OSession *made,
+                        OSession *from);
+void settings_deleting (Oracle   *o,
+                        OSession *s);
 
 G_END_DECLS

@@ -166,6 +166,7 @@ oracle_expected_view (Oracle   *o,
       else
         json_object_set_null_member (view, "versionOf");
     }
+  oracle_settings_expected (o, s, view);
   json_node_take_object (node, view);
   return node;
 }

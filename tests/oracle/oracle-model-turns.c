@@ -23,6 +23,7 @@ add_session (Oracle *o)
   s->own = g_ptr_array_new ();
   s->queue = g_ptr_array_new_with_free_func ((GDestroyNotify) queued_free);
   s->grants = g_ptr_array_new_with_free_func ((GDestroyNotify) grant_free);
+  s->active = ++o->clock;
   g_ptr_array_add (o->sessions, s);
   return s;
 }
@@ -122,6 +123,7 @@ oracle_delete (Oracle   *o,
 
   if (latest != NULL && !oracle_turn_terminal (latest))
     oracle_stop (o, latest);
+  settings_deleting (o, s);
   g_ptr_array_set_size (s->queue, 0);
   s->deleted = TRUE;
   if (g_ptr_array_find (o->sessions, s, &at))
@@ -266,6 +268,7 @@ make_turn (Oracle   *o,
     }
   g_ptr_array_add (s->own, t);
   g_ptr_array_add (o->turns, t);
+  settings_turn_made (o, t);
   if (t->ctx == OCTX_PREV)
     oracle_log (o, "  model: T%u in S%u after T%u, waits for a model call", t->n, s->n, t->prev->n);
   else
@@ -452,7 +455,8 @@ branch (Oracle   *o,
 OSession *
 oracle_fork (Oracle   *o,
              OSession *s,
-             OTurn    *at)
+             OTurn    *at,
+             OSession *asked)
 {
   OSession *b = branch (o, s, at);
 
@@ -469,6 +473,9 @@ oracle_fork (Oracle   *o,
     }
   oracle_log (o, "  model: S%u branches S%u at T%u%s", b->n, s->n, at->n,
               b->compaction != NULL ? " with the pending compaction" : "");
+  /* It starts with what the conversation it was made from keeps: the
+   * one the person branched in (docs/format.md §3.5). */
+  settings_copied (o, b, asked);
   return b;
 }
 
@@ -550,6 +557,23 @@ move_queue (Oracle   *o,
     }
 }
 
+/* Sent again, a message has its own parameters win again; an imported
+ * turn's instruction is words of the archive and stays behind
+ * (docs/format.md §3.5, §7.1). */
+static OMsg *
+version_input (Oracle *o,
+               OTurn  *of,
+               OMsg   *input)
+{
+  OMsg *copy;
+
+  if (input != of->input || of->copy_of == NULL || input->params == NULL || input->params->instruction == NULL)
+    return input;
+  copy = oracle_user_msg (o, input->text, input->files);
+  copy->params = oracle_params_copy (o, input->params, FALSE);
+  return copy;
+}
+
 OSendResult
 oracle_new_version (Oracle   *o,
                     OSession *shown_in,
@@ -600,6 +624,12 @@ oracle_new_version (Oracle   *o,
   r.session = b;
   r.created = TRUE;
   oracle_log (o, "  model: S%u is a new version of T%u (shown in S%u)", b->n, of->n, shown_in->n);
+  /* A version shares what its original keeps; one made with no original
+   * to share with (its parent deleted), or made without a title (a
+   * branch), starts with a copy (docs/format.md §3.5, §3.6). */
+  if (!b->created_titled || (b->parent != NULL && b->parent->deleted))
+    settings_copied (o, b, shown_in);
+  input = version_input (o, of, input);
 
   if (compact_first)
     {
@@ -968,6 +998,7 @@ oracle_import (Oracle   *o,
       g_ptr_array_remove_range (visible, 0, base);
     }
   c->imported = TRUE;
+  settings_imported (o, c, s);
   c->not_imported = g_ptr_array_new ();
   for (guint i = 0; i < s->queue->len; i++)
     g_ptr_array_add (c->not_imported, ((OQueued *) g_ptr_array_index (s->queue, i))->input);
@@ -1041,6 +1072,8 @@ oracle_recover (Oracle   *o,
   c->parent = last != NULL ? s : NULL;
   c->fork_turn = last;
   c->recovered = TRUE;
+  /* What a recovered copy keeps is not determined by the documents. */
+  c->settings_open = TRUE;
   c->no_versions = TRUE;
   s->no_versions = TRUE;
   c->title = s->title != NULL ? g_strdup_printf ("%s (recovered)", s->title) : NULL;

@@ -170,6 +170,7 @@ oracle_free (Oracle *o)
   g_ptr_array_unref (o->summaries);
   g_free (o->missing_path);
   g_string_free (o->log, TRUE);
+  settings_free (o);
   g_free (o);
 }
 

@@ -32,6 +32,30 @@ typedef struct _OSession      OSession;
 typedef struct _OTurn         OTurn;
 typedef struct _OMsg          OMsg;
 typedef struct _OToolCall     OToolCall;
+typedef struct _OFolder       OFolder;
+
+/* Generation parameters (docs/format.md §3.5): what a conversation keeps,
+ * what a message carries of its own, what a turn is sent with. Owned by
+ * the oracle (oracle_params_new()). */
+typedef struct
+{
+  gboolean  has_temperature;
+  double    temperature;
+  gboolean  has_top_p;
+  double    top_p;
+  gint64    max_tokens;     /* 0: not set */
+  gboolean  has_seed;
+  gint64    seed;
+  char     *instruction;    /* the words added to the system prompt, or NULL */
+} OParams;
+
+/* A folder of conversations (docs/format.md §8), named by its id. */
+struct _OFolder
+{
+  char     *id;
+  char     *name;
+  gboolean  deleted;
+};
 
 /* A file a message carries, or that `read_file` reads. */
 typedef struct
@@ -70,6 +94,7 @@ struct _OMsg
   GPtrArray *files;    /* user: OFile* (owned by the oracle) */
   GPtrArray *calls;    /* assistant: OCall* */
   char      *call_id;  /* tool */
+  OParams   *params;   /* user: the message's own parameters (`natter send --temperature …`), or NULL */
 };
 
 typedef enum
@@ -142,6 +167,8 @@ struct _OTurn
   gint       held_index;   /* the server's request index while HELD */
   gboolean   forgotten;    /* its conversation was removed again */
   OTurn     *copy_of;      /* an imported copy: the turn it copies */
+  OParams   *sent;         /* the parameters its model calls carry (NULL: none) */
+  gboolean   params_open;  /* what it is sent with is not determined */
 };
 
 typedef enum
@@ -197,6 +224,13 @@ struct _OSession
   gboolean    no_versions;   /* versions are not determined (recovery) */
   gboolean    diverged;      /* a deferred failure left it unlike the model: left alone */
   gboolean    deleted;       /* deleted (docs/sessions.md §9.4): in Oracle.gone, its turns still shown by its versions */
+  /* What its own file keeps for its conversation (docs/format.md §3.5,
+   * §3.6): read through its original (oracle_settings_holder()). */
+  OParams    *params;
+  gboolean    pinned;
+  OFolder    *folder;
+  gboolean    settings_open; /* not determined by the documents */
+  guint       active;        /* when a turn was last appended (or it was created), in the oracle's clock */
 };
 
 /* What became of a message (oracle_send() and the versions). */
@@ -274,6 +308,10 @@ struct _Oracle
   gboolean    weird_text; /* answers may hold control characters, NUL, lone surrogates */
   guint       max_held;   /* streams held open at once */
   GString    *log;        /* what happened, for a failure's report */
+  GPtrArray  *params;     /* OParams*, owned */
+  GPtrArray  *folders;    /* OFolder*, owned, in creation order (deleted ones too) */
+  guint       clock;
+  guint       next_instruction;
 };
 
 Oracle     *oracle_new                 (guint32       seed,
@@ -339,10 +377,12 @@ gboolean    oracle_can_compact         (Oracle       *o,
 void        oracle_begin_compaction    (Oracle       *o,
                                         OSession     *s,
                                         guint         keep);
-/* A branch of @s at @at; NULL when it is refused (a damaged history). */
+/* A branch of @s at @at, asked of @asked (which shows it); NULL when it
+ * is refused (a damaged history). */
 OSession   *oracle_fork                (Oracle       *o,
                                         OSession     *s,
-                                        OTurn        *at);
+                                        OTurn        *at,
+                                        OSession     *asked);
 void        oracle_stop                (Oracle       *o,
                                         OTurn        *t);
 void        oracle_allow               (Oracle       *o,
@@ -389,6 +429,47 @@ OSession   *oracle_recover             (Oracle       *o,
 OTurn      *oracle_crash_appended      (Oracle       *o,
                                         OSession     *s,
                                         OMsg         *input);
+
+/* Pins, folders and generation parameters (oracle-model-settings.c) */
+OParams    *oracle_params_new          (Oracle       *o);
+OParams    *oracle_params_copy         (Oracle       *o,
+                                        const OParams *p,
+                                        gboolean      with_instruction);
+OParams    *oracle_params_overlay      (Oracle       *o,
+                                        const OParams *under,
+                                        const OParams *top);
+gboolean    oracle_params_empty        (const OParams *p);
+char       *oracle_params_text         (const OParams *p);
+OParams    *oracle_draw_params         (Oracle       *o,
+                                        gboolean      with_instruction);
+OSession   *oracle_settings_holder     (OSession     *s);
+gboolean    oracle_settings_known      (OSession     *s);
+void        oracle_set_pinned          (Oracle       *o,
+                                        OSession     *s,
+                                        gboolean      pinned);
+void        oracle_set_folder          (Oracle       *o,
+                                        OSession     *s,
+                                        OFolder      *folder);
+void        oracle_set_params          (Oracle       *o,
+                                        OSession     *s,
+                                        OParams      *params);
+OFolder    *oracle_folder_new          (Oracle       *o,
+                                        const char   *id,
+                                        const char   *name);
+OFolder    *oracle_folder_find         (Oracle       *o,
+                                        const char   *name);
+void        oracle_folder_rename       (Oracle       *o,
+                                        OFolder      *folder,
+                                        const char   *name);
+void        oracle_folder_delete       (Oracle       *o,
+                                        OFolder      *folder);
+const char *oracle_folder_restore      (Oracle       *o,
+                                        OFolder      *folder);
+void        oracle_settings_expected   (Oracle       *o,
+                                        OSession     *s,
+                                        JsonObject   *view);
+char       *oracle_check_request_params (OTurn       *t,
+                                         JsonObject  *body);
 
 /* Model calls, as the server sees them arrive. */
 GPtrArray  *oracle_waiting_turns       (Oracle       *o);

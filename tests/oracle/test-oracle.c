@@ -29,17 +29,21 @@
 #define DEFAULT_OPS 45
 
 /* The seeds the suite runs, each for this many operations: together they
- * reach every kind of operation, in about 25 s of CPU on a plain build
- * (three times that with AddressSanitizer). 910242311 and 3959461806 are
- * the long run's: a branch at a turn before the kept one that read the
- * unreadable history before it, and a first message's version that
- * copied a compaction its import then refused. */
+ * reach every kind of operation (pins, folders and parameters too, though
+ * not `natter pin`, `natter folder` or a folder's rename, delete and
+ * undo, which the long run reaches), in about 25 s of CPU on a plain
+ * build (three times that with AddressSanitizer). 910242311 and
+ * 3959461806 were the long run's (a branch at a turn before the kept one
+ * that read the unreadable history before it, and a first message's
+ * version that copied a compaction its import then refused), drawn
+ * before the operations on pins, folders and parameters changed every
+ * seed's draws: they run other operations now. */
 static const struct
 {
   guint32 seed;
   guint   n_ops;
 } suite_seeds[] = {
-  { 2, 36 }, { 4, 36 }, { 7, 36 }, { 8, 36 }, { 716630391, 36 }, { 910242311, 36 }, { 3959461806, 38 },
+  { 2, 32 }, { 4, 32 }, { 7, 32 }, { 8, 32 }, { 716630391, 32 }, { 910242311, 36 }, { 3959461806, 38 },
 };
 
 static void

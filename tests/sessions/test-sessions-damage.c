@@ -14,6 +14,7 @@
 #include "natter-session-grants-queue.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-queue.h"
+#include "natter-sessions-settings.h"
 #include "test-sessions.h"
 
 
@@ -749,6 +750,62 @@ test_recover_keeps_queue (Fixture       *f,
   natter_test_sessions_wait_idle (&f->t);
 }
 
+/* What the damaged conversation keeps about itself goes on in the copy
+ * that stands in for it: its generation parameters, so its next message
+ * is sent as it would have been there, and its folder, so it is found
+ * where the person put it. The pin stays on the damaged conversation,
+ * which stays listed: one conversation is not pinned twice over. */
+static void
+test_recover_keeps_settings (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Kept");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(NatterGenerationParameters) parameters = natter_generation_parameters_new ();
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *folder = "2026-11-30T09-14-03Z-0000077-000";
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  parameters->has_temperature = TRUE;
+  parameters->temperature = 0.25;
+  natter_generation_parameters_set_system_instruction (parameters, "Answer in verse.");
+  natter_sessions_set_parameters_async (f->t.sessions, sid, parameters, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_parameters_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                        &error));
+  g_clear_object (&result);
+  natter_sessions_set_folder_async (f->t.sessions, sid, folder, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_folder_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                    &error));
+  g_clear_object (&result);
+  natter_sessions_set_pinned_async (f->t.sessions, sid, TRUE, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_sessions_set_pinned_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                    &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  corrupt_file (f->t.w->turn_repo, two);
+
+  copy = recover_copy (f, sid, NULL);
+  g_assert_nonnull (natter_sessions_get_kept_parameters (f->t.sessions, copy));
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->t.sessions, copy),
+                                                     parameters));
+  g_assert_cmpstr (natter_sessions_get_folder_id (f->t.sessions, copy), ==, folder);
+  g_assert_false (natter_sessions_get_pinned (f->t.sessions, copy));
+  g_assert_true (natter_sessions_get_pinned (f->t.sessions, sid));
+
+  /* So they are after a restart: they are in the copy's file. */
+  restart (f);
+  g_assert_true (natter_generation_parameters_equal (natter_sessions_get_kept_parameters (f->t.sessions, copy),
+                                                     parameters));
+  g_assert_cmpstr (natter_sessions_get_folder_id (f->t.sessions, copy), ==, folder);
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -776,4 +833,5 @@ sessions_add_damage_tests (void)
        GINT_TO_POINTER (DAMAGE_END_LOST));
   ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
   ADD ("recover/keeps-queued-messages", test_recover_keeps_queue, NULL);
+  ADD ("recover/keeps-parameters-and-folder", test_recover_keeps_settings, NULL);
 }

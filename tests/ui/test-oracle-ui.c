@@ -21,6 +21,8 @@
 
 #include "natter-composer.h"
 #include "natter-session-grants-queue.h"
+#include "natter-sidebar.h"
+#include "natter-sidebar-sections.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
 #include "oracle-driver.h"
@@ -59,6 +61,9 @@ restart_cb (OracleDriver *d,
   ui->window = natter_window_new (ui->app, natter_services_get_sessions (services), natter_services_get_hub (services));
   natter_window_set_blob_store (ui->window, natter_services_get_blob_store (services));
   natter_window_set_model_provider (ui->window, natter_services_get_provider_registry (services), "test", "m");
+  /* The folders the services keep, as an application's window shows
+   * them: the sidebar lists each conversation under its folder. */
+  natter_window_set_folders (ui->window, natter_services_get_folders (services));
   gtk_window_set_default_size (GTK_WINDOW (ui->window), 1000, 700);
   gtk_window_present (GTK_WINDOW (ui->window));
   ui_wait_until (ui_is_mapped, ui->window);
@@ -106,6 +111,43 @@ timeline_read (gpointer data)
   return TRUE;
 }
 
+/* Where the sidebar lists @s, by the header above its row
+ * (docs/sessions.md §16): under Pinned it is pinned (its folder is not
+ * shown), under a folder in that one, under Recent or in a plain list
+ * in none. Nothing when the list does not show its row (a version behind
+ * its conversation's head, a collapsed folder's). */
+static void
+read_window_place (Ui         *ui,
+                   OSession   *s,
+                   JsonObject *view)
+{
+  GtkSelectionModel *selection = gtk_list_view_get_model (GTK_LIST_VIEW (natter_sidebar_get_list (ui->window->session_sidebar)));
+  GListModel *rows = selection != NULL ? G_LIST_MODEL (selection) : NULL;
+  NatterSidebarHeader *above = NULL;
+
+  for (guint i = 0; rows != NULL && i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (rows, i);
+
+      if (NATTER_IS_SIDEBAR_HEADER (item))
+        above = NATTER_SIDEBAR_HEADER (item);
+      else if (NATTER_IS_SESSION_INDEX_ENTRY (item) &&
+               g_strcmp0 (natter_session_index_entry_get_session_id (NATTER_SESSION_INDEX_ENTRY (item)), s->id) == 0)
+        {
+          NatterSidebarHeaderKind kind = above != NULL ? natter_sidebar_header_get_kind (above)
+                                                       : NATTER_SIDEBAR_HEADER_RECENT;
+
+          json_object_set_boolean_member (view, "pinned", kind == NATTER_SIDEBAR_HEADER_PINNED);
+          if (kind == NATTER_SIDEBAR_HEADER_FOLDER)
+            json_object_set_string_member (view, "folder",
+                                           natter_folder_get_name (natter_sidebar_header_get_folder (above)));
+          else if (kind == NATTER_SIDEBAR_HEADER_RECENT)
+            json_object_set_null_member (view, "folder");
+          return;
+        }
+    }
+}
+
 /* What the window shows of @s: its list row's title, and its timeline's
  * turns (each reduced from the item's state, the way the rows show it). */
 static JsonNode *
@@ -136,6 +178,7 @@ read_window (OracleDriver *d,
             json_object_set_null_member (view, "title");
         }
     }
+  read_window_place (ui, s, view);
   if (oracle_latest_own (s) != NULL && oracle_latest_own (s)->damaged)
     {
       /* A conversation the list shows as damaged is not opened. */

@@ -391,7 +391,7 @@ typedef struct
    * in, or for a new version without one, the message's own. */
   char                 *origin;
   /* A new version: the conversation the message was in, and where the
-   * branch starts (the turn before the message, in @fork_owner), or for
+   * branch starts (the turn before the message, which @origin shows), or for
    * a first message, the conversation it descends from. */
   char                 *version_owner;
   gboolean              owner_searched;  /* the turn's own session did not have it */
@@ -402,7 +402,6 @@ typedef struct
   char                 *shown_point;
   char                 *shown_cwd;
   gboolean              parent_gone;   /* @parent was deleted */
-  char                 *fork_owner;
   char                 *fork_turn;
   char                 *parent;
   char                 *title;
@@ -423,7 +422,6 @@ send_state_free (SendState *state)
   g_free (state->version_owner);
   g_free (state->shown_point);
   g_free (state->shown_cwd);
-  g_free (state->fork_owner);
   g_free (state->fork_turn);
   g_free (state->parent);
   g_free (state->title);
@@ -707,15 +705,15 @@ place (GTask *task)
    * never replaces, whichever process brings the first answer. */
   if (state->origin == NULL && !natter_message_request_get_auto_title (state->request))
     title = natter_derive_session_title (state->input);
+  /* Both are asked of the session the message is shown in: without a
+   * title to make it a version, the new session is a branch, which
+   * starts with what that conversation keeps (docs/format.md §3.5). */
   if (state->version_owner != NULL && state->fork_turn != NULL)
-    natter_sessions_fork_async (self->sessions, state->fork_owner, state->fork_turn, state->title, cancellable,
+    natter_sessions_fork_async (self->sessions, state->origin, state->fork_turn, state->title, cancellable,
                                 placed_cb, task);
-  else if (state->version_owner != NULL && state->parent_gone)
+  else if (state->version_owner != NULL)
     natter_sessions_create_first_version_async (self->sessions, state->origin, state->parent, state->title,
                                                 state->cwd, cancellable, placed_cb, task);
-  else if (state->version_owner != NULL)
-    natter_sessions_create_session_async (self->sessions, state->title, state->cwd, state->parent, NULL, cancellable,
-                                          placed_cb, task);
   else if (state->origin == NULL)
     natter_sessions_create_session_async (self->sessions, title, natter_message_request_get_cwd (state->request),
                                           NULL, NULL, cancellable, placed_cb, task);
@@ -1004,10 +1002,7 @@ deleted_history_cb (GObject      *object,
     }
   turn = g_ptr_array_index (turns, i);
   if (i > 0)
-    {
-      state->fork_owner = g_strdup (state->origin);
-      state->fork_turn = g_strdup (natter_turn_state_get_turn_id (g_ptr_array_index (turns, i - 1)));
-    }
+    state->fork_turn = g_strdup (natter_turn_state_get_turn_id (g_ptr_array_index (turns, i - 1)));
   else
     {
       state->parent = g_strdup (json_object_get_string_member_with_default (natter_turn_state_get_definition (turn),
@@ -1131,17 +1126,13 @@ version_session_read_cb (GObject      *object,
   /* The branch starts at the turn before the message: the session's own,
    * or for its first turn, the turn it was itself forked from. */
   if (i > 0)
-    {
-      state->fork_owner = g_strdup (state->version_owner);
-      state->fork_turn = g_strdup (natter_session_state_get_turn (session, i - 1)->turn_id);
-    }
+    state->fork_turn = g_strdup (natter_session_state_get_turn (session, i - 1)->turn_id);
   else if (natter_session_state_get_forked_from_turn_id (session) != NULL)
     {
       /* The fork is asked of the session that shows that turn, not of
        * its parent: the service finds the parent that has it as its
        * own, and one deleted since too, whose history the session
        * still shows from the turn files (docs/sessions.md §9.4). */
-      state->fork_owner = g_strdup (state->version_owner);
       state->fork_turn = g_strdup (natter_session_state_get_forked_from_turn_id (session));
     }
   else

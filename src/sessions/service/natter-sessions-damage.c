@@ -19,9 +19,12 @@
 #include "natter-session-default-title.h"
 #include "natter-session-grants-queue.h"
 #include "natter-session-index-internal.h"
+#include "natter-session-parameters-event.h"
+#include "natter-session-placement-event.h"
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-private.h"
+#include "natter-sessions-settings.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
 #include "natter-turn-reducer.h"
@@ -416,6 +419,8 @@ typedef struct
   char               *ts;
   NatterSessionState *copy;           /* recover: the new session */
   char               *latest_status;  /* recover: its latest turn's */
+  NatterGenerationParameters *parameters; /* recover: what the copy takes, or NULL */
+  char               *folder_id;      /* recover: likewise */
 } DamageData;
 
 static void
@@ -429,6 +434,8 @@ damage_data_free (DamageData *data)
   g_free (data->ts);
   g_clear_pointer (&data->copy, natter_session_state_unref);
   g_free (data->latest_status);
+  g_clear_pointer (&data->parameters, natter_generation_parameters_free);
+  g_free (data->folder_id);
   g_free (data);
 }
 
@@ -671,7 +678,7 @@ recover_thread (GTask        *task,
       return;
     }
 
-  /* The same lineage, title and folder; the turns are referenced, not
+  /* The same lineage and title; the turns are referenced, not
    * copied: turns are found only by reference (docs/sessions.md §7) and a
    * settled turn never changes, so the copy can share them, as a fork shares
    * its parent's. */
@@ -699,6 +706,13 @@ recover_thread (GTask        *task,
                                                                      turn->model));
     }
   add_queue (data->session_repo, data->session_id, data->new_id, data->ts, rest, cancellable);
+  /* What the conversation keeps about itself, as a branch takes it
+   * (docs/format.md §3.5, §3.6): the copy stands in for it. */
+  if (data->parameters != NULL)
+    g_ptr_array_add (rest, natter_session_event_new_parameters_changed (data->new_id, data->ts, data->parameters));
+  if (data->folder_id != NULL)
+    g_ptr_array_add (rest, natter_session_event_new_folder_changed (data->new_id, data->ts, data->folder_id));
+  natter_session_events_raise (rest, 1, NULL);
 
   if (!natter_session_state_apply (copy, json_node_get_object (created), &error))
     {
@@ -769,8 +783,10 @@ recovered_cb (GObject      *object,
  * Copies the readable part of a damaged session to a new session, the
  * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
  * never repair or skip). The new session has the damaged one's title marked
- * as the copy's ("… (recovered)", in the language of the process), its folder
- * and lineage, and as its turns the turns of the readable prefix
+ * as the copy's ("… (recovered)", in the language of the process), the
+ * generation parameters and folder of its conversation (when it is the
+ * original: a copy of a version shares its original's), its lineage,
+ * and as its turns the turns of the readable prefix
  * (natter_sessions_inspect_damage_async()), referenced like a fork's:
  * without the turn whose log is damaged, when that is the latest turn's.
  * The messages still queued in the damaged session wait in the copy's
@@ -796,6 +812,17 @@ natter_sessions_recover_async (NatterSessions      *self,
   data = damage_data_new (self, session_id);
   data->new_id = natter_id_generator_next (self->ids);
   data->ts = natter_clock_format_ts (self->clock);
+  /* A copy of a version is a version of the same conversation (its
+   * lineage is the damaged one's) and shares what the original keeps;
+   * a copy of a conversation's original stands alone and takes a copy
+   * of its parameters and folder, never its pin. */
+  if (g_strcmp0 (natter_sessions_get_conversation_id (self, session_id), session_id) == 0)
+    {
+      const NatterGenerationParameters *kept = natter_sessions_get_kept_parameters (self, session_id);
+
+      data->parameters = kept != NULL ? natter_generation_parameters_copy (kept) : NULL;
+      data->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
+    }
   thread = g_task_new (self, cancellable, recovered_cb, g_object_ref (task));
   g_task_set_task_data (thread, data, (GDestroyNotify) damage_data_free);
   g_task_run_in_thread (thread, recover_thread);
