@@ -481,23 +481,35 @@ test_result_metas (Fixture       *f,
 /* The Shell shows a result's name as plain text (and escapes it itself
  * before it highlights the terms): a title with markup characters goes
  * out exactly as the user typed it, neither escaped nor dropped. */
-static void
-test_markup_title (Fixture       *f,
-                   gconstpointer  data)
+/* The name the Shell gets for the session @id titled @title, found by
+ * @terms. */
+static char *
+result_name (Fixture    *f,
+             const char *id,
+             const char *title,
+             const char *terms)
 {
-  const char *id = "2026-11-30T11-30-00Z-0000009-000";
   const char *ids[] = { id, NULL };
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) metas = NULL;
   g_autoptr(GVariant) meta = NULL;
 
-  add_session (f, id, "Tom & Jerry <b>", 60, "completed");
-  assert_ids (initial (f, "tom jerry"), id);
+  add_session (f, id, title, 60, "completed");
+  assert_ids (initial (f, terms), id);
   reply = call (f, "GetResultMetas", g_variant_new ("(^as)", ids), "(aa{sv})");
   metas = g_variant_get_child_value (reply, 0);
   g_assert_cmpuint (g_variant_n_children (metas), ==, 1);
   meta = g_variant_get_child_value (metas, 0);
-  g_assert_cmpstr (meta_string (meta, "name"), ==, "Tom & Jerry <b>");
+  return g_strdup (meta_string (meta, "name"));
+}
+
+static void
+test_markup_title (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *name = result_name (f, "2026-11-30T11-30-00Z-0000009-000", "Tom & Jerry <b>", "tom jerry");
+
+  g_assert_cmpstr (name, ==, "Tom & Jerry <b>");
 }
 
 /* The Shell shows a result's name on one line as the sidebar does: a
@@ -508,19 +520,10 @@ static void
 test_one_line_title (Fixture       *f,
                      gconstpointer  data)
 {
-  const char *id = "2026-11-30T11-30-00Z-0000010-000";
-  const char *ids[] = { id, NULL };
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GVariant) metas = NULL;
-  g_autoptr(GVariant) meta = NULL;
+  g_autofree char *name = result_name (f, "2026-11-30T11-30-00Z-0000010-000", "photo \u202Egnp.exe \x1b[31m",
+                                       "photo");
 
-  add_session (f, id, "photo \u202Egnp.exe \x1b[31m", 60, "completed");
-  assert_ids (initial (f, "photo"), id);
-  reply = call (f, "GetResultMetas", g_variant_new ("(^as)", ids), "(aa{sv})");
-  metas = g_variant_get_child_value (reply, 0);
-  g_assert_cmpuint (g_variant_n_children (metas), ==, 1);
-  meta = g_variant_get_child_value (metas, 0);
-  g_assert_cmpstr (meta_string (meta, "name"), ==, "photo \\u202Egnp.exe \u241B[31m");
+  g_assert_cmpstr (name, ==, "photo \\u202Egnp.exe \u241B[31m");
 }
 
 static void

@@ -274,24 +274,19 @@ test_remove_keeps_focus_in_message (Fixture       *f,
   natter_composer_add_file (composer, f->png_file);
   ui_wait_until (has_n_chips, &count);
 
-  /* One of two goes: the focus goes back to the message. */
-  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
-  button = remove_button_of (g_ptr_array_index (chips, 0));
-  g_assert_true (gtk_widget_grab_focus (button));
-  g_signal_emit_by_name (button, "clicked");
-  count.n = 1;
-  ui_wait_until (has_n_chips, &count);
-  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
-
-  /* The last one goes: the same, and nothing else moved it. */
-  g_clear_pointer (&chips, g_ptr_array_unref);
-  chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
-  button = remove_button_of (g_ptr_array_index (chips, 0));
-  g_assert_true (gtk_widget_grab_focus (button));
-  g_signal_emit_by_name (button, "clicked");
-  count.n = 0;
-  ui_wait_until (has_n_chips, &count);
-  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+  /* One of two goes, then the last one: each time the focus goes back
+   * to the message, and nothing else moved it. */
+  for (guint before = 2; before > 0; before--)
+    {
+      count.n = before - 1;
+      g_clear_pointer (&chips, g_ptr_array_unref);
+      chips = ui_find_all (f->window, NATTER_TYPE_ATTACHMENT_CHIP);
+      button = remove_button_of (g_ptr_array_index (chips, 0));
+      g_assert_true (gtk_widget_grab_focus (button));
+      g_signal_emit_by_name (button, "clicked");
+      ui_wait_until (has_n_chips, &count);
+      g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == field);
+    }
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
 }
 
