@@ -141,6 +141,17 @@ append_model_row (GtkListBox *box,
       g_object_set_data (G_OBJECT (row), "other", other);
     }
   gtk_widget_set_tooltip_text (row, model);
+  /* GTK 4.8 names a list box row by nothing, and a check hidden by its
+   * opacity is still read: a screen reader said "Current model" on
+   * every row and no name. The row says its name, the note and whether
+   * it is the current one; the check is for the eye only. */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, shown, -1);
+  if (note != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, note, -1);
+  if (other == NULL)
+    gtk_accessible_update_state (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_STATE_CHECKED,
+                                 current ? GTK_ACCESSIBLE_TRISTATE_TRUE : GTK_ACCESSIBLE_TRISTATE_FALSE, -1);
+  gtk_accessible_update_state (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
   gtk_list_box_append (box, row);
 }
 

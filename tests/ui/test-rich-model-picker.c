@@ -695,6 +695,16 @@ test_rich_model_picker_model_gone (void)
   g_assert_cmpstr (g_object_get_data (G_OBJECT (gtk_list_box_get_row_at_index (list, 0)), "model"), ==, "gamma");
   g_assert_true (ui_label_shown (gtk_list_box_get_row_at_index (list, 0), "Not offered by this provider now"));
   g_assert_false (ui_label_shown (gtk_list_box_get_row_at_index (list, 1), "Not offered by this provider now"));
+  /* A screen reader hears the same: the name, checked, and why. */
+  gtk_test_accessible_assert_property (gtk_list_box_get_row_at_index (list, 0), GTK_ACCESSIBLE_PROPERTY_LABEL, "gamma");
+  gtk_test_accessible_assert_property (gtk_list_box_get_row_at_index (list, 0), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       "Not offered by this provider now");
+  gtk_test_accessible_assert_state (gtk_list_box_get_row_at_index (list, 0), GTK_ACCESSIBLE_STATE_CHECKED,
+                                    GTK_ACCESSIBLE_TRISTATE_TRUE);
+  gtk_test_accessible_assert_state (gtk_list_box_get_row_at_index (list, 1), GTK_ACCESSIBLE_STATE_CHECKED,
+                                    GTK_ACCESSIBLE_TRISTATE_FALSE);
+  gtk_test_accessible_assert_property (gtk_list_box_get_row_at_index (list, 1), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                       g_object_get_data (G_OBJECT (gtk_list_box_get_row_at_index (list, 1)), "model"));
   ui_wait_until (ui_is_mapped, gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_POPOVER));
   save_screenshots (gtk_widget_get_ancestor (GTK_WIDGET (list), GTK_TYPE_POPOVER), "model-picker-model-gone");
 
