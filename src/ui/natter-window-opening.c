@@ -433,6 +433,22 @@ _natter_window_move_draft (NatterWindow *self,
   _natter_window_voice_rekey (self, from, to);
 }
 
+/* The keyboard was in what went with the conversation (its row, its
+ * turns), and GTK handed it on to the nearest stop, a header button:
+ * it goes to the new conversation's message field, where what was
+ * being written went. Typing a search, it stays. */
+static void
+keep_keyboard_after_delete (NatterWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *search = natter_sidebar_get_search_entry (self->session_sidebar);
+
+  if (focus != NULL && (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer)) ||
+                        focus == search || gtk_widget_is_ancestor (focus, search)))
+    return;
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+}
+
 /**
  * _natter_window_leave_deleted:
  * @self: the window
@@ -466,6 +482,7 @@ _natter_window_leave_deleted (NatterWindow *self)
   _natter_window_move_draft (self, session_id, NATTER_WINDOW_NEW_CHAT_KEY);
   _natter_window_open_new_chat (self);
   _natter_window_update_keyboard_actions (self);
+  keep_keyboard_after_delete (self);
 
   /* Translators: %s is a conversation title */
   text = g_strdup_printf (_("“%s” was deleted elsewhere"), title);

@@ -560,6 +560,12 @@ test_sidebar_deleted_elsewhere (void)
   natter_composer_set_text (composer, draft);
   natter_composer_add_file (composer, attached);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
+  /* The keyboard on the conversation's row, as a click that opened it
+   * leaves it: the row goes with the conversation. */
+  g_assert_true (gtk_widget_grab_focus (gtk_widget_get_parent (gtk_widget_get_parent (
+    GTK_WIDGET (ui_find_session_row (window, session_id))))));
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)),
+                                         natter_window_get_session_list (window)));
 
   natter_sessions_delete_session_async (u->sessions, session_id, NULL, ui_result_cb, &result);
   g_assert_true (natter_sessions_delete_session_finish (u->sessions, ui_wait_result (&result), &error));
@@ -577,6 +583,9 @@ test_sidebar_deleted_elsewhere (void)
   g_assert_cmpstr (text, ==, draft);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 1);
   g_assert_true (ui_label_shown (natter_window_get_toast_overlay (window), toast_text));
+  /* The keyboard goes to the message field, which goes on. */
+  g_assert_nonnull (gtk_root_get_focus (GTK_ROOT (window)));
+  g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), GTK_WIDGET (composer)));
   /* For a person to look at: the new chat with the draft, the toast. */
   ui_save_window (GTK_WIDGET (window), "deleted-elsewhere.png");
   g_assert_true (ui_error_bar_hidden (window));
