@@ -13,7 +13,8 @@
  * and -editing.c (a message's versions, and Edit), -actions.c (the
  * win.* actions), -keyboard.c (tab stops and focus), -errors.c (the
  * error bar and the damaged-conversation page), -recovery.c (its
- * readable part copied) and -voice.c (Read Aloud and dictation). Each facet installs its own actions and
+ * readable part copied), -voice.c (Read Aloud and dictation) and
+ * -menus.c (the menus that pin a conversation and move it to a folder). Each facet installs its own actions and
  * template callbacks from natter_window_class_init(); the order in
  * which they call each other is the order of their functions below.
  *
@@ -283,6 +284,21 @@ gboolean
 _natter_window_provider_is_missing (NatterWindow *self,
                                     const char   *provider_id);
 
+/* natter-window-menus.c */
+NatterSessionIndexEntry *
+_natter_window_lookup_target (NatterWindow *self,
+                              const char   *session_id,
+                              gboolean      writable);
+void
+_natter_window_update_folder_actions (NatterWindow *self);
+GMenuModel *
+_natter_window_conversation_menu_new (NatterWindow *self,
+                                      const char   *session_id);
+void
+_natter_window_place_menus_init (NatterWindow *self);
+void
+_natter_window_update_place_menus (NatterWindow *self);
+
 /* natter-window-errors.c */
 void
 _natter_window_show_error_toast (NatterWindow *self,
@@ -345,16 +361,11 @@ void
 _natter_window_class_voice_init (GtkWidgetClass *widget_class);
 
 /* natter-window-folders.c */
-void
-_natter_window_update_folder_actions (NatterWindow *self);
 gboolean
 _natter_window_undo_folder_delete (NatterWindow *self,
                                    gboolean      latest_only);
 void
 _natter_window_folders_init (NatterWindow *self);
-GMenuModel *
-_natter_window_conversation_menu_new (NatterWindow *self,
-                                      const char   *session_id);
 void
 _natter_window_class_folders_init (GtkWidgetClass *widget_class);
 
@@ -482,10 +493,6 @@ _natter_window_sidebar_init (NatterWindow *self);
 char *
 _natter_window_dup_target (NatterWindow *self,
                            GVariant     *parameter);
-NatterSessionIndexEntry *
-_natter_window_lookup_target (NatterWindow *self,
-                              const char   *session_id,
-                              gboolean      writable);
 
 /* natter-window-archive.c */
 void

@@ -178,29 +178,3 @@ _natter_window_dup_target (NatterWindow *self,
   return g_strdup (self->conversation.session_id);
 }
 
-/**
- * _natter_window_lookup_target:
- * @self: the window
- * @session_id: (nullable): what _natter_window_dup_target() said
- * @writable: whether a conversation that cannot be read (its index entry
- *   has an error) is refused
- *
- * Returns: (transfer none) (nullable): @session_id's index entry, or
- *   %NULL when it is not listed (deleted meanwhile, its undo toast up)
- *   or, with @writable, cannot be read
- */
-NatterSessionIndexEntry *
-_natter_window_lookup_target (NatterWindow *self,
-                              const char   *session_id,
-                              gboolean      writable)
-{
-  NatterSessionIndexEntry *entry;
-
-  if (session_id == NULL || self->sessions == NULL ||
-      g_hash_table_contains (self->sidebar.pending_deletes, session_id))
-    return NULL;
-  entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), session_id);
-  if (entry == NULL || (writable && natter_session_index_entry_get_error (entry) != NULL))
-    return NULL;
-  return entry;
-}

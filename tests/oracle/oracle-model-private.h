@@ -61,7 +61,6 @@ gboolean has_grant (OSession   *s,
                     const char *tool);
 void settle_round (Oracle *o,
                    OTurn  *t);
-void settings_free (Oracle *o);
 void settings_turn_made (Oracle *o,
                          OTurn  *t);
 void settings_copied (Oracle   *o,

@@ -41,14 +41,6 @@ ensure_pools (Oracle *o)
     o->folders = g_ptr_array_new_with_free_func ((GDestroyNotify) folder_free);
 }
 
-/* Frees what the settings of the model own. */
-void
-settings_free (Oracle *o)
-{
-  g_clear_pointer (&o->params, g_ptr_array_unref);
-  g_clear_pointer (&o->folders, g_ptr_array_unref);
-}
-
 OParams *
 oracle_params_new (Oracle *o)
 {

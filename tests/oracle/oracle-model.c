@@ -170,7 +170,10 @@ oracle_free (Oracle *o)
   g_ptr_array_unref (o->summaries);
   g_free (o->missing_path);
   g_string_free (o->log, TRUE);
-  settings_free (o);
+  /* The settings' pools (oracle-model-settings.c), each freeing what it
+   * holds. */
+  g_clear_pointer (&o->params, g_ptr_array_unref);
+  g_clear_pointer (&o->folders, g_ptr_array_unref);
   g_free (o);
 }
 
