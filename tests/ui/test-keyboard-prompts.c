@@ -343,7 +343,7 @@ test_keyboard_shift_tab_enters_newest_turn (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, "Several");
-  g_autofree char *turn_ids[4] = { NULL };
+  char *turn_ids[4] = { NULL };
   const char *messages[] = { "one", "two", "three", "four" };
   NatterWindow *window;
   GtkWidget *timeline;
@@ -385,4 +385,6 @@ test_keyboard_shift_tab_enters_newest_turn (void)
 
   ui_destroy_window (window);
   ui_world_free (u);
+  for (guint i = 0; i < G_N_ELEMENTS (turn_ids); i++)
+    g_free (turn_ids[i]);
 }
