@@ -528,6 +528,28 @@ damage_describe (NatterWindow *self)
 
 /* Holds the window weakly: opening a damaged session must not keep a
  * closed window alive until the file has been looked at. */
+/* The page's way out became usable. Opening the conversation left the
+ * keyboard nowhere, or on the page's own scrolled area (the message
+ * field it was in went insensitive, and the buttons were not usable
+ * yet): it goes to the first way out. Anywhere else (a row of the list)
+ * it stays. */
+static void
+damage_focus_way_out (NatterWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  GtkWidget *page = GTK_WIDGET (self->errors.errored_page);
+
+  GtkWidget *copy = GTK_WIDGET (self->errors.copy_readable_button);
+  GtkWidget *show_file = gtk_widget_get_next_sibling (copy);
+
+  if (!gtk_widget_get_mapped (page) ||
+      (focus != NULL && (!gtk_widget_is_ancestor (focus, page) || GTK_IS_BUTTON (focus))))
+    return;
+  /* Copy Readable Part, or Show File where nothing can be copied. */
+  if (!gtk_widget_grab_focus (copy) && show_file != NULL)
+    gtk_widget_grab_focus (show_file);
+}
+
 static void
 damage_inspected_cb (GObject      *source,
                      GAsyncResult *result,
@@ -558,6 +580,7 @@ damage_inspected_cb (GObject      *source,
       g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) == 0)
     damage_describe (self);
   damage_actions_update (self);
+  damage_focus_way_out (self);
 }
 
 /* Shows the open damaged session: its reason at once, the details and

@@ -23,6 +23,15 @@ list_item_of (NatterSessionRow *row)
   g_assert_not_reached ();
 }
 
+static gboolean
+focus_on_copy_readable (gpointer window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return GTK_IS_BUTTON (focus) &&
+         g_strcmp0 (gtk_button_get_label (GTK_BUTTON (focus)), "Copy Readable Part to a New Conversation") == 0;
+}
+
 void
 test_sidebar_corrupt_session (void)
 {
@@ -70,8 +79,13 @@ test_sidebar_corrupt_session (void)
   /* It opens to its error, never to a composer. Its menu, and its
    * row's, offer no Rename…, Pin or Move to Folder, which could not be
    * written: Delete only. */
+  g_assert_true (natter_window_open_session (window, good));
+  gtk_widget_grab_focus (GTK_WIDGET (natter_window_get_composer (window)));
   g_assert_true (natter_window_open_session (window, bad));
   g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  /* The keyboard, which was in the message field, goes to the way out
+   * once the damage has been looked at. */
+  ui_wait_until (focus_on_copy_readable, window);
   g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
   {
     GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button));
