@@ -155,6 +155,27 @@ adjacent_item (GtkWidget        *item,
                                           : gtk_widget_get_prev_sibling (item);
 }
 
+/* Focuses the first turn from @item on (in @direction) that has
+ * controls, entering it from its near end: its first control going
+ * down, its last going up. FALSE when none has. */
+static gboolean
+enter_turn_from (GtkWidget        *item,
+                 GtkDirectionType  direction)
+{
+  for (; item != NULL; item = adjacent_item (item, direction))
+    {
+      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
+
+      collect_tab_stops (item, stops);
+      if (stops->len > 0 && stops->pdata[0] == item)
+        g_ptr_array_remove_index (stops, 0);
+      if (stops->len > 0 &&
+          gtk_widget_grab_focus (stops->pdata[direction == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 timeline_key_pressed_cb (GtkEventControllerKey *controller,
                          guint                  keyval,
@@ -199,21 +220,9 @@ timeline_key_pressed_cb (GtkEventControllerKey *controller,
       return gtk_widget_grab_focus (stops->pdata[0]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
   }
 
-  /* On to the neighbouring turn's controls, entering from its near end. */
-  for (GtkWidget *next = adjacent_item (item, direction); next != NULL; next = adjacent_item (next, direction))
-    {
-      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
-
-      collect_tab_stops (next, stops);
-      if (stops->len > 0 && stops->pdata[0] == next)
-        g_ptr_array_remove_index (stops, 0);
-      if (stops->len == 0)
-        continue;
-      if (gtk_widget_grab_focus (stops->pdata[direction == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1]))
-        return GDK_EVENT_STOP;
-    }
-  /* Past the last (or first) turn: the window's Tab leaves the list. */
-  return GDK_EVENT_PROPAGATE;
+  /* On to the neighbouring turn's controls; past the last (or first)
+   * turn, the window's Tab leaves the list. */
+  return enter_turn_from (adjacent_item (item, direction), direction) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
 /* Shift+Tab from below the timeline (the message field, the queue, the
@@ -247,16 +256,9 @@ view_key_pressed_cb (GtkEventControllerKey *controller,
   gtk_widget_set_can_focus (scroller, TRUE);
   if (moved)
     return GDK_EVENT_STOP;
-  for (GtkWidget *item = gtk_widget_get_last_child (list); item != NULL; item = gtk_widget_get_prev_sibling (item))
-    {
-      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
-
-      collect_tab_stops (item, stops);
-      if (stops->len > 0 && gtk_widget_grab_focus (stops->pdata[stops->len - 1]))
-        return GDK_EVENT_STOP;
-    }
   /* No turn to enter (a new chat): on up to the header bar. */
-  return GDK_EVENT_PROPAGATE;
+  return enter_turn_from (gtk_widget_get_last_child (list), GTK_DIR_TAB_BACKWARD) ? GDK_EVENT_STOP
+                                                                                  : GDK_EVENT_PROPAGATE;
 }
 
 static gboolean
