@@ -146,6 +146,17 @@ ui_assert_named_as_shown (GtkWidget  *button,
   g_assert_false (gtk_test_accessible_has_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL));
 }
 
+/* The list item that shows @widget (itself or an ancestor): what a
+ * screen reader moving through a list stops on. */
+GtkWidget *
+ui_list_item_of (GtkWidget *widget)
+{
+  for (GtkWidget *w = widget; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (w)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
+      return w;
+  g_error ("%s is in no list item", G_OBJECT_TYPE_NAME (widget));
+}
+
 /* The first mapped toplevel window of @type (a dialog the window
  * opened), or NULL. */
 GtkWindow *

@@ -170,6 +170,7 @@ GtkWidget         *ui_find_button         (gpointer            root,
                                            const char         *label);
 void               ui_assert_named_as_shown (GtkWidget        *button,
                                            const char         *name);
+GtkWidget         *ui_list_item_of        (GtkWidget          *widget);
 GtkWindow         *ui_find_toplevel       (GType               type);
 gboolean           ui_toplevel_shown      (gpointer            type);
 gboolean           ui_toplevel_gone       (gpointer            type);

@@ -371,9 +371,7 @@ test_keyboard_shift_tab_enters_newest_turn (void)
   g_assert_cmpstr (focused_turn_id (window), ==, turn_ids[3]);
   g_assert_true (gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), timeline));
   /* A screen reader names the turn by the message that began it. */
-  item = gtk_root_get_focus (GTK_ROOT (window));
-  while (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (item)) != GTK_ACCESSIBLE_ROLE_LIST_ITEM)
-    item = gtk_widget_get_parent (item);
+  item = ui_list_item_of (gtk_root_get_focus (GTK_ROOT (window)));
   g_assert_true (gtk_widget_get_parent (item) == timeline);
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_LABEL, "Your message: four");
 

@@ -416,9 +416,7 @@ test_keyboard_arrows_walk_list (void)
   ui_wait_until (header_has_focus, &h);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, filed);
   /* Its list item is named too, as a screen reader moving by items meets it. */
-  item = gtk_root_get_focus (GTK_ROOT (window));
-  while (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (item)) != GTK_ACCESSIBLE_ROLE_LIST_ITEM)
-    item = gtk_widget_get_parent (item);
+  item = ui_list_item_of (gtk_root_get_focus (GTK_ROOT (window)));
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_LABEL, "Work");
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "Folder");
   arrow (window, GDK_KEY_Down);

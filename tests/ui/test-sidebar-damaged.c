@@ -13,16 +13,6 @@
 
 #include "test-sidebar.h"
 
-/* The list item that shows @row: what a screen reader stops on. */
-static GtkAccessible *
-list_item_of (NatterSessionRow *row)
-{
-  for (GtkWidget *w = GTK_WIDGET (row); w != NULL; w = gtk_widget_get_parent (w))
-    if (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (w)) == GTK_ACCESSIBLE_ROLE_LIST_ITEM)
-      return GTK_ACCESSIBLE (w);
-  g_assert_not_reached ();
-}
-
 static gboolean
 focus_on_copy_readable (gpointer window)
 {
@@ -65,14 +55,14 @@ test_sidebar_corrupt_session (void)
   g_assert_cmpstr (natter_session_row_get_time_text (ui_find_session_row (window, bad)), ==,
                    "Damaged: open it for details");
   /* A screen reader names each row as it reads: title, then the rest. */
-  gtk_test_accessible_assert_property (list_item_of (ui_find_session_row (window, bad)),
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_list_item_of (GTK_WIDGET (ui_find_session_row (window, bad)))),
                                        GTK_ACCESSIBLE_PROPERTY_LABEL, "Bad");
-  gtk_test_accessible_assert_property (list_item_of (ui_find_session_row (window, bad)),
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_list_item_of (GTK_WIDGET (ui_find_session_row (window, bad)))),
                                        GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                        "Damaged: open it for details, This conversation cannot be read");
-  gtk_test_accessible_assert_property (list_item_of (ui_find_session_row (window, good)),
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_list_item_of (GTK_WIDGET (ui_find_session_row (window, good)))),
                                        GTK_ACCESSIBLE_PROPERTY_LABEL, "Good");
-  gtk_test_accessible_assert_property (list_item_of (ui_find_session_row (window, good)),
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (ui_list_item_of (GTK_WIDGET (ui_find_session_row (window, good)))),
                                        GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                        natter_session_row_get_time_text (ui_find_session_row (window, good)));
 
