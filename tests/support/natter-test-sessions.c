@@ -72,9 +72,11 @@ wake_cb (gpointer data)
 /* The periodic wake-up only makes the condition be checked again; it
  * never decides anything. */
 void
-natter_test_sessions_wait_until (NatterTestSessions  *t,
-                                 NatterTestCondition  condition,
-                                 gconstpointer        data)
+natter_test_sessions_wait_until_at (NatterTestSessions  *t,
+                                    NatterTestCondition  condition,
+                                    gconstpointer        data,
+                                    const char          *condition_name,
+                                    const char          *location)
 {
   gint64 deadline = g_get_monotonic_time () + NATTER_TEST_TIMEOUT_MS * 1000;
   guint id = g_timeout_add (10, wake_cb, NULL);
@@ -82,7 +84,7 @@ natter_test_sessions_wait_until (NatterTestSessions  *t,
   while (!condition (t, data))
     {
       if (g_get_monotonic_time () > deadline)
-        g_error ("Timed out waiting for a condition");
+        g_error ("Timed out waiting for %s (%s)", condition_name, location);
       g_main_context_iteration (NULL, TRUE);
     }
   g_source_remove (id);

@@ -41,9 +41,14 @@ void          natter_test_sessions_tear_down   (NatterTestSessions  *t,
 
 /* Waits for what natter_test_result_cb() stores in @slot. */
 GAsyncResult *natter_test_sessions_wait_result (GAsyncResult       **slot);
-void          natter_test_sessions_wait_until  (NatterTestSessions  *t,
-                                                NatterTestCondition  condition,
-                                                gconstpointer        data);
+void          natter_test_sessions_wait_until_at (NatterTestSessions  *t,
+                                                  NatterTestCondition  condition,
+                                                  gconstpointer        data,
+                                                  const char          *condition_name,
+                                                  const char          *location);
+/* A wait that times out names its condition and where it was waited for. */
+#define natter_test_sessions_wait_until(t, condition, ...) \
+  natter_test_sessions_wait_until_at ((t), (condition), (__VA_ARGS__), #condition, G_STRLOC)
 void          natter_test_sessions_wait_status (NatterTestSessions  *t,
                                                 const char          *session_id,
                                                 const char          *status);

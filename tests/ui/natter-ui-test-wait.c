@@ -30,11 +30,15 @@ ui_slowdown (void)
 }
 
 /* Iterates the main context until @condition holds; fails after 10 s
- * (times ui_slowdown()), with what @describe (if any) says of @data. */
+ * (times ui_slowdown()), naming @condition_name and @location, with what
+ * @describe (if any) says of @data. Called through ui_wait_until() and
+ * ui_wait_until_full(), which fill in the name and the place. */
 void
-ui_wait_until_full (UiCondition condition,
-                    UiDescribe  describe,
-                    gpointer    data)
+ui_wait_until_at (UiCondition  condition,
+                  UiDescribe   describe,
+                  gpointer     data,
+                  const char  *condition_name,
+                  const char  *location)
 {
   gboolean timed_out = FALSE;
   gboolean held;
@@ -52,17 +56,9 @@ ui_wait_until_full (UiCondition condition,
     {
       g_autofree char *what = describe != NULL ? describe (data) : NULL;
 
-      g_error ("Timed out waiting for a condition%s%s", what != NULL ? ": " : "", what != NULL ? what : "");
+      g_error ("Timed out waiting for %s (%s)%s%s", condition_name, location, what != NULL ? ": " : "",
+               what != NULL ? what : "");
     }
-}
-
-/* Iterates the main context until @condition holds; fails after 10 s
- * (times ui_slowdown()). */
-void
-ui_wait_until (UiCondition condition,
-               gpointer    data)
-{
-  ui_wait_until_full (condition, NULL, data);
 }
 
 /* Lets the window lay out and draw what changed. Bounded: a spinner

@@ -76,11 +76,17 @@ NatterApplication *ui_app_new             (void);
 /* Waiting on the main loop (natter-ui-test-wait.c) */
 
 guint              ui_slowdown            (void);
-void               ui_wait_until_full     (UiCondition         condition,
+void               ui_wait_until_at       (UiCondition         condition,
                                            UiDescribe          describe,
-                                           gpointer            data);
-void               ui_wait_until          (UiCondition         condition,
-                                           gpointer            data);
+                                           gpointer            data,
+                                           const char         *condition_name,
+                                           const char         *location);
+/* A wait that times out names the condition and where it was waited
+ * for: a failure seen once on a loaded machine must say which wait. */
+#define ui_wait_until_full(condition, describe, ...) \
+  ui_wait_until_at ((condition), (describe), (__VA_ARGS__), #condition, G_STRLOC)
+#define ui_wait_until(condition, ...) \
+  ui_wait_until_at ((condition), NULL, (__VA_ARGS__), #condition, G_STRLOC)
 void               ui_settle              (void);
 gboolean           ui_result_ready        (gpointer            data);
 void               ui_result_cb           (GObject            *source,
