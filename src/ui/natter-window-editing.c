@@ -157,9 +157,11 @@ find_switcher (GtkWidget  *widget,
 }
 
 /* Gives the focus back to the arrow that was pressed, in the version it
- * opened (its rows are new ones, made over the next frames). Opening
- * sent the focus to the composer meanwhile; if it went elsewhere since,
- * the person moved it, and it stays. */
+ * opened (its rows are new ones, made over the frames after its turns
+ * are read). Opening sent the focus to the composer meanwhile; if it
+ * went elsewhere since, the person moved it, and it stays. The frames
+ * are counted from the read: on a busy machine reading alone can take
+ * longer than the frames allowed for laying the rows out. */
 static gboolean
 refocus_arrow_tick_cb (GtkWidget     *list,
                        GdkFrameClock *clock,
@@ -167,13 +169,18 @@ refocus_arrow_tick_cb (GtkWidget     *list,
 {
   NatterWindow *self = user_data;
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  NatterTimelineModel *timeline = self->conversation.timeline;
   GtkWidget *switcher;
   GtkWidget *previous;
   GtkWidget *next;
   GtkWidget *arrow;
 
   if ((focus != NULL && !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer))) ||
-      ++self->versions.refocus_frames > 120)
+      timeline == NULL)
+    return G_SOURCE_REMOVE;
+  if (!natter_timeline_model_get_loaded (timeline))
+    return G_SOURCE_CONTINUE;
+  if (++self->versions.refocus_frames > 120)
     return G_SOURCE_REMOVE;
   switcher = find_switcher (list, self->versions.refocus_turn, FALSE);
   if (switcher == NULL || !gtk_widget_get_mapped (switcher))
