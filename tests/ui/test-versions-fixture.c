@@ -107,18 +107,23 @@ wait_switcher (NatterWindow *window,
   ui_wait_until (row_switcher_is, &r);
 }
 
-/* The window shows another session than @not, with its one turn settled. */
+/* The window shows another session than @not, with its one turn settled
+ * and listed. */
 gboolean
 new_version_open (gpointer data)
 {
   NewVersion *v = data;
   const char *open = natter_window_get_session_id (v->window);
   NatterSessionIndexEntry *entry = open != NULL ? natter_session_index_lookup (v->u->index, open) : NULL;
+  NatterTimelineModel *timeline = natter_window_get_timeline (v->window);
 
+  /* Shown, too: the window lists the answered turn (its turns are read
+   * after it opens, which on a busy machine takes a while). */
   return open != NULL && g_strcmp0 (open, v->not) != 0 && entry != NULL &&
          natter_session_index_entry_get_turn_count (entry) == 1 &&
          g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0 &&
-         ui_no_advances (v->u);
+         ui_no_advances (v->u) && timeline != NULL && natter_timeline_model_get_loaded (timeline) &&
+         natter_timeline_model_lookup (timeline, natter_session_index_entry_get_latest_turn_id (entry)) != NULL;
 }
 
 /* Whether the composer of the window @data holds any text. */
