@@ -1421,6 +1421,7 @@ natter_sidebar_init (NatterSidebar *self)
   g_signal_connect_swapped (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_cb), self);
   g_signal_connect_swapped (self->session_list, "activate", G_CALLBACK (list_activate_cb), self);
   g_signal_connect_swapped (self->scope_dropdown, "notify::selected", G_CALLBACK (scope_selected_cb), self);
+  natter_accessible_name_drop_down (self->scope_dropdown, _("Search In"));
   /* The entry is not the bar's own child: the menu of where to look is
    * beside it. */
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->search_entry));

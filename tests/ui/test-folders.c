@@ -201,6 +201,7 @@ test_pins_and_folders (void)
   AdwMessageDialog *dialog;
   NatterFolder *work;
   GtkWidget *scope;
+  GtkWidget *scope_button;
   GtkEditable *search;
   GValue dropped = G_VALUE_INIT;
   gboolean taken = FALSE;
@@ -292,10 +293,18 @@ test_pins_and_folders (void)
   scope = natter_sidebar_get_scope_dropdown (window->session_sidebar);
   g_assert_true (gtk_widget_get_visible (scope));
   gtk_test_accessible_assert_property (GTK_ACCESSIBLE (scope), GTK_ACCESSIBLE_PROPERTY_LABEL, "Search In");
+  /* What takes the focus is the button inside: named, and saying where
+   * the search looks. */
+  scope_button = ui_find_first (scope, GTK_TYPE_TOGGLE_BUTTON);
+  g_assert_nonnull (scope_button);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (scope_button), GTK_ACCESSIBLE_PROPERTY_LABEL, "Search In");
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (scope_button), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                       "All Conversations");
   gtk_editable_set_text (search, "a");
   wait_list (window, "Gamma Beta Alpha");
   natter_sidebar_set_search_scope (window->session_sidebar, work_id);
   g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (scope)), ==, 1);
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (scope_button), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, "Work");
   wait_list (window, "Gamma Beta");
   gtk_drop_down_set_selected (GTK_DROP_DOWN (scope), 0);
   wait_list (window, "Gamma Beta Alpha");

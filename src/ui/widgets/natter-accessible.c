@@ -222,3 +222,68 @@ natter_accessible_name_list_item (GtkWidget  *child,
   else
     gtk_accessible_reset_property (GTK_ACCESSIBLE (item), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
 }
+
+/* The button a drop-down shows: its only toggle button. */
+static GtkWidget *
+drop_down_button (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = GTK_IS_TOGGLE_BUTTON (child) ? child : drop_down_button (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+describe_drop_down (GtkDropDown *drop_down)
+{
+  GtkWidget *button = drop_down_button (GTK_WIDGET (drop_down));
+  gpointer item = gtk_drop_down_get_selected_item (drop_down);
+
+  if (button == NULL)
+    return;
+  if (GTK_IS_STRING_OBJECT (item))
+    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    gtk_string_object_get_string (item), -1);
+  else
+    gtk_accessible_reset_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+}
+
+static void
+selected_item_cb (GtkDropDown *drop_down,
+                  GParamSpec  *pspec,
+                  gpointer     user_data)
+{
+  describe_drop_down (drop_down);
+}
+
+/**
+ * natter_accessible_name_drop_down:
+ * @drop_down: a drop-down listing strings (a `GtkStringList`)
+ * @name: what it chooses, as a screen reader should say it
+ *
+ * Names @drop_down and the button inside it, which is what takes the
+ * keyboard focus: GTK 4.8 passes neither the drop-down's name nor what
+ * it shows on to that button, and a screen reader said nothing of it
+ * but its type. The button is described by the item chosen, and follows
+ * each new choice and model.
+ */
+void
+natter_accessible_name_drop_down (GtkDropDown *drop_down,
+                                  const char  *name)
+{
+  GtkWidget *button;
+
+  g_return_if_fail (GTK_IS_DROP_DOWN (drop_down));
+  g_return_if_fail (name != NULL);
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (drop_down), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  button = drop_down_button (GTK_WIDGET (drop_down));
+  if (button != NULL)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+  describe_drop_down (drop_down);
+  g_signal_connect (drop_down, "notify::selected-item", G_CALLBACK (selected_item_cb), NULL);
+}

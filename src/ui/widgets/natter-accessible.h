@@ -17,5 +17,7 @@ void       natter_accessible_name_stack_pages (GtkStack   *stack);
 void       natter_accessible_name_list_item   (GtkWidget  *child,
                                                const char *name,
                                                const char *description);
+void       natter_accessible_name_drop_down   (GtkDropDown *drop_down,
+                                               const char  *name);
 
 G_END_DECLS
