@@ -223,6 +223,30 @@ natter_timeline_model_init (NatterTimelineModel *self)
   self->cancellable = g_cancellable_new ();
 }
 
+/* A turn listed while it runs here is marked running from the start,
+ * and shows what its streaming model call has sent so far: the deltas
+ * that went by before its item existed are not in its file
+ * (docs/sessions.md §10.3). */
+static void
+catch_up_live (NatterTimelineModel *self,
+               NatterTurnItem      *item)
+{
+  const char *turn_id = natter_turn_item_get_turn_id (item);
+  const char *text;
+  const char *reasoning;
+  guint index;
+
+  if (!natter_sessions_is_turn_running (self->sessions, turn_id))
+    return;
+  natter_turn_item_set_running (item, TRUE);
+  if (!natter_sessions_get_streamed (self->sessions, turn_id, &index, &text, &reasoning))
+    return;
+  if (reasoning[0] != '\0')
+    natter_turn_item_add_delta (item, index, NATTER_DELTA_REASONING, reasoning);
+  if (text[0] != '\0')
+    natter_turn_item_add_delta (item, index, NATTER_DELTA_TEXT, text);
+}
+
 static void
 append_turns (NatterTimelineModel *self,
               guint                first_new,
@@ -241,6 +265,7 @@ append_turns (NatterTimelineModel *self,
 
       g_ptr_array_add (self->items, item);
       g_hash_table_insert (self->by_turn, (gpointer) natter_turn_item_get_turn_id (item), item);
+      catch_up_live (self, item);
     }
   natter_turn_item_set_latest (g_ptr_array_index (self->items, self->items->len - 1), TRUE);
   g_list_model_items_changed (G_LIST_MODEL (self), self->prefix->len + old_len, 0, n_turns);

@@ -323,14 +323,24 @@ test_delete_stops_streaming_turn (Fixture       *f,
   g_autofree char *sid = natter_test_sessions_create (&f->t);
   g_autofree char *tid = NULL;
   g_autoptr(JsonObject) failed = NULL;
+  const char *text = NULL;
+  const char *reasoning = NULL;
+  guint index = G_MAXUINT;
 
   /* A second step would answer a further model call: there must be none. */
   natter_test_sessions_script (&f->t, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
   tid = send (f, sid, "hi");
   natter_fake_model_wait_held (model, 1, TIMEOUT_MS);
-  natter_fake_model_stream_text (model, "Half an ans");
+  natter_fake_model_stream_text (model, "Half an ");
+  natter_fake_model_stream_text (model, "ans");
+  /* What streamed so far, for a view that begins to show the turn now. */
+  g_assert_true (natter_sessions_get_streamed (f->t.sessions, tid, &index, &text, &reasoning));
+  g_assert_cmpuint (index, ==, 0);
+  g_assert_cmpstr (text, ==, "Half an ans");
+  g_assert_cmpstr (reasoning, ==, "");
 
   g_assert_true (delete_session (f, sid, NULL));
+  g_assert_false (natter_sessions_get_streamed (f->t.sessions, tid, NULL, NULL, NULL));
   /* Stopped by the time the delete reports: the request is cancelled. */
   g_assert_cmpuint (natter_fake_model_get_n_held (model), ==, 0);
   g_assert_cmpuint (natter_sessions_get_n_live_advances (f->t.sessions, tid), ==, 0);

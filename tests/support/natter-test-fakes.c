@@ -245,6 +245,15 @@ natter_fake_model_stream_text (NatterFakeModel *self,
   self->held_sink.text_delta (delta, self->held_sink_data);
 }
 
+/* Streams @delta as reasoning of the last held call. */
+void
+natter_fake_model_stream_reasoning (NatterFakeModel *self,
+                                    const char      *delta)
+{
+  g_assert_cmpuint (self->held->len, >, 0);
+  self->held_sink.reasoning_delta (delta, self->held_sink_data);
+}
+
 /* Fake registries, resolver, checker, classifier: one object plays all. */
 
 /* Every later answer reports @usage_literal (a JSON object) as its usage. */

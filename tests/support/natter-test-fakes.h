@@ -50,6 +50,8 @@ void        natter_fake_model_wait_held     (NatterFakeModel *self,
 void        natter_fake_model_release       (NatterFakeModel *self);
 void        natter_fake_model_stream_text   (NatterFakeModel *self,
                                              const char      *delta);
+void        natter_fake_model_stream_reasoning (NatterFakeModel *self,
+                                               const char      *delta);
 void        natter_fake_model_release_with  (NatterFakeModel *self,
                                              const char      *step);
 void        natter_fake_model_set_usage     (NatterFakeModel *self,

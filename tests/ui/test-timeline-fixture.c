@@ -40,11 +40,20 @@ texts_are (gpointer data)
   return g_strcmp0 (texts, w->expected) == 0;
 }
 
+static char *
+describe_texts (gpointer data)
+{
+  TextWait *w = data;
+  g_autofree char *texts = shown_texts (w->window);
+
+  return g_strdup_printf ("wanted \"%s\", shown \"%s\"", w->expected, texts);
+}
+
 void
 wait_texts (NatterWindow *window,
             const char   *expected)
 {
   TextWait w = { window, expected };
 
-  ui_wait_until (texts_are, &w);
+  ui_wait_until_full (texts_are, describe_texts, &w);
 }

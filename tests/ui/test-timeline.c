@@ -460,6 +460,62 @@ test_timeline_suspended_on_async_tool (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+  const char   *reasoning;
+} LiveWait;
+
+static gboolean
+shown_live (gpointer data)
+{
+  LiveWait *w = data;
+  NatterTurnItem *item = natter_timeline_model_lookup (natter_window_get_timeline (w->window), w->turn_id);
+
+  return item != NULL && natter_turn_item_get_running (item) &&
+         g_strcmp0 (natter_turn_item_get_overlay_reasoning (item), w->reasoning) == 0;
+}
+
+/* A conversation opened while its answer streams (in a new window, or
+ * for the first time since the message was sent) shows the answer from
+ * its first word, not from the deltas that come after it opened: those
+ * that went by are not in the turn file. The turn shows as running. */
+static void
+test_timeline_opened_mid_answer (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Story");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  LiveWait live;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_HOLD, NULL);
+  turn_id = ui_send (u, session_id, "Tell me a story");
+  ui_wait_model_held (u);
+  natter_fake_model_stream_reasoning (u->w->fakes->model, "A short one. ");
+  natter_fake_model_stream_text (u->w->fakes->model, "Once upon ");
+  natter_fake_model_stream_text (u->w->fakes->model, "a time");
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_texts (window, "Once upon a time");
+  live = (LiveWait) { window, turn_id, "A short one. " };
+  ui_wait_until (shown_live, &live);
+
+  /* What streams next goes on from there. */
+  natter_fake_model_stream_text (u->w->fakes->model, ", there was");
+  wait_texts (window, "Once upon a time, there was");
+
+  /* The answer, once complete, replaces what streamed. */
+  natter_fake_model_release (u->w->fakes->model);
+  ui_wait_turn (u, turn_id);
+  wait_texts (window, "done");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -475,6 +531,7 @@ main (int   argc,
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
   g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);
+  g_test_add_func ("/timeline/opened-mid-answer", test_timeline_opened_mid_answer);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
   g_test_add_func ("/timeline/picked-opens-with-its-turns", test_timeline_picked_opens_with_its_turns);
   g_test_add_func ("/timeline/picked-then-other", test_timeline_picked_then_other);

@@ -327,6 +327,46 @@ natter_turn_execution_get_settled (NatterTurnExecution *self)
 }
 
 /**
+ * natter_turn_execution_get_streamed:
+ * @self: a #NatterTurnExecution
+ * @model_call_index: (out) (optional): the streaming model call
+ * @text: (out) (optional) (transfer none): its text so far
+ * @reasoning: (out) (optional) (transfer none): its reasoning so far
+ *
+ * What the model call now streaming has sent so far: the deltas already
+ * emitted, joined. A view that starts to show the turn mid-answer begins
+ * from this, then adds the deltas that follow; the deltas themselves are
+ * never written (docs/runtime.md §3), and a view made after they went by
+ * would otherwise show the answer from the middle until its call ends.
+ * The strings stay valid until the next delta or the call's end, on the
+ * main context.
+ *
+ * Part of the execution of docs/runtime.md §5.
+ *
+ * Returns: %TRUE while a model call streams; %FALSE (and nothing set)
+ *   otherwise
+ */
+gboolean
+natter_turn_execution_get_streamed (NatterTurnExecution  *self,
+                                    guint                *model_call_index,
+                                    const char          **text,
+                                    const char          **reasoning)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_EXECUTION (self), FALSE);
+
+  if (!self->streaming || self->settled || self->state == NULL ||
+      natter_turn_state_get_n_model_calls (self->state) == 0)
+    return FALSE;
+  if (model_call_index != NULL)
+    *model_call_index = natter_turn_state_get_n_model_calls (self->state) - 1;
+  if (text != NULL)
+    *text = self->partial_text->str;
+  if (reasoning != NULL)
+    *reasoning = self->partial_reasoning->str;
+  return TRUE;
+}
+
+/**
  * natter_turn_execution_set_cancel_reason:
  * @self: a #NatterTurnExecution
  * @reason: (nullable): why the turn is to be cancelled, in words for a

@@ -19,6 +19,10 @@ G_DECLARE_FINAL_TYPE (NatterTurnExecution, natter_turn_execution, NATTER, TURN_E
 const char        *natter_turn_execution_get_turn_id   (NatterTurnExecution  *self);
 gboolean           natter_turn_execution_get_settled   (NatterTurnExecution  *self);
 NatterTurnOutcome *natter_turn_execution_get_outcome   (NatterTurnExecution  *self);
+gboolean           natter_turn_execution_get_streamed  (NatterTurnExecution  *self,
+                                                        guint                *model_call_index,
+                                                        const char          **text,
+                                                        const char          **reasoning);
 void               natter_turn_execution_set_cancel_reason (NatterTurnExecution *self,
                                                             const char          *reason);
 void               natter_turn_execution_wait_async    (NatterTurnExecution  *self,

@@ -313,3 +313,44 @@ natter_sessions_is_turn_running (NatterSessions *self,
 
   return g_hash_table_contains (self->live, turn_id);
 }
+
+/**
+ * natter_sessions_get_streamed:
+ * @self: the service
+ * @turn_id: a turn
+ * @model_call_index: (out) (optional): the streaming model call
+ * @text: (out) (optional) (transfer none): its text so far
+ * @reasoning: (out) (optional) (transfer none): its reasoning so far
+ *
+ * What the model call of @turn_id streaming now in an advance of this
+ * service has sent so far (natter_turn_execution_get_streamed()): a
+ * view that begins to show the turn mid-answer starts from it, and the
+ * hub's deltas go on from there (docs/sessions.md §10.3). Ephemeral,
+ * like the deltas; valid until the next one, on the main context.
+ *
+ * Returns: %TRUE while one of its model calls streams here
+ */
+gboolean
+natter_sessions_get_streamed (NatterSessions  *self,
+                              const char      *turn_id,
+                              guint           *model_call_index,
+                              const char     **text,
+                              const char     **reasoning)
+{
+  GPtrArray *list;
+
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), FALSE);
+  g_return_val_if_fail (turn_id != NULL, FALSE);
+
+  list = g_hash_table_lookup (self->live, turn_id);
+  /* The latest advance is the one that streams: one that started earlier
+   * is settling. */
+  for (guint i = list != NULL ? list->len : 0; i > 0; i--)
+    {
+      NatterSessionsAdvance *advance = g_ptr_array_index (list, i - 1);
+
+      if (natter_turn_execution_get_streamed (advance->execution, model_call_index, text, reasoning))
+        return TRUE;
+    }
+  return FALSE;
+}

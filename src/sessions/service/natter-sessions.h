@@ -298,6 +298,11 @@ gboolean            natter_sessions_flush_finish                 (NatterSessions
 
 gboolean            natter_sessions_is_turn_running              (NatterSessions      *self,
                                                                   const char          *turn_id);
+gboolean            natter_sessions_get_streamed                 (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  guint               *model_call_index,
+                                                                  const char         **text,
+                                                                  const char         **reasoning);
 NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
 gboolean            natter_sessions_is_shared                    (NatterSessions      *self);
 
