@@ -28,6 +28,7 @@
 
 #include "natter-dictation.h"
 #include "natter-error-words.h"
+#include "natter-plain-text.h"
 #include "natter-recorder.h"
 #include "natter-speech-dispatcher.h"
 #include "natter-toast-guard.h"
@@ -444,8 +445,18 @@ dictation_obstacle (NatterWindow *self,
                             provider);
   model = natter_settings_dup_transcription_model (self->settings, provider);
   if (model == NULL)
-    /* Translators: %s is a provider's id */
-    return g_strdup_printf (_("To dictate, set a transcription model for %s in Preferences, Providers"), provider);
+    {
+      g_autoptr(NatterOpenaiProvider) found = natter_provider_registry_get_provider (self->choice.registry, provider,
+                                                                                    NULL);
+      /* By the name Preferences lists it under, not its id; one line,
+       * as the person may have typed anything. */
+      g_autofree char *name = natter_visible_text (found != NULL ? natter_openai_provider_get_display_name (found)
+                                                                 : provider,
+                                                   NATTER_VISIBLE_KEEP_NONE);
+
+      /* Translators: %s is a provider's name */
+      return g_strdup_printf (_("To dictate, set a transcription model for %s in Preferences, Providers"), name);
+    }
   return NULL;
 }
 

@@ -205,7 +205,7 @@ test_dictation (void)
   natter_settings_set_transcription_model (d.u->settings, "groq", NULL);
   gtk_widget_activate_action (GTK_WIDGET (d.window), "win.dictate", NULL);
   g_assert_cmpint (natter_composer_get_dictation (d.composer), ==, NATTER_COMPOSER_DICTATION_IDLE);
-  wait_shown (d.window, "To dictate, set a transcription model for groq in Preferences, Providers", "");
+  wait_shown (d.window, "To dictate, set a transcription model for Groq in Preferences, Providers", "");
   g_assert_cmpuint (d.groq->requests, ==, 0);
 
   /* The words go at the cursor, after what was typed. */
