@@ -104,8 +104,8 @@ test_timeline_deltas (void)
   ui_settle ();
   g_assert_true (natter_composer_get_running (natter_window_get_composer (window)));
 
-  natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, "Hel");
-  natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, "lo");
+  natter_fake_model_stream_text (u->w->fakes->model, "Hel");
+  natter_fake_model_stream_text (u->w->fakes->model, "lo");
   wait_texts (window, "Hello");
 
   /* The canonical response replaces the overlay. */
@@ -198,11 +198,13 @@ test_timeline_switch_while_streaming (void)
   natter_composer_set_text (natter_window_get_composer (window), "a draft for A");
   turn_id = ui_send (u, a, "Long answer");
   ui_wait_model_held (u);
-  natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, "Part one. ");
+  /* Streamed as the model does, through the advance: the conversation
+   * may still be being read when the first words come. */
+  natter_fake_model_stream_text (u->w->fakes->model, "Part one. ");
 
   /* Away: the turn goes on. */
   g_assert_true (natter_window_open_session (window, b));
-  natter_turn_event_hub_emit_delta (u->w->hub, turn_id, 0, NATTER_DELTA_TEXT, "Part two.");
+  natter_fake_model_stream_text (u->w->fakes->model, "Part two.");
   g_assert_true (natter_window_open_session (window, a));
   wait_texts (window, "Part one. Part two.");
   {
