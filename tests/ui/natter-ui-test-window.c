@@ -41,6 +41,37 @@ ui_timeline_loaded (gpointer data)
          natter_window_get_opening_session_id (data) == NULL;
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+} TurnRead;
+
+static gboolean
+turn_read (gpointer data)
+{
+  TurnRead *t = data;
+  NatterTimelineModel *timeline = natter_window_get_timeline (t->window);
+  NatterTurnItem *item = timeline != NULL ? natter_timeline_model_lookup_any (timeline, t->turn_id) : NULL;
+
+  if (item != NULL)
+    natter_turn_item_ensure_loaded (item);
+  return item != NULL && natter_turn_item_get_state (item) != NULL;
+}
+
+/* Waits until the open conversation's timeline lists @turn_id (its own
+ * or one it shows from an earlier version) and has read it: the index may say it completed before the timeline has its
+ * item, and an item is read once its row is laid out; what acts on the
+ * turn's row (its Edit, its Try Again) needs it read. */
+void
+ui_wait_turn_read (NatterWindow *window,
+                   const char   *turn_id)
+{
+  TurnRead t = { window, turn_id };
+
+  ui_wait_until (turn_read, &t);
+}
+
 static gboolean
 search_entry_shown (gpointer window)
 {

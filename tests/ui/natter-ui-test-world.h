@@ -196,6 +196,8 @@ gboolean           ui_no_button_activating (gpointer           dialog);
 NatterWindow      *ui_window_new          (NatterApplication  *app,
                                            UiWorld            *u);
 gboolean           ui_timeline_loaded     (gpointer            data);
+void               ui_wait_turn_read      (NatterWindow       *window,
+                                           const char         *turn_id);
 GtkEditable       *ui_open_search         (NatterWindow       *window);
 gboolean           ui_error_bar_shown     (gpointer            window);
 gboolean           ui_error_bar_hidden    (gpointer            window);

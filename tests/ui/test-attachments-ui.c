@@ -460,6 +460,7 @@ test_edit_carries_attachments (Fixture       *f,
   ui_wait_until (image_shown, f->window);
 
   /* Edit: the words and both attachments, as chips, in the composer. */
+  ui_wait_turn_read (f->window, turn_id);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
   ui_wait_until (has_n_chips, &count);
   g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
@@ -778,6 +779,7 @@ test_refused_edit_stays_edit (Fixture       *f,
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
 
+  ui_wait_turn_read (f->window, turn_id);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
   ui_wait_until (has_n_chips, &count);
   /* The stored file changes behind the edit's back, its size kept. */
@@ -825,6 +827,7 @@ test_refused_edit_retried (Fixture       *f,
   turn_id = ui_send (f->u, f->session_id, "Hi");
   ui_wait_turn (f->u, turn_id);
   ui_wait_until (ui_timeline_loaded, f->window);
+  ui_wait_turn_read (f->window, turn_id);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.edit-message", "s", turn_id));
   ui_wait_until (has_text, composer);
 

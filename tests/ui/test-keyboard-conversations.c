@@ -422,6 +422,7 @@ test_keyboard_send_keeps_focus_and_escape_stops (void)
     const char *sent = natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index,
                                                                                                    session_id));
 
+    ui_wait_turn_read (window, sent);
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", sent));
     g_assert_nonnull (window->versions.editing_turn_id);
     g_assert_true (has_focus_in (GTK_WIDGET (window), GTK_WIDGET (composer)));

@@ -516,6 +516,8 @@ window_edit (OracleDriver *d,
   Watch watch;
 
   open_in_window (ui, shown_in);
+  /* As a person does, from the message's row: shown, and read. */
+  ui_wait_turn_read (ui->window, turn_id);
   gtk_widget_activate_action (GTK_WIDGET (ui->window), "win.edit-message", "s", turn_id);
   watch_begin (&watch, ui, NULL, out);
   natter_composer_set_text (composer, text);

@@ -8,37 +8,16 @@
 
 #include "test-versions.h"
 
-typedef struct
-{
-  NatterWindow *window;
-  const char   *turn_id;
-} TurnShown;
-
-/* Whether the open conversation's timeline has read the turn: the index
- * may say it completed before the timeline of a just opened version has
- * its item. */
-static gboolean
-turn_read (gpointer data)
-{
-  TurnShown *t = data;
-  NatterTurnItem *item = natter_timeline_model_lookup (natter_window_get_timeline (t->window), t->turn_id);
-
-  if (item != NULL)
-    natter_turn_item_ensure_loaded (item);
-  return item != NULL && natter_turn_item_get_state (item) != NULL;
-}
-
 /* The `{provider, model}` a turn of the open conversation ran with, as
  * its definition records it (transfer none). */
 static JsonObject *
 turn_model (NatterWindow *window,
             const char   *turn_id)
 {
-  TurnShown wanted = { window, turn_id };
   NatterTurnItem *item;
   JsonObject *definition;
 
-  ui_wait_until (turn_read, &wanted);
+  ui_wait_turn_read (window, turn_id);
   item = natter_timeline_model_lookup (natter_window_get_timeline (window), turn_id);
   definition = natter_turn_state_get_definition (natter_turn_item_get_state (item));
   return json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (definition,
@@ -79,6 +58,7 @@ check_version_keeps_model (gboolean edit)
 
   if (edit)
     {
+      ui_wait_turn_read (window, turn_id);
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
       ui_wait_until (composer_has_text, window);
       natter_composer_set_text (natter_window_get_composer (window), "Another colour?");
