@@ -77,22 +77,51 @@ rows_shown (gpointer data)
   return rows->len > 0;
 }
 
-NatterTurnRow *
-row_for_turn (NatterWindow *window,
-              const char   *turn_id)
+typedef struct
 {
+  NatterWindow  *window;
+  const char    *turn_id;
+  NatterTurnRow *row;
+} RowWait;
+
+static gboolean
+row_shown (gpointer data)
+{
+  RowWait *w = data;
   g_autoptr(GPtrArray) rows = NULL;
 
-  ui_wait_until (rows_shown, window);
-  rows = ui_find_all (natter_window_get_timeline_list (window), NATTER_TYPE_TURN_ROW);
+  if (!rows_shown (w->window))
+    return FALSE;
+  rows = ui_find_all (natter_window_get_timeline_list (w->window), NATTER_TYPE_TURN_ROW);
+  w->row = NULL;
   for (guint i = 0; i < rows->len; i++)
     {
       NatterTurnItem *item = natter_turn_row_get_item (g_ptr_array_index (rows, i));
 
-      if (g_strcmp0 (natter_turn_item_get_turn_id (item), turn_id) == 0)
-        return g_ptr_array_index (rows, i);
+      if (g_strcmp0 (natter_turn_item_get_turn_id (item), w->turn_id) == 0)
+        w->row = g_ptr_array_index (rows, i);
     }
-  g_error ("No row for turn %s", turn_id);
+  return w->row != NULL;
+}
+
+static char *
+describe_row_wait (gpointer data)
+{
+  RowWait *w = data;
+
+  return g_strdup_printf ("no row for turn %s", w->turn_id);
+}
+
+/* The row of @turn_id, once it is shown with every row around it read:
+ * the window may still be reading the conversation it shows. */
+NatterTurnRow *
+row_for_turn (NatterWindow *window,
+              const char   *turn_id)
+{
+  RowWait w = { window, turn_id, NULL };
+
+  ui_wait_until_full (row_shown, describe_row_wait, &w);
+  return w.row;
 }
 
 GtkWidget *
