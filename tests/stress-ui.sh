@@ -7,7 +7,7 @@
 # starved of CPU (a timer firing before an idle, a D-Bus reply arriving
 # after a widget went away) needs many runs under load to be seen at all.
 #
-#   tests/stress-ui.sh [-n N] [-b BUILD_DIR] [-l build|cpu|none] [-- TEST...]
+#   tests/stress-ui.sh [-n N] [-b BUILD_DIR] [-l build|cpu|none] [-d MS] [-- TEST...]
 #
 #   -n N     iterations (default 20)
 #   -b DIR   the configured build directory to test (default: build)
@@ -17,6 +17,11 @@
 #                     ccache is bypassed so that every round really compiles);
 #              cpu    one busy loop per core;
 #              none   no load
+#   -d MS    every conversation read begins MS milliseconds late
+#            (NATTER_TEST_READ_DELAY_MS), as on a slow disk: a test that
+#            acts before what it needs was read then fails every time, not
+#            once in a while (300 is a good figure: the waits' 10 s allow
+#            a few reads in a row)
 #   TEST...  only these tests (meson test names) instead of both suites
 #
 # Each iteration runs in its own virtual display and session bus, as
@@ -30,12 +35,13 @@ cd "$(dirname "$0")/.."
 iterations=20
 build=build
 load=build
-while getopts "n:b:l:h" opt; do
+while getopts "n:b:l:d:h" opt; do
   case $opt in
     n) iterations=$OPTARG ;;
     b) build=$OPTARG ;;
     l) load=$OPTARG ;;
-    h) sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    d) export NATTER_TEST_READ_DELAY_MS=$OPTARG ;;
+    h) sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
 done
@@ -44,6 +50,9 @@ shift $((OPTIND - 1))
 
 case $iterations in
   '' | *[!0-9]* | 0) echo "stress-ui: -n needs a positive number, not '$iterations'" >&2; exit 2 ;;
+esac
+case ${NATTER_TEST_READ_DELAY_MS:-0} in
+  '' | *[!0-9]*) echo "stress-ui: -d needs a number of milliseconds, not '$NATTER_TEST_READ_DELAY_MS'" >&2; exit 2 ;;
 esac
 if [ ! -f "$build/build.ninja" ]; then
   echo "stress-ui: $build is not a configured build directory (meson setup $build)" >&2

@@ -303,6 +303,27 @@ begin_shared_read (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* How long each shared read waits before it begins, in milliseconds:
+ * NATTER_TEST_READ_DELAY_MS, for tests/stress-ui.sh, which plays a slow
+ * disk or a starved machine this way (a view must never take a read
+ * that has not arrived for one that never will). 0, the default, begins
+ * it in the next idle. */
+static guint
+read_delay_ms (void)
+{
+  static gsize once = 0;
+  static guint delay;
+
+  if (g_once_init_enter (&once))
+    {
+      const char *value = g_getenv ("NATTER_TEST_READ_DELAY_MS");
+
+      delay = value != NULL ? (guint) MIN (g_ascii_strtoull (value, NULL, 10), 10000) : 0;
+      g_once_init_leave (&once, 1);
+    }
+  return delay;
+}
+
 /* Returns @task (transfer full: it is returned to when the read ends)
  * with the state of @session_id, mapped to session errors as getSession
  * (docs/sessions.md §9) says; joins a read of it that has not begun yet. */
@@ -316,7 +337,7 @@ natter_sessions_join_session_read (NatterSessions *self,
 
   if (shared == NULL || shared->context != context)
     {
-      g_autoptr(GSource) idle = g_idle_source_new ();
+      g_autoptr(GSource) idle = read_delay_ms () > 0 ? g_timeout_source_new (read_delay_ms ()) : g_idle_source_new ();
 
       shared = g_new0 (SharedRead, 1);
       shared->self = g_object_ref (self);
