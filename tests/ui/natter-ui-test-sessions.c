@@ -12,6 +12,7 @@
 
 #include <string.h>
 #include "natter-attachment-intake.h"
+#include "natter-folder-log.h"
 #include "natter-search-index.h"
 #include "natter-sessions-settings.h"
 
@@ -80,6 +81,37 @@ ui_set_folder (UiWorld    *u,
   natter_sessions_set_folder_async (u->sessions, session_id, folder_id, NULL, ui_result_cb, &result);
   g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&result), &error));
   g_assert_no_error (error);
+}
+
+/* A folder service over @u's data, as the application makes one, its
+ * folders read (transfer full). */
+NatterFolders *
+ui_folders_new (UiWorld *u)
+{
+  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
+  NatterFolders *folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
+  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  return folders;
+}
+
+/* Makes a folder named @name in @folders; returns its id (transfer full). */
+char *
+ui_create_folder (NatterFolders *folders,
+                  const char    *name)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  char *folder_id;
+
+  natter_folders_create_async (folders, name, NULL, ui_result_cb, &result);
+  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
+  g_assert_no_error (error);
+  return folder_id;
 }
 
 /* Keeps @temperature as @session_id's Model Settings. */

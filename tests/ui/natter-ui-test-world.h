@@ -30,6 +30,7 @@
 
 #include <adwaita.h>
 
+#include "natter-folders.h"
 #include "natter-permissions-list.h"
 #include "natter-preferences-window.h"
 #include "natter-search-index.h"
@@ -120,6 +121,9 @@ void               ui_set_pinned          (UiWorld            *u,
 void               ui_set_folder          (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *folder_id);
+NatterFolders     *ui_folders_new         (UiWorld            *u);
+char              *ui_create_folder       (NatterFolders      *folders,
+                                           const char         *name);
 void               ui_set_temperature     (UiWorld            *u,
                                            const char         *session_id,
                                            double              temperature);

@@ -189,10 +189,7 @@ test_pins_and_folders (void)
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
   g_autofree char *gamma = ui_create_session (u, "Gamma");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) loaded = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *beta_before = NULL;
   g_autofree char *beta_after = NULL;
   g_autofree char *work_id = NULL;
@@ -209,9 +206,6 @@ test_pins_and_folders (void)
   HeaderShown shown;
   InFolder moved;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &loaded);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&loaded), &error));
-  g_assert_no_error (error);
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);
   /* Without pins and folders: the plain list, newest first. */
@@ -352,21 +346,12 @@ test_delete_pinned_member_undo (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *projects_id = NULL;
   NatterWindow *window;
   InFolder moved;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  projects_id = ui_create_folder (folders, "Projects");
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);
   wait_list (window, "[Projects] [Recent] Beta Alpha");
@@ -469,10 +454,7 @@ test_delete_pinned_original_of_versions (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *original = ui_create_session (u, "Dinner");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *work_id = NULL;
   g_autofree char *first = NULL;
   g_autofree char *second = NULL;
@@ -482,13 +464,7 @@ test_delete_pinned_original_of_versions (void)
   NatterWindow *window;
   Gone gone;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &result);
-  work_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  work_id = ui_create_folder (folders, "Work");
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
                             NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   first = ui_send (u, original, "What to cook?");
@@ -595,24 +571,14 @@ test_delete_undo_name_taken (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *projects_id = NULL;
   g_autofree char *new_id = NULL;
   NatterFolder *restored;
   NatterWindow *window;
   InFolder moved;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  projects_id = ui_create_folder (folders, "Projects");
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, beta));
@@ -625,9 +591,7 @@ test_delete_undo_name_taken (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
   ui_wait_until (projects_toast_shown, window);
   wait_list (window, "Beta Alpha");
-  natter_folders_create_async (folders, " projects", NULL, ui_result_cb, &result);
-  new_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  new_id = ui_create_folder (folders, " projects");
   wait_list (window, "[projects] [Recent] Beta Alpha");
 
   ui_click_toast_button (window, "_Undo");
@@ -657,21 +621,12 @@ test_delete_then_moved_elsewhere (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *projects_id = NULL;
   g_autofree char *new_id = NULL;
   NatterWindow *window;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  projects_id = ui_create_folder (folders, "Projects");
   ui_set_folder (u, beta, projects_id);
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);
@@ -679,9 +634,7 @@ test_delete_then_moved_elsewhere (void)
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s", projects_id));
   ui_wait_until (projects_toast_shown, window);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  new_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  new_id = ui_create_folder (folders, "Projects");
   ui_set_folder (u, beta, new_id);
   wait_list (window, "[Projects] Beta");
   ui_settle ();
@@ -765,10 +718,7 @@ test_move_menu_marks_current_folder (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *projects_id = NULL;
   g_autofree char *other_id = NULL;
   g_autoptr(GMenuModel) beta_menu = NULL;
@@ -777,16 +727,8 @@ test_move_menu_marks_current_folder (void)
   NatterWindow *window;
   InFolder moved;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  projects_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Other", NULL, ui_result_cb, &result);
-  other_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  projects_id = ui_create_folder (folders, "Projects");
+  other_id = ui_create_folder (folders, "Other");
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, beta));
@@ -883,10 +825,9 @@ test_folder_names_checked (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) setup = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(NatterFolders) setup = ui_folders_new (u);
+  g_autoptr(NatterFolders) folders = NULL;
   g_autoptr(GPtrArray) older = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
-  g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(AdwMessageDialog) dialog = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *errands = NULL;
@@ -897,24 +838,13 @@ test_folder_names_checked (void)
   FolderNamed named;
   GtkWidget *create;
 
-  natter_folders_load_async (setup, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (setup, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_folders_create_async (setup, "Errands", NULL, ui_result_cb, &result);
-  errands = natter_folders_create_finish (setup, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (setup, "my_stuff", NULL, ui_result_cb, &result);
-  g_free (natter_folders_create_finish (setup, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  errands = ui_create_folder (setup, "Errands");
+  g_free (ui_create_folder (setup, "my_stuff"));
   /* What an older version could write. */
   g_ptr_array_add (older, natter_folder_event_new_renamed (errands, "2026-01-01T00:00:00.000Z", "Errands\tOld"));
   g_assert_true (natter_jsonl_repo_append_sync (repo, errands, older, NULL, &error));
   g_assert_no_error (error);
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
+  folders = ui_folders_new (u);
 
   window = ui_window_new (app, u);
   natter_window_set_folders (window, folders);

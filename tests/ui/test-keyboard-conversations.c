@@ -552,22 +552,13 @@ test_keyboard_search_down_to_list (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *work_id = NULL;
   NatterWindow *window = window_new (u);
   GtkWidget *scope = natter_sidebar_get_scope_dropdown (window->session_sidebar);
   GtkWidget *entry = natter_sidebar_get_search_entry (window->session_sidebar);
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &result);
-  work_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  work_id = ui_create_folder (folders, "Work");
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
@@ -625,23 +616,13 @@ test_keyboard_undo_folder_delete (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *folder_id = NULL;
   const char *members[] = { alpha, beta };
   NatterWindow *window;
   FolderWait wait;
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_clear_object (&result);
-  natter_folders_create_async (folders, "Projects", NULL, ui_result_cb, &result);
-  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  /* A result holds the service that made it, which goes with the world. */
-  g_clear_object (&result);
+  folder_id = ui_create_folder (folders, "Projects");
   for (guint i = 0; i < G_N_ELEMENTS (members); i++)
     ui_set_folder (u, members[i], folder_id);
   ui_set_pinned (u, alpha, TRUE);

@@ -282,24 +282,6 @@ test_keyboard_keys_act_on_focused_row (void)
   ui_world_free (u);
 }
 
-static char *
-make_folder (NatterFolders *folders,
-             const char    *name)
-{
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
-  char *folder_id;
-
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, name, NULL, ui_result_cb, &result);
-  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  return folder_id;
-}
-
 /* Escape in the search field, with folders listed: the keyboard goes
  * to the open conversation's row, where the keys of the list work, not
  * to whatever takes it as the search bar slides away. */
@@ -309,9 +291,8 @@ test_keyboard_search_escape_to_row (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autofree char *work_id = make_folder (folders, "Work");
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
+  g_autofree char *work_id = ui_create_folder (folders, "Work");
   NatterWindow *window;
   GtkWidget *entry;
 
@@ -388,9 +369,8 @@ test_keyboard_arrows_walk_list (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *filed = ui_create_session (u, "Filed");
   g_autofree char *loose = ui_create_session (u, "Loose");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autofree char *work_id = make_folder (folders, "Work");
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
+  g_autofree char *work_id = ui_create_folder (folders, "Work");
   HeaderWait h;
   NatterWindow *window;
   GtkWidget *list;
@@ -547,9 +527,8 @@ test_keyboard_undo_after_new_folder (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *alpha = ui_create_session (u, "Alpha");
   g_autofree char *beta = ui_create_session (u, "Beta");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autofree char *old_id = make_folder (folders, "Old");
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
+  g_autofree char *old_id = ui_create_folder (folders, "Old");
   NatterWindow *window = window_new (u);
   const char *names[] = { "Fresh", "Fresher", "Freshest", "Newer", "Newest" };
 

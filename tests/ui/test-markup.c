@@ -304,8 +304,7 @@ test_window (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *session_id = ui_create_session (u, NAME);
   g_autoptr(NatterBlobStore) blobs = natter_blob_store_new (u->w->storage);
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
   g_autoptr(GFile) file = g_file_get_child (u->w->dir, FILE_NAME ".txt");
   g_autoptr(GAsyncResult) result = NULL;
@@ -326,14 +325,7 @@ test_window (void)
   turn_id = ui_send_with_files (u, blobs, session_id, "What is in it?", NULL, file, NULL);
   ui_wait_turn (u, turn_id);
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_assert_no_error (error);
-  g_clear_object (&result);
-  natter_folders_create_async (folders, NAME, NULL, ui_result_cb, &result);
-  folder_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
-  g_clear_object (&result);
+  folder_id = ui_create_folder (folders, NAME);
   natter_test_tools_add (natter_turn_runtime_get_tools (u->w->runtime),
                          "{\"toolId\":\"t.markup\",\"name\":\"" NAME "\",\"description\":\"" NAME "\","
                          "\"inputSchema\":{\"type\":\"object\"},\"execution\":\"sync\",\"requiresHuman\":false}",

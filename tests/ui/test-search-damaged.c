@@ -70,12 +70,7 @@ test_damaged_note_follows_scope (void)
   g_autofree char *bad = ui_create_session (u, "Wombat notes");
   g_autofree char *turn = say (u, trip, "What lives in the savanna?", "Zebras.");
   g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
-  g_autoptr(NatterJsonlRepo) repo = NULL;
   g_autoptr(NatterFolders) folders = NULL;
-  g_autoptr(GAsyncResult) loaded = NULL;
-  g_autoptr(GAsyncResult) created = NULL;
-  g_autoptr(GAsyncResult) moved = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *work_id = NULL;
   NatterSearchIndex *search = NULL;
   NatterWindow *window;
@@ -83,17 +78,9 @@ test_damaged_note_follows_scope (void)
 
   natter_test_append_file (g_file_peek_path (file), "{\"type\":");
   ui_world_restart (u);
-  repo = natter_folder_repo_new (u->w->storage);
-  folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  natter_folders_load_async (folders, NULL, ui_result_cb, &loaded);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&loaded), &error));
-  g_assert_no_error (error);
-  natter_folders_create_async (folders, "Work", NULL, ui_result_cb, &created);
-  work_id = natter_folders_create_finish (folders, ui_wait_result (&created), &error);
-  g_assert_no_error (error);
-  natter_sessions_set_folder_async (u->sessions, trip, work_id, NULL, ui_result_cb, &moved);
-  g_assert_true (natter_sessions_set_folder_finish (u->sessions, ui_wait_result (&moved), &error));
-  g_assert_no_error (error);
+  folders = ui_folders_new (u);
+  work_id = ui_create_folder (folders, "Work");
+  ui_set_folder (u, trip, work_id);
   search = ui_search_index_start (u);
 
   window = ui_window_new (app, u);
@@ -112,8 +99,6 @@ test_damaged_note_follows_scope (void)
   wait = (NoteWait) { window, trip, bad, "1 damaged conversation stays listed" };
   ui_wait_until_full (lists_with_note, describe_note, &wait);
 
-  /* Its task holds the session service, which must go with the world. */
-  g_clear_object (&moved);
   ui_destroy_window (window);
   ui_search_index_drop (search);
   ui_world_free (u);

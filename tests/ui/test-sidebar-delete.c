@@ -188,18 +188,12 @@ test_sidebar_delete_keeps_placed (void)
   UiWorld *u = ui_world_new ();
   g_autofree char *keep = ui_create_session (u, "Keep");
   g_autofree char *session_id = ui_create_session (u, "Loose chat");
-  g_autoptr(NatterJsonlRepo) repo = natter_folder_repo_new (u->w->storage);
-  g_autoptr(NatterFolders) folders = natter_folders_new (repo, NATTER_CLOCK (u->w->clock), u->w->ids);
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
   g_autofree char *other_id = NULL;
   NatterWindow *window = ui_window_new (app, u);
   ToastWait deleted = { window, "“Loose chat” deleted" };
   ToastWait kept = { window, "“Loose chat” was kept: it was pinned or moved after you deleted it" };
 
-  natter_folders_load_async (folders, NULL, ui_result_cb, &result);
-  g_assert_true (natter_folders_load_finish (folders, ui_wait_result (&result), &error));
-  g_clear_object (&result);
   natter_window_set_folders (window, folders);
   g_assert_true (natter_window_open_session (window, session_id));
   wait_row (window, session_id, "Loose chat");
@@ -207,9 +201,7 @@ test_sidebar_delete_keeps_placed (void)
   ui_wait_until (toast_shown, &deleted);
 
   /* What `natter folder L Other` and `natter pin L` do. */
-  natter_folders_create_async (folders, "Other", NULL, ui_result_cb, &result);
-  other_id = natter_folders_create_finish (folders, ui_wait_result (&result), &error);
-  g_assert_no_error (error);
+  other_id = ui_create_folder (folders, "Other");
   ui_set_folder (u, session_id, other_id);
   ui_set_pinned (u, session_id, TRUE);
   ui_settle ();
