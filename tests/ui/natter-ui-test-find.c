@@ -320,3 +320,98 @@ ui_no_button_activating (gpointer dialog)
       return FALSE;
   return TRUE;
 }
+
+/* Tab as GTK moves the focus when no key controller takes it: to the
+ * next widget, or around from the first. */
+static void
+tab_plain (gpointer window)
+{
+  if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+    {
+      gtk_root_set_focus (GTK_ROOT (window), NULL);
+      gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
+    }
+  ui_settle ();
+}
+
+/**
+ * ui_tab_cycle:
+ * @window: a window
+ * @tab: (nullable): presses Tab in @window; %NULL moves the focus as GTK
+ *   does when no key controller takes the key
+ *
+ * Returns: (transfer container): every widget Tab reaches from nothing
+ *   focused, in order, once around
+ */
+GPtrArray *
+ui_tab_cycle (gpointer window,
+              UiTab    tab)
+{
+  GPtrArray *seen = g_ptr_array_new ();
+  GtkWidget *first = NULL;
+
+  if (tab == NULL)
+    tab = tab_plain;
+  gtk_root_set_focus (GTK_ROOT (window), NULL);
+  for (int i = 0; i < 400; i++)
+    {
+      GtkWidget *focus;
+
+      tab (window);
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      if (focus == NULL || focus == first || g_ptr_array_find (seen, focus, NULL))
+        break;
+      if (first == NULL)
+        first = focus;
+      g_ptr_array_add (seen, focus);
+    }
+  return seen;
+}
+
+/* A screen reader says what has the focus by its accessible name: the
+ * label property, or the widgets it is labelled by (a button's own label
+ * is one). GTK 4.8 gives no name from anything else (a placeholder is
+ * not one), so a focused widget with neither is read as its role alone
+ * ("group", "scroll pane"). The text of an entry is no accessible object
+ * of its own (role none): the entry it types into is what is said. */
+static gboolean
+has_accessible_name (GtkWidget *widget)
+{
+  if (GTK_IS_TEXT (widget))
+    for (GtkWidget *a = gtk_widget_get_parent (widget); a != NULL; a = gtk_widget_get_parent (a))
+      if (GTK_IS_EDITABLE (a) && gtk_editable_get_delegate (GTK_EDITABLE (a)) == GTK_EDITABLE (widget))
+        {
+          widget = a;
+          break;
+        }
+  return gtk_test_accessible_has_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL) ||
+         gtk_test_accessible_has_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+}
+
+/**
+ * ui_assert_tab_stops_named:
+ * @cycle: what ui_tab_cycle() reached
+ * @where: which state of the window it was, for the message
+ *
+ * Fails, naming each, when a widget of @cycle has no accessible name.
+ */
+void
+ui_assert_tab_stops_named (GPtrArray  *cycle,
+                           const char *where)
+{
+  g_autoptr(GString) unnamed = g_string_new (NULL);
+
+  g_assert_cmpuint (cycle->len, >, 0);
+  for (guint i = 0; i < cycle->len; i++)
+    {
+      GtkWidget *focus = g_ptr_array_index (cycle, i);
+
+      if (has_accessible_name (focus))
+        continue;
+      g_string_append_printf (unnamed, "\n  stop %u: %s", i, G_OBJECT_TYPE_NAME (focus));
+      for (GtkWidget *w = gtk_widget_get_parent (focus); w != NULL && !GTK_IS_ROOT (w); w = gtk_widget_get_parent (w))
+        g_string_append_printf (unnamed, " in %s", G_OBJECT_TYPE_NAME (w));
+    }
+  if (unnamed->len > 0)
+    g_error ("%s: Tab stops without an accessible name:%s", where, unnamed->str);
+}

@@ -59,6 +59,9 @@ typedef char *(*UiDescribe) (gpointer data);
 /* Whether ui_find_first_full() takes @widget. */
 typedef gboolean (*UiWidgetMatch) (GtkWidget *widget);
 
+/* Presses Tab in @window, for ui_tab_cycle(). */
+typedef void (*UiTab) (gpointer window);
+
 /* The log writer (natter-ui-test-log.c), which ui_test_init() installs */
 
 GLogWriterOutput   ui_log_writer          (GLogLevelFlags      log_level,
@@ -194,6 +197,10 @@ GtkShortcut       *ui_find_shortcut       (GtkWidget          *widget,
 void               ui_press_enter         (GtkWidget          *entry);
 void               ui_click               (GtkWidget          *widget);
 gboolean           ui_no_button_activating (gpointer           dialog);
+GPtrArray         *ui_tab_cycle           (gpointer            window,
+                                           UiTab               tab);
+void               ui_assert_tab_stops_named (GPtrArray       *cycle,
+                                           const char         *where);
 
 /* The main window and its dialogs (natter-ui-test-window.c) */
 

@@ -203,3 +203,17 @@ strv_has (char       **strv,
 {
   return strv != NULL && g_strv_contains ((const char * const *) strv, accel);
 }
+
+static void
+tab_forward (gpointer window)
+{
+  tab (window, GTK_DIR_TAB_FORWARD);
+}
+
+/* Every focusable widget reached by Tab from the window, in order, once
+ * around, Tab pressed as GTK dispatches it. */
+GPtrArray *
+tab_cycle (gpointer window)
+{
+  return ui_tab_cycle (window, tab_forward);
+}

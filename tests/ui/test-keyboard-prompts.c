@@ -39,30 +39,6 @@ wait_card (NatterWindow *window,
   return g_ptr_array_index (cards, 0);
 }
 
-/* Every focusable widget reached by Tab from the window, in order, once
- * around. */
-static GPtrArray *
-tab_cycle (gpointer window)
-{
-  GPtrArray *seen = g_ptr_array_new ();
-  GtkWidget *first = NULL;
-
-  gtk_root_set_focus (GTK_ROOT (window), NULL);
-  for (int i = 0; i < 400; i++)
-    {
-      GtkWidget *focus;
-
-      tab (window, GTK_DIR_TAB_FORWARD);
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      if (focus == NULL || focus == first || g_ptr_array_find (seen, focus, NULL))
-        break;
-      if (first == NULL)
-        first = focus;
-      g_ptr_array_add (seen, focus);
-    }
-  return seen;
-}
-
 static gboolean
 reached (GPtrArray *cycle,
          GtkWidget *widget)
@@ -137,6 +113,7 @@ test_keyboard_permission_prompt (void)
   cycle = tab_cycle (window);
   assert_reachable (cycle, allow, "Allow");
   assert_reachable (cycle, deny, "Deny");
+  ui_assert_tab_stops_named (cycle, "a permission card");
 
   /* From the composer (which would queue a message, and offers Stop),
    * Tab goes straight to Allow; Shift+Tab from there is Deny. */
@@ -201,6 +178,7 @@ test_keyboard_ask_human_prompt (void)
   g_ptr_array_unref (g_steal_pointer (&cycle));
   cycle = tab_cycle (window);
   assert_reachable (cycle, send, "Send");
+  ui_assert_tab_stops_named (cycle, "a question");
   gtk_editable_set_text (GTK_EDITABLE (entry), "");
 
   /* Composer → Tab → the entry; type; Enter sends. */
@@ -313,6 +291,7 @@ test_keyboard_conversation_controls (void)
   assert_reachable (cycle, code_copy, "the code block's Copy");
   for (guint i = 0; i < expanders->len; i++)
     assert_reachable (cycle, g_ptr_array_index (expanders, i), "an expander (reasoning, tool call)");
+  ui_assert_tab_stops_named (cycle, "an answer with reasoning, a tool call and code");
 
   /* The tool card opens from the keyboard: its expander's activate is
    * what Enter and Space do. */

@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The header, the windows it opens and the narrow layout: the model
- * picker, Back, and arrow keys that stay in the list.
+ * picker, Back, and arrow keys that stay in the list; and a name for
+ * whatever Tab reaches, in each state of the window.
  */
 
+#include "natter-parameters-dialog.h"
 #include "test-keyboard.h"
 
 /* Header, windows, narrow layout */
@@ -157,6 +159,94 @@ test_keyboard_narrow_arrows_stay_in_list (void)
   ui_settle ();
   g_assert_cmpstr (natter_window_get_session_id (window), ==, second);
   g_assert_false (gtk_widget_is_ancestor (list, adw_leaflet_get_visible_child (leaflet)));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+check_tab_stops (NatterWindow *window,
+                 const char   *where)
+{
+  g_autoptr(GPtrArray) cycle = tab_cycle (window);
+
+  ui_assert_tab_stops_named (cycle, where);
+}
+
+/* Whatever Tab reaches has a name a screen reader can say, in each
+ * state of the window a person tabs through: a new chat (the timeline
+ * empty under its "New Chat" page), a conversation open with the list
+ * sorted into Pinned and a folder, the search, a message being edited,
+ * and a damaged conversation. The prompts and an answer's controls are
+ * checked where test-keyboard-prompts.c tabs through them. */
+void
+test_keyboard_tab_stops_named (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *pinned = ui_create_session (u, "Pinned one");
+  g_autofree char *filed = ui_create_session (u, "Filed one");
+  g_autofree char *damaged = ui_create_session (u, "Damaged one");
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
+  g_autofree char *work_id = ui_create_folder (folders, "Work");
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, damaged, NULL);
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  GtkEditable *search;
+
+  ui_set_pinned (u, pinned, TRUE);
+  ui_set_folder (u, filed, work_id);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, filed, "Hello there");
+  ui_wait_turn (u, turn_id);
+  /* A torn last line: the file is damaged, and said so when opened. */
+  out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":", 8, NULL, NULL, &error));
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error));
+  g_assert_no_error (error);
+  ui_world_restart (u);
+
+  window = window_new (u);
+  natter_window_set_folders (window, folders);
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "conversation");
+  check_tab_stops (window, "a new chat");
+
+  g_assert_true (natter_window_open_session (window, filed));
+  ui_wait_until (ui_timeline_loaded, window);
+  ui_wait_turn_read (window, turn_id);
+  check_tab_stops (window, "a conversation open, Pinned and a folder listed");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  ui_settle ();
+  g_assert_true (natter_conversation_view_get_editing (window->conversation.view));
+  check_tab_stops (window, "a message being edited");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
+
+  /* The conversation's Model Settings, a dialog of its own. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.parameters", NULL));
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (NATTER_TYPE_PARAMETERS_DIALOG));
+  {
+    GtkWindow *dialog = ui_find_toplevel (NATTER_TYPE_PARAMETERS_DIALOG);
+    g_autoptr(GPtrArray) cycle = ui_tab_cycle (dialog, NULL);
+
+    ui_assert_tab_stops_named (cycle, "the Model Settings dialog");
+    gtk_window_destroy (dialog);
+    ui_settle ();
+  }
+
+  search = ui_open_search (window);
+  gtk_editable_set_text (search, "one");
+  ui_settle ();
+  check_tab_stops (window, "the search");
+  g_signal_emit_by_name (search, "stop-search");
+  ui_settle ();
+
+  g_assert_true (natter_window_open_session (window, damaged));
+  g_assert_cmpstr (natter_window_get_visible_page (window), ==, "errored");
+  check_tab_stops (window, "a damaged conversation");
 
   ui_destroy_window (window);
   ui_world_free (u);

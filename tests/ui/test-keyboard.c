@@ -287,6 +287,7 @@ main (int   argc,
   g_test_add_func ("/keyboard/shift-tab-enters-newest-turn", test_keyboard_shift_tab_enters_newest_turn);
   g_test_add_func ("/keyboard/model-picker-and-windows", test_keyboard_model_picker_and_windows);
   g_test_add_func ("/keyboard/narrow-back", test_keyboard_narrow_back);
+  g_test_add_func ("/keyboard/tab-stops-named", test_keyboard_tab_stops_named);
   g_test_add_func ("/keyboard/narrow-arrows-stay-in-list", test_keyboard_narrow_arrows_stay_in_list);
 
   status = g_test_run ();

@@ -47,6 +47,8 @@ wait_focus_in (gpointer window,
                gpointer widget);
 GtkWindow *
 find_dialog (NatterWindow *window);
+GPtrArray *
+tab_cycle (gpointer window);
 
 /* The scenarios in the files beside test-keyboard.c */
 /* test-keyboard-conversations.c */
@@ -77,4 +79,5 @@ void test_keyboard_shift_tab_enters_newest_turn (void);
 /* test-keyboard-windows.c */
 void test_keyboard_model_picker_and_windows (void);
 void test_keyboard_narrow_back (void);
+void test_keyboard_tab_stops_named (void);
 void test_keyboard_narrow_arrows_stay_in_list (void);

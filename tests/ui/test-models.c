@@ -212,6 +212,13 @@ test_manage_models (void)
   g_assert_null (gtk_list_box_get_row_at_index (layers, 1));
   g_assert_false (gtk_widget_is_sensitive (child (dialog, "pull_button")));
   ui_save_screen ("models-pull.png");
+  {
+    /* Each control of the list and of the pull under way, Cancel too,
+     * is said by name. */
+    g_autoptr(GPtrArray) cycle = ui_tab_cycle (dialog, NULL);
+
+    ui_assert_tab_stops_named (cycle, "the models dialog, pulling");
+  }
 
   click (dialog, "_Cancel");
   said = (Said) { dialog, "The pull of “gemma3:1b” was stopped." };

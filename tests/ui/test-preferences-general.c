@@ -311,3 +311,42 @@ test_model_name_whole (Fixture       *f,
   save_screenshot (f, "preferences-model-long-360-dark.png");
   adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
 }
+
+static void
+check_tab_stops (Fixture    *f,
+                 const char *where)
+{
+  g_autoptr(GPtrArray) cycle = NULL;
+
+  ui_settle ();
+  cycle = ui_tab_cycle (f->window, NULL);
+  ui_assert_tab_stops_named (cycle, where);
+}
+
+/* Whatever Tab reaches in Preferences has a name a screen reader can
+ * say: each page, a provider's row opened, and the agent editor. */
+void
+test_tab_stops_named (Fixture       *f,
+                      gconstpointer  data)
+{
+  AdwPreferencesWindow *window = ADW_PREFERENCES_WINDOW (f->window);
+  GtkWidget *stack = ui_find_first (f->window, ADW_TYPE_VIEW_STACK);
+  guint n_pages = 0;
+
+  for (GtkWidget *page = gtk_widget_get_first_child (stack); page != NULL; page = gtk_widget_get_next_sibling (page))
+    {
+      adw_preferences_window_set_visible_page (window, ADW_PREFERENCES_PAGE (page));
+      check_tab_stops (f, adw_preferences_page_get_title (ADW_PREFERENCES_PAGE (page)));
+      n_pages++;
+    }
+  g_assert_cmpuint (n_pages, ==, 5);
+
+  adw_preferences_window_set_visible_page_name (window, "providers");
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (provider_widget (f, "local", "expander")), TRUE);
+  check_tab_stops (f, "a provider opened");
+
+  adw_preferences_window_set_visible_page_name (window, "agents");
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-agent"), "activated");
+  g_assert_nonnull (natter_preferences_window_get_editor_widget (f->window, "name"));
+  check_tab_stops (f, "the agent editor");
+}

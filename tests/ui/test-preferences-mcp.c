@@ -650,6 +650,13 @@ test_env (Fixture       *f,
   click (f, "local", "edit");
   g_assert_cmpstr (get_text (f, "env:0:name"), ==, "FOO");
   g_assert_cmpstr (get_text (f, "env:0:value"), ==, "bar baz");
+  {
+    /* The editor's fields, a variable's name and value among them, are
+     * said by name. */
+    g_autoptr(GPtrArray) cycle = ui_tab_cycle (f->window, NULL);
+
+    ui_assert_tab_stops_named (cycle, "the tool server editor");
+  }
 }
 
 /* The agent editor lists the enabled servers; a ticked one is written

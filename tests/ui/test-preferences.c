@@ -95,6 +95,7 @@ main (int   argc,
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);
   ADD ("/preferences/screenshots", test_screenshots);
+  ADD ("/preferences/tab-stops-named", test_tab_stops_named);
 
 #undef ADD
 

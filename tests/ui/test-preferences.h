@@ -88,6 +88,7 @@ void test_context_window (Fixture *f, gconstpointer data);
 void test_model_name_whole (Fixture *f, gconstpointer data);
 /* test-preferences-agents.c */
 void test_agents (Fixture *f, gconstpointer data);
+void test_tab_stops_named (Fixture *f, gconstpointer data);
 void test_agent_model_picker (Fixture *f, gconstpointer data);
 
 G_END_DECLS
