@@ -8,7 +8,8 @@
  * live in the file of the conversation's original; a branch made on
  * purpose starts with a copy of the parameters and the folder, unpinned;
  * a version shares its original's; an import brings the sampling
- * parameters only; deleting an original hands them to its versions.
+ * parameters only; deleting a session hands them to the versions made
+ * of it.
  */
 
 #include <math.h>
@@ -395,20 +396,41 @@ conversation_active (Oracle   *o,
   return active;
 }
 
-/* @s, about to be deleted: when it is the original of versions, each
- * version made of it takes its parameters and folder, and the one whose
- * conversation was most recently active its pin (docs/format.md §3.6). */
+/* @s, about to be deleted: each version made of it stands alone then.
+ * When @s is the original of versions, each takes its parameters and
+ * folder, and the one whose conversation was most recently active its
+ * pin; when @s is a version, each takes its conversation's parameters
+ * and folder from the original, which stays with its pin (docs/format.md
+ * §3.5, §3.6). */
 void
 settings_deleting (Oracle   *o,
                    OSession *s)
 {
   g_autoptr(GPtrArray) heirs = g_ptr_array_new ();
+  OSession *holder = oracle_settings_holder (s);
   OSession *pinned = NULL;
   guint best = 0;
   gboolean open = !oracle_settings_known (s);
 
-  if (oracle_settings_holder (s) != s)
-    return;
+  if (holder != s)
+    {
+      if (oracle_params_empty (holder->params) && holder->folder == NULL)
+        return;
+      for (guint i = 0; i < o->sessions->len; i++)
+        {
+          OSession *c = g_ptr_array_index (o->sessions, i);
+
+          if (c->parent == s && is_version (c) && !damaged_latest (c))
+            {
+              c->params = oracle_params_copy (o, holder->params, TRUE);
+              c->folder = holder->folder;
+              c->pinned = FALSE;
+              c->settings_open |= open;
+              oracle_log (o, "  model: S%u takes S%u's conversation's settings (S%u)", c->n, s->n, holder->n);
+            }
+        }
+      return;
+    }
   if (oracle_params_empty (s->params) && !s->pinned && s->folder == NULL)
     return;
   for (guint i = 0; i < o->sessions->len; i++)

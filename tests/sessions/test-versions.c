@@ -677,6 +677,72 @@ place_conversation (Fixture    *f,
   g_assert_no_error (error);
 }
 
+/* A version deleted while a version was made of it: the original stays,
+ * and keeps the conversation's pin, folder and settings; the version made
+ * of the deleted one stands alone, and takes the folder and settings (not
+ * the pin: the conversation the person pinned is still listed, pinned). */
+static void
+test_version_deleted_keeps_place (Fixture       *f,
+                                  gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autofree char *nested = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  nested = version_at (f, v1, v1_turn);
+  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  place_conversation (f, v2);
+  g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, nested), ==, c.session);
+
+  delete_session (f, v1);
+  g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, nested), ==, nested);
+  assert_takes_conversation (f, nested, FALSE);
+  events = natter_test_sessions_read (f->w->session_repo, nested);
+  g_assert_cmpuint (natter_test_count_type (events, "parameters_changed"), ==, 1);
+  g_assert_cmpuint (natter_test_count_type (events, "folder_changed"), ==, 1);
+  /* The conversation the person placed is where it was. */
+  g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, v2), ==, c.session);
+  g_assert_true (natter_sessions_get_pinned (f->sessions, c.session));
+  g_assert_cmpstr (natter_sessions_get_folder_id (f->sessions, v2), ==, FOLDER_ID);
+  g_assert_cmpfloat (natter_sessions_get_kept_parameters (f->sessions, v2)->temperature, ==, 0.25);
+  conversation_clear (&c);
+}
+
+/* A version deleted with nothing made of it hands nothing on, and one
+ * whose conversation keeps nothing writes nothing to what was made of
+ * it. */
+static void
+test_version_deleted_nothing_kept (Fixture       *f,
+                                   gconstpointer  data)
+{
+  Conversation c = { 0 };
+  g_autofree char *v1 = NULL;
+  g_autofree char *v1_turn = NULL;
+  g_autofree char *v2 = NULL;
+  g_autofree char *v2_turn = NULL;
+  g_autofree char *nested = NULL;
+  g_autoptr(GPtrArray) before = NULL;
+  g_autoptr(GPtrArray) after = NULL;
+
+  make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  nested = version_at (f, v1, v1_turn);
+  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  before = natter_test_sessions_read (f->w->session_repo, nested);
+  delete_session (f, v1);
+  after = natter_test_sessions_read (f->w->session_repo, nested);
+  g_assert_cmpuint (after->len, ==, before->len);
+  g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, nested), ==, nested);
+  g_assert_null (natter_sessions_get_folder_id (f->sessions, nested));
+  conversation_clear (&c);
+}
+
 /* An edit of a message a version shows from its deleted original: the
  * new version is made as one made before the delete would be (the
  * original as its parent, at the turn before the message; for the
@@ -797,6 +863,8 @@ main (int   argc,
   ADD ("/versions/original-deleted/pin-follows-row", test_original_deleted_pin_follows_row);
   ADD ("/versions/original-deleted/branch", test_original_deleted_branch);
   ADD ("/versions/original-deleted/edit", test_original_deleted_edit);
+  ADD ("/versions/version-deleted/keeps-place", test_version_deleted_keeps_place);
+  ADD ("/versions/version-deleted/nothing-kept", test_version_deleted_nothing_kept);
 #undef ADD
 
   return g_test_run ();

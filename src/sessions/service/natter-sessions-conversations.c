@@ -1298,10 +1298,12 @@ delete_locked_cb (GObject      *object,
  * stopped as natter_sessions_stop_turn_async() stops it (a live advance
  * cancelled, a turn waiting for an answer or interrupted given a cancel
  * input), so that no model is called for a conversation no longer
- * listed; the turns of its versions and branches go on. An
- * original's versions then stand alone, and each takes what the original
- * kept for the conversation: its generation parameters, pin and folder,
- * appended to its own log.
+ * listed; the turns of its versions and branches go on. The versions
+ * made of the session then stand alone, and each takes what the
+ * conversation kept, appended to its own log: an original's versions its
+ * generation parameters, folder and pin (the pin to one of them); a
+ * version's versions the parameters and folder of its conversation,
+ * whose original keeps them, and its pin.
  */
 void
 natter_sessions_delete_session_async (NatterSessions      *self,
@@ -1328,7 +1330,7 @@ natter_sessions_delete_session_async (NatterSessions      *self,
  *   %NATTER_SESSION_ERROR_NOT_FOUND, %NATTER_SESSION_ERROR_INVALID_ARGUMENT
  *   (not an id) or an I/O %NATTER_STORE_ERROR; with the error of a turn
  *   that could not be stopped, the session kept; also once deleted, with
- *   the error of a version that could not take what the original kept
+ *   the error of a version that could not take what the conversation kept
  */
 gboolean
 natter_sessions_delete_session_finish (NatterSessions  *self,

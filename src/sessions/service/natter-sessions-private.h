@@ -207,8 +207,8 @@ struct _NatterSessionsOp
     return g_task_get_task_data (task);                                                     \
   }
 
-/* natter-sessions-settings.c: what a deleted original hands to its
- * versions (docs/sessions.md §9.4) */
+/* natter-sessions-settings.c: what a deleted session hands to the
+ * versions made of it (docs/sessions.md §9.4) */
 typedef struct _NatterSessionsHeritage NatterSessionsHeritage;
 
 NatterSessionsHeritage *natter_sessions_heritage_new         (NatterSessions         *self,

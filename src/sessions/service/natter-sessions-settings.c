@@ -363,11 +363,11 @@ natter_sessions_set_folder_finish (NatterSessions  *self,
   return setting_finish (self, result, natter_sessions_set_folder_async, error);
 }
 
-/* What a deleted original hands to its versions */
+/* What a deleted session hands to the versions made of it */
 
 struct _NatterSessionsHeritage
 {
-  GStrv                       heirs;      /* the versions made of the original itself */
+  GStrv                       heirs;      /* the versions made of the deleted session itself */
   NatterGenerationParameters *parameters; /* or NULL: none kept */
   char                       *pinned;     /* the heir that takes the pin, or NULL: not pinned */
   char                       *folder_id;  /* or NULL: in no folder */
@@ -450,31 +450,39 @@ natter_sessions_dup_pin_heir (NatterSessions *self,
  * @self: the service
  * @session_id: a session about to be deleted
  *
- * What @session_id keeps for its conversation, when it is the original
- * of versions: its generation parameters, pin and folder (docs/format.md
- * §3.5, §3.6). Once it is deleted each version made of it stands alone
- * as a conversation of its own, and takes them, so that the conversation
- * the person placed keeps its place and settings: each its parameters
- * and folder, one of them the pin (pinned_heir()).
+ * What the versions made of @session_id take once it is deleted: each
+ * then stands alone as a conversation of its own (docs/format.md §3.2),
+ * and takes what its conversation keeps, so that the conversation the
+ * person placed keeps its place and settings. When @session_id is the
+ * original of versions, that is what its own file keeps: its generation
+ * parameters, folder and pin (docs/format.md §3.5, §3.6), the pin to one
+ * of them (pinned_heir()). When it is a version itself, readable, its
+ * conversation's original stays and keeps all three: the versions made
+ * of it take the parameters and folder, and the pin stays where it is.
  *
  * Returns: (transfer full) (nullable): the heritage, or %NULL when
- *   @session_id keeps nothing or has no version to take it
+ *   @session_id's conversation keeps nothing or nothing was made of it
  */
 NatterSessionsHeritage *
 natter_sessions_heritage_new (NatterSessions *self,
                               const char     *session_id)
 {
   NatterSessionIndexEntry *entry = natter_session_index_lookup (self->index, session_id);
+  NatterSessionIndexEntry *original = conversation_entry (self, session_id);
   const NatterGenerationParameters *parameters;
   g_autoptr(GStrvBuilder) builder = NULL;
   NatterSessionsHeritage *heritage;
+  gboolean pinned;
   guint n;
 
-  if (entry == NULL || conversation_entry (self, session_id) != entry)
+  if (entry == NULL || original == NULL)
     return NULL;
-  parameters = natter_session_index_entry_get_parameters (entry);
-  if (parameters == NULL && !natter_sessions_get_pinned (self, session_id) &&
-      natter_sessions_get_folder_id (self, session_id) == NULL)
+  /* A damaged version is no part of its conversation already. */
+  if (original != entry && natter_session_index_entry_get_error (entry) != NULL)
+    return NULL;
+  parameters = natter_session_index_entry_get_parameters (original);
+  pinned = original == entry && natter_sessions_get_pinned (self, session_id);
+  if (parameters == NULL && !pinned && natter_sessions_get_folder_id (self, session_id) == NULL)
     return NULL;
   builder = g_strv_builder_new ();
   n = g_list_model_get_n_items (G_LIST_MODEL (self->index));
@@ -498,7 +506,7 @@ natter_sessions_heritage_new (NatterSessions *self,
       return NULL;
     }
   heritage->parameters = parameters != NULL ? natter_generation_parameters_copy (parameters) : NULL;
-  if (natter_sessions_get_pinned (self, session_id))
+  if (pinned)
     heritage->pinned = pinned_heir (self, session_id, heritage->heirs);
   heritage->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
   return heritage;
@@ -556,7 +564,7 @@ heritage_next (GTask *owned)
  * natter_sessions_heritage_pass_async:
  * @self: the service
  * @heritage: (transfer full): from natter_sessions_heritage_new(), once
- *   the original is deleted
+ *   the session is deleted
  * @callback: called on the main context
  * @user_data: data for @callback
  *
