@@ -429,6 +429,19 @@ all_found (gpointer data)
   return TRUE;
 }
 
+/* The list has its rows and is laid out taller than its window, so it
+ * can be scrolled far down. */
+static gboolean
+list_scrollable (gpointer data)
+{
+  PlaceWait *w = data;
+  GtkAdjustment *adjustment = list_adjustment (w->window);
+
+  ui_settle ();
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (w->window)) >= w->ids->len &&
+         gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) > 300;
+}
+
 static gboolean
 back_in_place (gpointer data)
 {
@@ -477,7 +490,8 @@ test_search_closed_far_down (void)
   search = ui_search_index_start (u);
   window = ui_window_new (app, u);
   natter_window_set_search_index (window, search);
-  ui_settle ();
+  wait = (PlaceWait) { window, ids, 0 };
+  ui_wait_until (list_scrollable, &wait);
   adjustment = list_adjustment (window);
   gtk_adjustment_set_value (adjustment, (gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment)) * 0.8);
   ui_settle ();
