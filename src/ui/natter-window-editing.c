@@ -156,12 +156,20 @@ find_switcher (GtkWidget  *widget,
   return NULL;
 }
 
+/* How many frames the arrow's row is watched once it has the focus:
+ * the list may still make that row anew (scrolled to the message, or
+ * its turn read again), and the focus would then stay on the list. */
+#define REFOCUS_KEEP_FRAMES 60
+
 /* Gives the focus back to the arrow that was pressed, in the version it
  * opened (its rows are new ones, made over the frames after its turns
  * are read). Opening sent the focus to the composer meanwhile; if it
  * went elsewhere since, the person moved it, and it stays. The frames
  * are counted from the read: on a busy machine reading alone can take
- * longer than the frames allowed for laying the rows out. */
+ * longer than the frames allowed for laying the rows out. Once given,
+ * it is given again for a few frames if the row is made anew under it,
+ * which leaves the focus on the list itself (never where a person
+ * puts it). */
 static gboolean
 refocus_arrow_tick_cb (GtkWidget     *list,
                        GdkFrameClock *clock,
@@ -175,13 +183,25 @@ refocus_arrow_tick_cb (GtkWidget     *list,
   GtkWidget *next;
   GtkWidget *arrow;
 
-  if ((focus != NULL && !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer))) ||
-      timeline == NULL)
+  if (timeline == NULL)
     return G_SOURCE_REMOVE;
-  if (!natter_timeline_model_get_loaded (timeline))
-    return G_SOURCE_CONTINUE;
-  if (++self->versions.refocus_frames > 120)
-    return G_SOURCE_REMOVE;
+  if (self->versions.refocus_kept_frames > 0)
+    {
+      if (++self->versions.refocus_kept_frames > REFOCUS_KEEP_FRAMES)
+        return G_SOURCE_REMOVE;
+      if (focus != NULL && focus != list)
+        return gtk_widget_get_ancestor (focus, NATTER_TYPE_VERSION_SWITCHER) != NULL ? G_SOURCE_CONTINUE
+                                                                                      : G_SOURCE_REMOVE;
+    }
+  else
+    {
+      if (focus != NULL && !gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer)))
+        return G_SOURCE_REMOVE;
+      if (!natter_timeline_model_get_loaded (timeline))
+        return G_SOURCE_CONTINUE;
+      if (++self->versions.refocus_frames > 120)
+        return G_SOURCE_REMOVE;
+    }
   switcher = find_switcher (list, self->versions.refocus_turn, FALSE);
   if (switcher == NULL || !gtk_widget_get_mapped (switcher))
     return G_SOURCE_CONTINUE;
@@ -192,7 +212,9 @@ refocus_arrow_tick_cb (GtkWidget     *list,
   if (!gtk_widget_is_sensitive (arrow))
     arrow = arrow == previous ? next : previous;
   gtk_widget_grab_focus (arrow);
-  return G_SOURCE_REMOVE;
+  if (self->versions.refocus_kept_frames == 0)
+    self->versions.refocus_kept_frames = 1;
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -211,6 +233,7 @@ open_version_cb (gpointer user_data)
       g_free (self->versions.refocus_turn);
       self->versions.refocus_turn = g_strdup (turn_id);
       self->versions.refocus_frames = 0;
+      self->versions.refocus_kept_frames = 0;
       gtk_widget_add_tick_callback (GTK_WIDGET (self->conversation.timeline_list), refocus_arrow_tick_cb, self,
                                     NULL);
     }

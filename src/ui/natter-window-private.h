@@ -199,6 +199,9 @@ typedef struct
   int                   refocus_arrow;
   char                 *refocus_turn;
   guint                 refocus_frames;
+  /* Frames since the arrow got the focus, while the rows may still be
+   * made anew under it; 0 before. */
+  guint                 refocus_kept_frames;
 } NatterWindowVersions;
 
 /* natter-window-voice.c: who reads aloud and which answer, the

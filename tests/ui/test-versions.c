@@ -242,6 +242,22 @@ arrow_focused (gpointer data)
   return row != NULL && gtk_root_get_focus (GTK_ROOT (a->window)) == child_at (GTK_WIDGET (switcher_of (row)), a->child);
 }
 
+static char *
+describe_arrow (gpointer data)
+{
+  ArrowWait *a = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (a->window));
+  NatterTurnRow *row = find_row (a->window, a->turn_id);
+
+  GtkWidget *want = row != NULL ? child_at (GTK_WIDGET (switcher_of (row)), a->child) : NULL;
+  GtkWidget *frow = focus ? gtk_widget_get_ancestor (focus, NATTER_TYPE_TURN_ROW) : NULL;
+
+  return g_strdup_printf ("focus %s %p in %s (row %p item %s); wanted %p in row %p; session %s", focus ? G_OBJECT_TYPE_NAME (focus) : "none", (void *) focus,
+                          focus && gtk_widget_get_parent (focus) ? G_OBJECT_TYPE_NAME (gtk_widget_get_parent (focus)) : "-",
+                          (void *) frow, frow && natter_turn_row_get_item (NATTER_TURN_ROW (frow)) ? natter_turn_item_get_turn_id (natter_turn_row_get_item (NATTER_TURN_ROW (frow))) : "-",
+                          (void *) want, (void *) row, natter_window_get_session_id (a->window));
+}
+
 static void
 test_arrow_keeps_focus (void)
 {
@@ -271,14 +287,14 @@ test_arrow_keeps_focus (void)
   g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (find_row (window, edited))), 0)));
   wait_switcher (window, second, "1/2");
   a = (ArrowWait) { window, second, 2 };
-  ui_wait_until (arrow_focused, &a);
+  ui_wait_until_full (arrow_focused, describe_arrow, &a);
   g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
 
   /* And back, from the keyboard again. */
   g_assert_true (gtk_widget_activate (child_at (GTK_WIDGET (switcher_of (find_row (window, second))), 2)));
   wait_switcher (window, edited, "2/2");
   a = (ArrowWait) { window, edited, 0 };
-  ui_wait_until (arrow_focused, &a);
+  ui_wait_until_full (arrow_focused, describe_arrow, &a);
 
   ui_destroy_window (window);
   ui_world_free (u);
