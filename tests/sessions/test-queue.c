@@ -240,6 +240,63 @@ test_held_queue_waits (Fixture       *f,
   g_assert_cmpuint (n_queued (f, sid), ==, 0);
 }
 
+static void
+promoted_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* A promotion asked while the queue is held, or already under way when
+ * the hold began, sends nothing even when it reads the file after the
+ * hold was released without promoting: the person answered "keep it"
+ * or "clear it" meanwhile (the window's Stop question), and a slow read
+ * must not send the message they kept back. */
+static void
+test_held_promotion_sends_nothing_after_release (Fixture       *f,
+                                                 gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (f);
+  g_autofree char *first = NULL;
+  g_autofree char *a = NULL;
+
+  natter_test_sessions_script (f, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  first = send_text (f, sid, "first");
+  natter_fake_model_wait_held (f->w->fakes->model, 1, NATTER_TEST_TIMEOUT_MS);
+  a = queue (f, sid, "A", TRUE);
+  natter_sessions_hold_queue (f->sessions, sid);
+  natter_fake_model_release (f->w->fakes->model);
+  wait_settled (f, sid, 1, "completed");
+
+  for (guint started_before_hold = 0; started_before_hold < 2; started_before_hold++)
+    {
+      g_autoptr(GAsyncResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *turn_id = NULL;
+
+      if (started_before_hold)
+        {
+          /* Its read still to come when the hold begins. */
+          natter_sessions_release_queue (f->sessions, sid, FALSE);
+          natter_sessions_promote_queue_async (f->sessions, sid, NULL, promoted_cb, &result);
+          natter_sessions_hold_queue (f->sessions, sid);
+        }
+      else
+        natter_sessions_promote_queue_async (f->sessions, sid, NULL, promoted_cb, &result);
+      natter_sessions_release_queue (f->sessions, sid, FALSE);
+      turn_id = natter_sessions_promote_queue_finish (f->sessions, natter_test_sessions_wait_result (&result),
+                                                      &error);
+      g_assert_no_error (error);
+      g_assert_null (turn_id);
+      g_assert_cmpuint (n_queued (f, sid), ==, 1);
+      natter_sessions_hold_queue (f->sessions, sid);
+    }
+  natter_sessions_release_queue (f->sessions, sid, TRUE);
+  wait_settled (f, sid, 2, "completed");
+  assert_turn (f, sid, 1, "A", a);
+}
+
 typedef struct
 {
   Fixture    *f;
@@ -663,6 +720,7 @@ main (int   argc,
   ADD ("survives-restart-and-kill-between-settle-and-promotion-without-double-send",
        test_survives_restart_and_kill_between_settle_and_promotion);
   ADD ("held-queue-waits", test_held_queue_waits);
+  ADD ("held-promotion-sends-nothing-after-release", test_held_promotion_sends_nothing_after_release);
   ADD ("edit-and-remove", test_edit_and_remove);
   ADD ("concurrent-queue-and-send-serialize-under-the-session-lock", test_concurrent_queue_and_send_serialize);
   ADD ("only-if-busy-leaves-a-settled-session-alone", test_only_if_busy_leaves_a_settled_session_alone);

@@ -183,13 +183,17 @@ advance_settled_cb (NatterTurnExecution *execution,
    * also waits for the title. */
   if (advance->session_id != NULL && advance->completed && advance->self->auto_title)
     advance->title_op = natter_sessions_begin_op (advance->self);
-  /* The process that settles a turn promotes the queue (FIFO, one turn
+  /* The process that completes a turn promotes the queue (FIFO, one turn
    * per queued message) under the session lock; the promotion reads the
-   * settled turn and does nothing unless it completed. Its operation
-   * begins here, before untrack() tells the turn's waiters, so that a
-   * waiter that flushes (a command line about to exit) waits for it. It
-   * looks at the turn only once it holds the lock, after this returns. */
-  if (advance->session_id != NULL && advance->settled != NULL)
+   * settled turn and does nothing unless it is still the latest and
+   * completed. Only the advance that completed it: one that found the
+   * turn over already (a Stop pressed as the answer ended) changed
+   * nothing, and a queue held back when the turn completed stays as the
+   * hold's release left it. Its operation begins here, before untrack()
+   * tells the turn's waiters, so that a waiter that flushes (a command
+   * line about to exit) waits for it. It looks at the turn only once it
+   * holds the lock, after this returns. */
+  if (advance->session_id != NULL && advance->settled != NULL && advance->completed)
     advance->settled (advance->self, advance->session_id);
   untrack (advance->self, advance);
   natter_turn_execution_wait_async (execution, NULL, advance_outcome_cb, advance);

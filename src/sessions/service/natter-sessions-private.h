@@ -103,8 +103,11 @@ struct _NatterSessions
   char                    *own_provider;
   char                    *own_model;
   /* Queues that are not to go on for now (natter_sessions_hold_queue()):
-   * session id → number of holds. */
+   * session id → number of holds; and how many holds each session's
+   * queue has had since the service started, so that a promotion learns
+   * that one began while it read (session id → count). */
   GHashTable              *held_queues;
+  GHashTable              *queue_holds_begun;
   /* How many messages each session had queued when its file was last
    * read or written under its lock (session id → count + 1; absent: not
    * known), so that a settled turn learns that nothing is queued without

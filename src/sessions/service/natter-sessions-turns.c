@@ -43,6 +43,7 @@ typedef struct
    * a crash, the error to return once that message was sent instead. */
   char              *promoted;
   GError            *after_promotion;
+  guint              holds_begun;    /* of the queue, when the promotion was asked */
 } SendData;
 
 NATTER_SESSIONS_DEFINE_OP (SendData, send_data)
@@ -576,9 +577,11 @@ natter_sessions_promote_soon (NatterSessions *self,
  *
  * Keeps @session_id's queued messages where they are until
  * natter_sessions_release_queue(): a turn that completes meanwhile
- * promotes nothing (docs/runtime.md, "Queued messages"). The window holds
- * the queue while it asks whether a Stop keeps it. Holds nest; they live
- * in this service only, nothing is written.
+ * promotes nothing, and nor does a promotion already under way, even
+ * one whose read of the file ends after the release; the release says
+ * whether the queue goes on. The window holds the queue while it asks
+ * whether a Stop keeps it. Holds nest; they live in this service only,
+ * nothing is written.
  */
 void
 natter_sessions_hold_queue (NatterSessions *self,
@@ -591,6 +594,9 @@ natter_sessions_hold_queue (NatterSessions *self,
 
   holds = GPOINTER_TO_UINT (g_hash_table_lookup (self->held_queues, session_id));
   g_hash_table_insert (self->held_queues, g_strdup (session_id), GUINT_TO_POINTER (holds + 1));
+  g_hash_table_insert (self->queue_holds_begun, g_strdup (session_id),
+                       GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (self->queue_holds_begun,
+                                                                                session_id)) + 1));
 }
 
 /**
@@ -674,8 +680,13 @@ promote_session_read (GTask *task)
   SendData *data = send_data_get (task);
   const char *latest = natter_session_state_get_latest_turn_id (data->base.state);
 
+  /* Held now, or held since it was asked: the hold's end decides
+   * (natter_sessions_release_queue()), even when that came before this
+   * read did. */
   if (natter_session_state_get_n_queued (data->base.state) == 0 ||
       natter_sessions_is_queue_held (data->base.self, data->base.session_id) ||
+      GPOINTER_TO_UINT (g_hash_table_lookup (data->base.self->queue_holds_begun, data->base.session_id)) !=
+        data->holds_begun ||
       (latest != NULL && natter_sessions_is_turn_running (data->base.self, latest)))
     {
       promote_nothing (task);
@@ -721,7 +732,10 @@ natter_sessions_promote_queue_async (NatterSessions      *self,
   /* Nothing was queued when the file was last read or written under its
    * lock: no read (and no wait for the lock) to learn it again. Whatever
    * queues a message afterwards promotes it itself. */
+  send_data_get (task)->holds_begun = GPOINTER_TO_UINT (g_hash_table_lookup (self->queue_holds_begun, session_id));
   if (natter_sessions_knows_nothing_queued (self, session_id) ||
+      /* Held: its release promotes, when it is to. */
+      natter_sessions_is_queue_held (self, session_id) ||
       /* Another device's copy holds no queue of this device's (docs/format.md §9). */
       natter_sync_conflict_is_candidate (session_id))
     {

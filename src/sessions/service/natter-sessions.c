@@ -114,6 +114,7 @@ natter_sessions_finalize (GObject *object)
   g_clear_pointer (&self->ops, g_hash_table_unref);
   g_clear_pointer (&self->flushes, g_ptr_array_unref);
   g_clear_pointer (&self->held_queues, g_hash_table_unref);
+  g_clear_pointer (&self->queue_holds_begun, g_hash_table_unref);
   g_clear_pointer (&self->shared_reads, g_hash_table_unref);
   g_clear_pointer (&self->queue_lengths, g_hash_table_unref);
   g_clear_object (&self->own_registry);
@@ -228,6 +229,7 @@ natter_sessions_init (NatterSessions *self)
   self->ops = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->flushes = g_ptr_array_new_with_free_func (g_object_unref);
   self->held_queues = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->queue_holds_begun = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->shared_reads = g_hash_table_new (g_str_hash, g_str_equal);
   self->queue_lengths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
