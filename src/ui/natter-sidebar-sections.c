@@ -213,9 +213,14 @@ is_pinned (NatterSidebarSections *self,
   if (!natter_sessions_get_pinned (self->sessions, session_id))
     return FALSE;
   original = natter_sessions_get_conversation_id (self->sessions, session_id);
-  if (self->families == NULL || g_strcmp0 (original, session_id) == 0 ||
-      !natter_family_filter_is_hidden (self->families, original))
+  if (self->families == NULL || g_strcmp0 (original, session_id) == 0)
     return TRUE;
+  /* A version deleted, its undo toast still up, while versions were made
+   * of it: those are listed as the conversations of their own they
+   * become once it is gone, unpinned, and the pin stays on the row of
+   * the conversation the person pinned. */
+  if (!natter_family_filter_is_hidden (self->families, original))
+    return g_strcmp0 (natter_family_filter_get_listed (self->families, original), session_id) == 0;
   /* The original is deleted, its undo toast still up: its versions are
    * listed as the conversations of their own they become once it is
    * gone, and only the one that will take the pin shows pinned

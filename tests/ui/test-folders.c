@@ -508,6 +508,88 @@ test_delete_pinned_original_of_versions (void)
   ui_world_free (u);
 }
 
+static gboolean
+folder_taken (gpointer data)
+{
+  Gone *wait = data;
+
+  return natter_sessions_get_folder_id (wait->u->sessions, wait->gone) != NULL &&
+         g_strcmp0 (natter_sessions_get_conversation_id (wait->u->sessions, wait->gone), wait->gone) == 0;
+}
+
+/* A version of a pinned conversation in a folder, deleted while another
+ * version was made of it: that one is listed as a conversation of its
+ * own, in the folder and not pinned, while the toast is up as once the
+ * delete is carried out; the conversation the person pinned stays
+ * pinned. */
+static void
+test_delete_version_of_versions (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autoptr(NatterFolders) folders = ui_folders_new (u);
+  g_autofree char *work_id = ui_create_folder (folders, "Work");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *version = NULL;
+  g_autofree char *version_turn = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *nested = NULL;
+  g_autofree char *listed = NULL;
+  NatterWindow *window;
+  Gone gone;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  second = ui_send (u, original, "And for dessert?");
+  ui_wait_turn (u, second);
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    natter_sessions_fork_async (u->sessions, original, first, "Dinner", NULL, ui_result_cb, &result);
+    version = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
+    g_assert_no_error (error);
+  }
+  version_turn = ui_send (u, version, "And for a sweet dessert?");
+  ui_wait_turn (u, version_turn);
+  third = ui_send (u, version, "With cream?");
+  ui_wait_turn (u, third);
+  nested = answered_version (u, version, version_turn, "With fruit?");
+  ui_set_pinned (u, original, TRUE);
+  ui_set_folder (u, original, work_id);
+  g_assert_cmpstr (natter_sessions_get_conversation_id (u->sessions, nested), ==, original);
+
+  window = ui_window_new (app, u);
+  natter_window_set_folders (window, folders);
+  wait_list (window, "[Pinned] Dinner [Work]");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", version));
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  ui_settle ();
+  /* Checked at once: the toast goes on its own after a while. */
+  listed = describe_list (window);
+  g_assert_cmpstr (listed, ==, "[Pinned] Dinner [Work] Dinner");
+  g_assert_cmpstr (row_session (window, 1), ==, original);
+  g_assert_cmpstr (row_session (window, 3), ==, nested);
+  natter_window_dismiss_pending_deletes (window);
+  gone = (Gone) { u, version };
+  ui_wait_until (session_gone, &gone);
+  gone = (Gone) { u, nested };
+  ui_wait_until (folder_taken, &gone);
+
+  wait_list (window, "[Pinned] Dinner [Work] Dinner");
+  g_assert_cmpstr (row_session (window, 1), ==, original);
+  g_assert_cmpstr (row_session (window, 3), ==, nested);
+  g_assert_true (natter_sessions_get_pinned (u->sessions, original));
+  g_assert_false (natter_sessions_get_pinned (u->sessions, nested));
+  g_assert_cmpstr (natter_sessions_get_folder_id (u->sessions, nested), ==, work_id);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* The original of a conversation pinned before the window opened,
  * deleted, and the conversation unpinned meanwhile (`natter unpin` of
  * its version, whose pin the original keeps): its row leaves Pinned at
@@ -925,6 +1007,7 @@ main (int   argc,
   g_test_add_func ("/folders/delete-pinned-original-of-versions", test_delete_pinned_original_of_versions);
   g_test_add_func ("/folders/delete-undo-name-taken", test_delete_undo_name_taken);
   g_test_add_func ("/folders/delete-original-unpinned-meanwhile", test_delete_original_unpinned_meanwhile);
+  g_test_add_func ("/folders/delete-version-of-versions", test_delete_version_of_versions);
   g_test_add_func ("/folders/delete-then-moved-elsewhere", test_delete_then_moved_elsewhere);
   g_test_add_func ("/folders/names-checked", test_folder_names_checked);
   g_test_add_func ("/folders/move-menu-marks-current", test_move_menu_marks_current_folder);
