@@ -152,11 +152,13 @@ natter_queued_message_new (const char *queue_id,
   self->queue_id = g_strdup (queue_id);
   self->message = json_object_ref (message);
   self->text = natter_user_message_dup_words (message);
-  natter_label_set_visible_text (self->text_label, self->text);
+  /* A long message shows its beginning; Edit shows the whole. */
+  natter_label_set_visible_preview (self->text_label, self->text);
   gtk_widget_set_visible (GTK_WIDGET (self->text_label), self->text[0] != '\0');
   show_attachments (self);
   gtk_label_set_text (self->state_label, caption);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, self->text, -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  gtk_label_get_text (self->text_label), -1);
   return GTK_WIDGET (self);
 }
 

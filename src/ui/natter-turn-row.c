@@ -30,6 +30,7 @@
 #include "natter-error-words.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
+#include "natter-text-window.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
 #include "natter-visible-label.h"
@@ -65,6 +66,7 @@ struct _NatterTurnRow
   GtkExpander    *summary_expander;
   GtkLabel       *summary_label;
   GtkLabel       *input_label;
+  GtkWidget      *full_message_button;
   GtkWidget      *attachments_box;
   char           *attachments_turn_id;   /* whose attachments it shows */
   GtkWidget      *input_actions;
@@ -683,6 +685,18 @@ copy_clicked_cb (NatterTurnRow *self)
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Message copied"));
 }
 
+/* The whole of a message whose row shows only its beginning. */
+static void
+full_message_clicked_cb (NatterTurnRow *self)
+{
+  g_autofree char *input = self->item != NULL ? natter_turn_item_dup_input_text (self->item) : NULL;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  if (input == NULL)
+    return;
+  gtk_window_present (natter_text_window_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, _("Message"), input));
+}
+
 static void
 show_overlay (NatterTurnRow *self)
 {
@@ -853,7 +867,7 @@ update (NatterTurnRow *self)
   input = natter_turn_item_dup_input_text (self->item);
   /* Stand-ins for control characters; Edit and Copy take the words as
    * they were written. */
-  natter_label_set_visible_text (self->input_label, input);
+  gtk_widget_set_visible (self->full_message_button, natter_label_set_visible_preview (self->input_label, input));
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
   show_attachments (self);
   show_input_actions (self, state, input);
@@ -1103,6 +1117,8 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_expander);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, summary_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_label);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, full_message_button);
+  gtk_widget_class_bind_template_callback (widget_class, full_message_clicked_cb);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_actions);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, edit_button);

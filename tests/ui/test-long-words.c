@@ -10,7 +10,10 @@
  */
 
 #include "natter-tool-call-card.h"
+#include "natter-turn-item.h"
+#include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
+#include "natter-visible-label.h"
 #include "natter-window-private.h"
 
 static NatterApplication *app;
@@ -196,6 +199,98 @@ test_long_words_wrap (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *turn_id;
+  GtkLabel     *label;
+  GtkWidget    *button;
+} PreviewWait;
+
+/* The turn's row shows its message, laid out. */
+static gboolean
+message_shown (gpointer data)
+{
+  PreviewWait *w = data;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  ui_settle ();
+  rows = ui_find_all (w->window, NATTER_TYPE_TURN_ROW);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      NatterTurnRow *row = g_ptr_array_index (rows, i);
+      NatterTurnItem *item = natter_turn_row_get_item (row);
+      g_autoptr(GPtrArray) buttons = NULL;
+
+      if (item == NULL || g_strcmp0 (natter_turn_item_get_turn_id (item), w->turn_id) != 0 ||
+          natter_turn_item_get_state (item) == NULL || !gtk_widget_get_mapped (GTK_WIDGET (row)))
+        continue;
+      w->label = NULL;
+      w->button = ui_find_button (row, "Show Full Message");
+      {
+        g_autoptr(GPtrArray) labels = ui_find_all (row, GTK_TYPE_LABEL);
+
+        for (guint j = 0; j < labels->len; j++)
+          if (g_str_has_prefix (gtk_label_get_text (g_ptr_array_index (labels, j)), "Line 0001"))
+            w->label = g_ptr_array_index (labels, j);
+      }
+      return w->label != NULL && w->button != NULL && gtk_widget_get_width (GTK_WIDGET (w->label)) > 0;
+    }
+  return FALSE;
+}
+
+static gboolean
+text_window_shown (gpointer data)
+{
+  ui_settle ();
+  return ui_find_toplevel (ADW_TYPE_WINDOW) != NULL;
+}
+
+/* A message a person pasted a whole file into (about 400 KB, 5,000
+ * lines): its row shows the beginning, and the window stays usable (one
+ * label with all of it held the window for minutes, every time the
+ * conversation opened); Show Full Message opens all of it, as written. */
+static void
+test_huge_message (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Pasted");
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  GtkWindow *full;
+  GtkTextView *view;
+  PreviewWait wait = { 0 };
+
+  for (guint i = 1; i <= 5000; i++)
+    g_string_append_printf (text, "Line %04u of the pasted file, with some words to wrap in the bubble, more or less %u\n",
+                            i, i * 7);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, text->str);
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 700);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait = (PreviewWait) { window, turn_id, NULL, NULL };
+  ui_wait_until (message_shown, &wait);
+  g_assert_cmpuint (g_utf8_strlen (gtk_label_get_text (wait.label), -1), <=, NATTER_PREVIEW_MAX_CHARS + 1);
+  g_assert_true (g_str_has_suffix (gtk_label_get_text (wait.label), "…"));
+  g_assert_true (gtk_widget_get_visible (wait.button));
+
+  g_signal_emit_by_name (wait.button, "clicked");
+  ui_wait_until (text_window_shown, NULL);
+  full = ui_find_toplevel (ADW_TYPE_WINDOW);
+  g_assert_cmpstr (gtk_window_get_title (full), ==, "Message");
+  view = GTK_TEXT_VIEW (ui_find_first (full, GTK_TYPE_TEXT_VIEW));
+  g_assert_cmpint (gtk_text_buffer_get_char_count (gtk_text_view_get_buffer (view)), ==,
+                   (int) g_utf8_strlen (text->str, -1));
+  gtk_window_destroy (full);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -205,6 +300,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/long-words/wrap", test_long_words_wrap);
+  g_test_add_func ("/long-words/huge-message", test_huge_message);
 
   status = g_test_run ();
   g_clear_object (&app);
