@@ -221,8 +221,11 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
                           GBytes           *line,
                           GError          **error)
 {
-  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+  g_autofree char *path = NULL;
 
+  if (!natter_jsonl_repo_check_writable (self, error))
+    return FALSE;
+  path = natter_jsonl_layout_file_path (self, id, error);
   if (path == NULL)
     return FALSE;
 
@@ -352,6 +355,8 @@ natter_jsonl_file_append (NatterJsonlRepo  *self,
 {
   gboolean ok;
 
+  if (!natter_jsonl_repo_check_writable (self, error))
+    return FALSE;
   g_mutex_lock (&self->append_lock);
   ok = append_to_file_locked (self, id, lines, error);
   g_mutex_unlock (&self->append_lock);
@@ -565,8 +570,11 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
                           const char       *id,
                           GError          **error)
 {
-  g_autofree char *path = natter_jsonl_layout_file_path (self, id, error);
+  g_autofree char *path = NULL;
 
+  if (!natter_jsonl_repo_check_writable (self, error))
+    return FALSE;
+  path = natter_jsonl_layout_file_path (self, id, error);
   if (path == NULL)
     return FALSE;
 

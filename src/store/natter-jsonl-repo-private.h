@@ -22,7 +22,8 @@
 G_BEGIN_DECLS
 
 /* Every field is set once in the constructor and never changed, so worker
- * threads read the object without locking. */
+ * threads read the object without locking; but for write_refusal, set at
+ * most once (natter_jsonl_repo_refuse_writes()) and read atomically. */
 struct _NatterJsonlRepo
 {
   GObject               parent_instance;
@@ -52,6 +53,11 @@ struct _NatterJsonlRepo
    * change under seen_lock, from any thread. */
   GMutex                seen_lock;
   GHashTable           *seen;
+
+  /* Why this process may not write the logs (it does not hold the data
+   * directory's single-writer lock), or NULL: every create, append,
+   * delete and removal of leftovers fails with a copy of it. */
+  GError               *write_refusal;
 };
 
 /* The first line that cannot be read, for a reader of the readable
@@ -61,6 +67,9 @@ typedef struct
   guint  line;     /* 0 while every line read */
   char  *reason;   /* why that line cannot be read, without the path */
 } NatterJsonlBadLine;
+
+gboolean   natter_jsonl_repo_check_writable   (NatterJsonlRepo   *self,
+                                               GError           **error);
 
 /* natter-jsonl-file.c: one log. */
 

@@ -47,6 +47,7 @@ natter_jsonl_repo_finalize (GObject *object)
   g_mutex_clear (&self->append_lock);
   g_clear_pointer (&self->seen, g_hash_table_unref);
   g_mutex_clear (&self->seen_lock);
+  g_clear_error (&self->write_refusal);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -237,7 +238,8 @@ natter_jsonl_repo_dup_path (NatterJsonlRepo  *self,
  *   INVALID_ID (nothing touched), EXISTS (the file is left unchanged), IO,
  *   or the event's validation error (SCHEMA, UNKNOWN_TYPE,
  *   UNSUPPORTED_VERSION, NOT_LOSSLESS; nothing written); or
- *   %G_IO_ERROR_CANCELLED.
+ *   %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
@@ -262,6 +264,65 @@ natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
     return FALSE;
 
   return natter_jsonl_file_create (self, id, line, error);
+}
+
+/**
+ * natter_jsonl_repo_refuse_writes:
+ * @self: a #NatterJsonlRepo
+ * @reason: (transfer none): why this process may not write, e.g.
+ *   %NATTER_SESSION_ERROR_LOCKED when another process holds the data
+ *   directory's single-writer lock (architecture.md, "Process and data")
+ *
+ * Makes @self read only for the rest of its life: every create, append
+ * and delete, sync or async, and every removal of leftover temporary
+ * files fails from now on with a copy of @reason and touches no file;
+ * reads, listings and the in-process locks go on as before. Call it
+ * before the repo is used, from any thread; only the first call counts.
+ * The single choke point of every write to a log (natter-jsonl-file.c),
+ * so that no path of a process without the lock writes one.
+ */
+void
+natter_jsonl_repo_refuse_writes (NatterJsonlRepo *self,
+                                 const GError    *reason)
+{
+  GError *copy;
+
+  g_return_if_fail (NATTER_IS_JSONL_REPO (self));
+  g_return_if_fail (reason != NULL);
+
+  copy = g_error_copy (reason);
+  if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
+    g_error_free (copy);
+}
+
+/**
+ * natter_jsonl_repo_get_write_refusal:
+ * @self: a #NatterJsonlRepo
+ *
+ * Returns: (transfer none) (nullable): why @self writes nothing
+ *   (natter_jsonl_repo_refuse_writes()), or %NULL when it may write; the
+ *   error lives as long as @self
+ */
+const GError *
+natter_jsonl_repo_get_write_refusal (NatterJsonlRepo *self)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+
+  return g_atomic_pointer_get (&self->write_refusal);
+}
+
+/* Before any write: FALSE with a copy of the refusal when @self writes
+ * nothing (natter_jsonl_repo_refuse_writes()). Any thread. */
+gboolean
+natter_jsonl_repo_check_writable (NatterJsonlRepo  *self,
+                                  GError          **error)
+{
+  const GError *refusal = g_atomic_pointer_get (&self->write_refusal);
+
+  if (refusal == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (refusal));
+  return FALSE;
 }
 
 /**
@@ -413,7 +474,8 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
  *   INVALID_ID, NOT_FOUND (never created), CORRUPT (the file is empty or
  *   ends in a torn line), IO, or the validation error of the first invalid
- *   event; or %G_IO_ERROR_CANCELLED.
+ *   event; or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_append_sync (NatterJsonlRepo  *self,
@@ -605,7 +667,8 @@ natter_jsonl_repo_list_conflicts_sync (NatterJsonlRepo  *self,
  * `delete`, docs/sessions.md §9.4): no directory, no referenced file. Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
- *   INVALID_ID, NOT_FOUND, IO; or %G_IO_ERROR_CANCELLED.
+ *   INVALID_ID, NOT_FOUND, IO; or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
@@ -649,7 +712,8 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
  *   directory could not be listed or a file removed; files removed before
- *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ *   that stay removed) or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
