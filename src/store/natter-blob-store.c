@@ -43,8 +43,10 @@ struct _NatterBlobStore
   GMutex      lock;
   GHashTable *whole;
   /* Why this process writes no blob (natter_blob_store_refuse_writes()),
-   * or NULL: set at most once, read atomically from any thread. */
+   * or NULL: set and lifted from the main thread, read atomically from any
+   * thread. */
   GError     *write_refusal;
+  GSList     *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
 };
 
 /* What stat() says of a blob's file: the same values mean the same
@@ -71,6 +73,7 @@ natter_blob_store_finalize (GObject *object)
   g_hash_table_unref (self->whole);
   g_mutex_clear (&self->lock);
   g_clear_error (&self->write_refusal);
+  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
   G_OBJECT_CLASS (natter_blob_store_parent_class)->finalize (object);
 }
 
@@ -113,14 +116,15 @@ natter_blob_store_new (GFile *storage_dir)
 /**
  * natter_blob_store_refuse_writes:
  * @self: the blob store
- * @reason: (transfer none): why this process may not write, e.g.
- *   %NATTER_SESSION_ERROR_LOCKED when another process holds the data
- *   directory's single-writer lock (architecture.md, "Process and data")
+ * @reason: (transfer none) (nullable): why this process may not write,
+ *   e.g. %NATTER_SESSION_ERROR_LOCKED when another process holds the data
+ *   directory's single-writer lock (architecture.md, "Process and
+ *   data"); %NULL when it may write again
  *
- * Makes @self read only for the rest of its life, as
- * natter_jsonl_repo_refuse_writes() does a repository: every put and
- * every removal of leftover temporary files fails with a copy of
- * @reason and touches no file; reads go on. Only the first call counts.
+ * Makes @self read only, as natter_jsonl_repo_refuse_writes() does a
+ * repository: every put and every removal of leftover temporary files
+ * fails with a copy of @reason and touches no file; reads go on. Call it
+ * from the main thread; while one reason holds, another is ignored.
  */
 void
 natter_blob_store_refuse_writes (NatterBlobStore *self,
@@ -129,8 +133,16 @@ natter_blob_store_refuse_writes (NatterBlobStore *self,
   GError *copy;
 
   g_return_if_fail (NATTER_IS_BLOB_STORE (self));
-  g_return_if_fail (reason != NULL);
 
+  if (reason == NULL)
+    {
+      /* A worker may be copying it: it stays until the store goes. */
+      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
+
+      if (lifted != NULL)
+        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
+      return;
+    }
   copy = g_error_copy (reason);
   if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
     g_error_free (copy);

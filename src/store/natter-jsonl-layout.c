@@ -447,6 +447,5 @@ natter_jsonl_layout_remove_leftovers (NatterJsonlRepo  *self,
                                       GCancellable     *cancellable,
                                       GError          **error)
 {
-  return natter_jsonl_repo_check_writable (self, error) &&
-         walk_days (self, remove_leftovers_in_day, removed, cancellable, error);
+  return walk_days (self, remove_leftovers_in_day, removed, cancellable, error);
 }

@@ -22,8 +22,9 @@
 G_BEGIN_DECLS
 
 /* Every field is set once in the constructor and never changed, so worker
- * threads read the object without locking; but for write_refusal, set at
- * most once (natter_jsonl_repo_refuse_writes()) and read atomically. */
+ * threads read the object without locking; but for write_refusal, set and
+ * lifted from the main thread (natter_jsonl_repo_refuse_writes()) and
+ * read atomically. */
 struct _NatterJsonlRepo
 {
   GObject               parent_instance;
@@ -58,6 +59,7 @@ struct _NatterJsonlRepo
    * directory's single-writer lock), or NULL: every create, append,
    * delete and removal of leftovers fails with a copy of it. */
   GError               *write_refusal;
+  GSList               *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
 };
 
 /* The first line that cannot be read, for a reader of the readable
@@ -68,10 +70,10 @@ typedef struct
   char  *reason;   /* why that line cannot be read, without the path */
 } NatterJsonlBadLine;
 
-gboolean   natter_jsonl_repo_check_writable   (NatterJsonlRepo   *self,
-                                               GError           **error);
-
 /* natter-jsonl-file.c: one log. */
+
+gboolean   natter_jsonl_file_check_writable   (NatterJsonlRepo   *self,
+                                               GError           **error);
 
 /* Nearly every log fits; a bigger one is read into the heap. */
 #define NATTER_JSONL_READ_STACK_SIZE (16 * 1024)

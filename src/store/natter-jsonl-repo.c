@@ -48,6 +48,7 @@ natter_jsonl_repo_finalize (GObject *object)
   g_clear_pointer (&self->seen, g_hash_table_unref);
   g_mutex_clear (&self->seen_lock);
   g_clear_error (&self->write_refusal);
+  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -269,17 +270,18 @@ natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
 /**
  * natter_jsonl_repo_refuse_writes:
  * @self: a #NatterJsonlRepo
- * @reason: (transfer none): why this process may not write, e.g.
- *   %NATTER_SESSION_ERROR_LOCKED when another process holds the data
- *   directory's single-writer lock (architecture.md, "Process and data")
+ * @reason: (transfer none) (nullable): why this process may not write,
+ *   e.g. %NATTER_SESSION_ERROR_LOCKED when another process holds the data
+ *   directory's single-writer lock (architecture.md, "Process and
+ *   data"); %NULL when it may write again (it took the lock after all)
  *
- * Makes @self read only for the rest of its life: every create, append
- * and delete, sync or async, and every removal of leftover temporary
- * files fails from now on with a copy of @reason and touches no file;
- * reads, listings and the in-process locks go on as before. Call it
- * before the repo is used, from any thread; only the first call counts.
- * The single choke point of every write to a log (natter-jsonl-file.c),
- * so that no path of a process without the lock writes one.
+ * Makes @self read only: every create, append and delete, sync or
+ * async, and every removal of leftover temporary files fails from now
+ * on with a copy of @reason and touches no file; reads, listings and the
+ * in-process locks go on as before. Call it from the main thread before
+ * the repo is used; while one reason holds, another is ignored. The
+ * single choke point of every write to a log (natter-jsonl-file.c), so
+ * that no path of a process without the lock writes one.
  */
 void
 natter_jsonl_repo_refuse_writes (NatterJsonlRepo *self,
@@ -288,8 +290,16 @@ natter_jsonl_repo_refuse_writes (NatterJsonlRepo *self,
   GError *copy;
 
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
-  g_return_if_fail (reason != NULL);
 
+  if (reason == NULL)
+    {
+      /* A worker may be copying it: it stays until the repo goes. */
+      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
+
+      if (lifted != NULL)
+        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
+      return;
+    }
   copy = g_error_copy (reason);
   if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
     g_error_free (copy);
@@ -309,20 +319,6 @@ natter_jsonl_repo_get_write_refusal (NatterJsonlRepo *self)
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
 
   return g_atomic_pointer_get (&self->write_refusal);
-}
-
-/* Before any write: FALSE with a copy of the refusal when @self writes
- * nothing (natter_jsonl_repo_refuse_writes()). Any thread. */
-gboolean
-natter_jsonl_repo_check_writable (NatterJsonlRepo  *self,
-                                  GError          **error)
-{
-  const GError *refusal = g_atomic_pointer_get (&self->write_refusal);
-
-  if (refusal == NULL)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (refusal));
-  return FALSE;
 }
 
 /**
@@ -728,6 +724,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+       natter_jsonl_file_check_writable (self, error) &&
        natter_jsonl_layout_remove_leftovers (self, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;

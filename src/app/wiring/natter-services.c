@@ -482,14 +482,17 @@ natter_services_get_mcp_manager (NatterServices *self)
 /* Without the lock, nothing of the data directory is this process's to
  * write: the repositories and the blob store refuse every write with
  * %NATTER_SESSION_ERROR_LOCKED, whatever kept the lock from being taken
- * (another process holds it, or the lock file cannot be opened). */
+ * (another process holds it, or the lock file cannot be opened). @why
+ * %NULL lifts the refusal: the lock was taken on a later try. */
 static void
 refuse_writes (NatterServices *self,
                const GError   *why)
 {
   g_autoptr(GError) refusal = NULL;
 
-  if (g_error_matches (why, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED))
+  if (why == NULL)
+    ;
+  else if (g_error_matches (why, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED))
     refusal = g_error_copy (why);
   else
     refusal = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED,
@@ -512,8 +515,8 @@ refuse_writes (NatterServices *self,
  * natter_services_remove_leftover_temp_files_async() may remove what
  * interrupted writes left there.
  *
- * When the lock cannot be taken, @self becomes read only for the rest of
- * its life (docs/sessions.md §8.3): the session, turn and folder
+ * When the lock cannot be taken, @self becomes read only until a later
+ * call takes it (docs/sessions.md §8.3): the session, turn and folder
  * repositories and the blob store refuse every write
  * (natter_jsonl_repo_refuse_writes(), natter_blob_store_refuse_writes()),
  * so that every write of the session and folder services, every advance
@@ -544,6 +547,8 @@ natter_services_acquire_writer_lock (NatterServices  *self,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return FALSE;
     }
+  /* Taken after all, on a later try: this process writes from now on. */
+  refuse_writes (self, NULL);
 
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to
