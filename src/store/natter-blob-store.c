@@ -42,6 +42,11 @@ struct _NatterBlobStore
    * thread may ask: the lock guards the table. */
   GMutex      lock;
   GHashTable *whole;
+  /* Why this process writes no blob (natter_blob_store_refuse_writes()),
+   * or NULL: set and lifted from the main thread, read atomically from any
+   * thread. */
+  GError     *write_refusal;
+  GSList     *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
 };
 
 /* What stat() says of a blob's file: the same values mean the same
@@ -67,6 +72,8 @@ natter_blob_store_finalize (GObject *object)
   g_free (self->root);
   g_hash_table_unref (self->whole);
   g_mutex_clear (&self->lock);
+  g_clear_error (&self->write_refusal);
+  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
   G_OBJECT_CLASS (natter_blob_store_parent_class)->finalize (object);
 }
 
@@ -104,6 +111,53 @@ natter_blob_store_new (GFile *storage_dir)
   self->storage_path = g_file_get_path (storage_dir);
   self->root = g_build_filename (self->storage_path, "blobs", "sha256", NULL);
   return self;
+}
+
+/**
+ * natter_blob_store_refuse_writes:
+ * @self: the blob store
+ * @reason: (transfer none) (nullable): why this process may not write,
+ *   e.g. %NATTER_SESSION_ERROR_LOCKED when another process holds the data
+ *   directory's single-writer lock (architecture.md, "Process and
+ *   data"); %NULL when it may write again
+ *
+ * Makes @self read only, as natter_jsonl_repo_refuse_writes() does a
+ * repository: every put and every removal of leftover temporary files
+ * fails with a copy of @reason and touches no file; reads go on. Call it
+ * from the main thread; while one reason holds, another is ignored.
+ */
+void
+natter_blob_store_refuse_writes (NatterBlobStore *self,
+                                 const GError    *reason)
+{
+  GError *copy;
+
+  g_return_if_fail (NATTER_IS_BLOB_STORE (self));
+
+  if (reason == NULL)
+    {
+      /* A worker may be copying it: it stays until the store goes. */
+      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
+
+      if (lifted != NULL)
+        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
+      return;
+    }
+  copy = g_error_copy (reason);
+  if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
+    g_error_free (copy);
+}
+
+static gboolean
+check_writable (NatterBlobStore  *self,
+                GError          **error)
+{
+  const GError *refusal = g_atomic_pointer_get (&self->write_refusal);
+
+  if (refusal == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (refusal));
+  return FALSE;
 }
 
 /**
@@ -257,7 +311,8 @@ write_temp_and_link (const char  *dir,
  *
  * Returns: (transfer full) (nullable): the hash (64 lowercase hex), or
  *   %NULL with %NATTER_STORE_ERROR_IO, or %NATTER_STORE_ERROR_CORRUPT when
- *   the blob already on disk no longer matches its hash
+ *   the blob already on disk no longer matches its hash, or a copy of the
+ *   refusal of natter_blob_store_refuse_writes() (nothing written)
  */
 char *
 natter_blob_store_put_sync (NatterBlobStore  *self,
@@ -273,6 +328,8 @@ natter_blob_store_put_sync (NatterBlobStore  *self,
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
   g_return_val_if_fail (bytes != NULL, NULL);
 
+  if (!check_writable (self, error))
+    return NULL;
   sha256 = hash_bytes (bytes);
   path = natter_blob_store_dup_path (self, sha256);
   dir = g_path_get_dirname (path);
@@ -765,7 +822,8 @@ is_leftover_name (const char *name)
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
  *   folder could not be listed or a file removed; files removed before
- *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ *   that stay removed) or %G_IO_ERROR_CANCELLED, or a copy of the
+ *   refusal of natter_blob_store_refuse_writes() (nothing removed).
  */
 gboolean
 natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
@@ -782,6 +840,10 @@ natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (out_removed != NULL)
+    *out_removed = 0;
+  if (!check_writable (self, error))
+    return FALSE;
   top = g_dir_open (self->root, 0, &local_error);
   if (top == NULL)
     {

@@ -26,6 +26,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (NatterBlobStore, natter_blob_store, NATTER, BLOB_STORE, GObject)
 
 NatterBlobStore *natter_blob_store_new             (GFile            *storage_dir);
+void             natter_blob_store_refuse_writes   (NatterBlobStore  *self,
+                                                   const GError     *reason);
 gboolean         natter_blob_hash_is_valid         (const char       *sha256);
 char            *natter_blob_store_dup_path        (NatterBlobStore  *self,
                                                     const char       *sha256);

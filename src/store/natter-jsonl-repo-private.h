@@ -22,7 +22,9 @@
 G_BEGIN_DECLS
 
 /* Every field is set once in the constructor and never changed, so worker
- * threads read the object without locking. */
+ * threads read the object without locking; but for write_refusal, set and
+ * lifted from the main thread (natter_jsonl_repo_refuse_writes()) and
+ * read atomically. */
 struct _NatterJsonlRepo
 {
   GObject               parent_instance;
@@ -52,6 +54,12 @@ struct _NatterJsonlRepo
    * change under seen_lock, from any thread. */
   GMutex                seen_lock;
   GHashTable           *seen;
+
+  /* Why this process may not write the logs (it does not hold the data
+   * directory's single-writer lock), or NULL: every create, append,
+   * delete and removal of leftovers fails with a copy of it. */
+  GError               *write_refusal;
+  GSList               *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
 };
 
 /* The first line that cannot be read, for a reader of the readable
@@ -63,6 +71,9 @@ typedef struct
 } NatterJsonlBadLine;
 
 /* natter-jsonl-file.c: one log. */
+
+gboolean   natter_jsonl_file_check_writable   (NatterJsonlRepo   *self,
+                                               GError           **error);
 
 /* Nearly every log fits; a bigger one is read into the heap. */
 #define NATTER_JSONL_READ_STACK_SIZE (16 * 1024)

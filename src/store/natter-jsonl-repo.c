@@ -47,6 +47,8 @@ natter_jsonl_repo_finalize (GObject *object)
   g_mutex_clear (&self->append_lock);
   g_clear_pointer (&self->seen, g_hash_table_unref);
   g_mutex_clear (&self->seen_lock);
+  g_clear_error (&self->write_refusal);
+  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -237,7 +239,8 @@ natter_jsonl_repo_dup_path (NatterJsonlRepo  *self,
  *   INVALID_ID (nothing touched), EXISTS (the file is left unchanged), IO,
  *   or the event's validation error (SCHEMA, UNKNOWN_TYPE,
  *   UNSUPPORTED_VERSION, NOT_LOSSLESS; nothing written); or
- *   %G_IO_ERROR_CANCELLED.
+ *   %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
@@ -262,6 +265,60 @@ natter_jsonl_repo_create_sync (NatterJsonlRepo  *self,
     return FALSE;
 
   return natter_jsonl_file_create (self, id, line, error);
+}
+
+/**
+ * natter_jsonl_repo_refuse_writes:
+ * @self: a #NatterJsonlRepo
+ * @reason: (transfer none) (nullable): why this process may not write,
+ *   e.g. %NATTER_SESSION_ERROR_LOCKED when another process holds the data
+ *   directory's single-writer lock (architecture.md, "Process and
+ *   data"); %NULL when it may write again (it took the lock after all)
+ *
+ * Makes @self read only: every create, append and delete, sync or
+ * async, and every removal of leftover temporary files fails from now
+ * on with a copy of @reason and touches no file; reads, listings and the
+ * in-process locks go on as before. Call it from the main thread before
+ * the repo is used; while one reason holds, another is ignored. The
+ * single choke point of every write to a log (natter-jsonl-file.c), so
+ * that no path of a process without the lock writes one.
+ */
+void
+natter_jsonl_repo_refuse_writes (NatterJsonlRepo *self,
+                                 const GError    *reason)
+{
+  GError *copy;
+
+  g_return_if_fail (NATTER_IS_JSONL_REPO (self));
+
+  if (reason == NULL)
+    {
+      /* A worker may be copying it: it stays until the repo goes. */
+      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
+
+      if (lifted != NULL)
+        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
+      return;
+    }
+  copy = g_error_copy (reason);
+  if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
+    g_error_free (copy);
+}
+
+/**
+ * natter_jsonl_repo_get_write_refusal:
+ * @self: a #NatterJsonlRepo
+ *
+ * Returns: (transfer none) (nullable): why @self writes nothing
+ *   (natter_jsonl_repo_refuse_writes()), or %NULL when it may write; the
+ *   error lives as long as @self
+ */
+const GError *
+natter_jsonl_repo_get_write_refusal (NatterJsonlRepo *self)
+{
+  g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
+
+  return g_atomic_pointer_get (&self->write_refusal);
 }
 
 /**
@@ -413,7 +470,8 @@ natter_jsonl_repo_read_prefix_sync (NatterJsonlRepo  *self,
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
  *   INVALID_ID, NOT_FOUND (never created), CORRUPT (the file is empty or
  *   ends in a torn line), IO, or the validation error of the first invalid
- *   event; or %G_IO_ERROR_CANCELLED.
+ *   event; or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_append_sync (NatterJsonlRepo  *self,
@@ -605,7 +663,8 @@ natter_jsonl_repo_list_conflicts_sync (NatterJsonlRepo  *self,
  * `delete`, docs/sessions.md §9.4): no directory, no referenced file. Blocks.
  *
  * Returns: %TRUE on success. Else %FALSE with a %NATTER_STORE_ERROR code:
- *   INVALID_ID, NOT_FOUND, IO; or %G_IO_ERROR_CANCELLED.
+ *   INVALID_ID, NOT_FOUND, IO; or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
@@ -649,7 +708,8 @@ natter_jsonl_repo_delete_sync (NatterJsonlRepo  *self,
  *
  * Returns: %TRUE on success. Else %FALSE with %NATTER_STORE_ERROR_IO (a
  *   directory could not be listed or a file removed; files removed before
- *   that stay removed) or %G_IO_ERROR_CANCELLED.
+ *   that stay removed) or %G_IO_ERROR_CANCELLED; or a copy of the refusal of
+ *   natter_jsonl_repo_refuse_writes() (nothing touched).
  */
 gboolean
 natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
@@ -664,6 +724,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+       natter_jsonl_file_check_writable (self, error) &&
        natter_jsonl_layout_remove_leftovers (self, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;

@@ -64,6 +64,10 @@ char            *natter_jsonl_repo_dup_path             (NatterJsonlRepo      *s
                                                          const char           *id,
                                                          GError              **error);
 
+void             natter_jsonl_repo_refuse_writes        (NatterJsonlRepo      *self,
+                                                         const GError         *reason);
+const GError    *natter_jsonl_repo_get_write_refusal    (NatterJsonlRepo      *self);
+
 /* Synchronous forms: for worker threads and tools; never on the main thread. */
 gboolean         natter_jsonl_repo_create_sync          (NatterJsonlRepo      *self,
                                                          const char           *id,

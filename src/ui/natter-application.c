@@ -230,8 +230,10 @@ search_activate_result_cb (NatterSearchProvider *provider,
 
 /* The primary instance owns the services and is the data directory's
  * only writer. Without the lock (another process, e.g. one without a
- * session bus, writes it) the window can still read, and shows why it
- * cannot write: natter_application_get_startup_error().
+ * session bus or on another bus, writes it) the services refuse every
+ * write and the window can still read, and shows why it cannot write:
+ * natter_sessions_get_write_refusal() (docs/sessions.md §8.3), the same
+ * error as natter_application_get_startup_error().
  *
  * The lock is taken before the bus name is owned, so that whoever finds
  * the name owned finds the directory taken too: a `natter` command that

@@ -397,6 +397,13 @@ show_terminal (NatterTurnRow   *self,
           set_status (self, FALSE, "network-transmit-receive-symbolic", text, _("Continue _Here…"),
                       latest ? "win.continue-turn-here" : NULL);
         }
+      else if (natter_sessions_get_write_refusal (self->sessions) != NULL)
+        /* This process writes nothing (docs/sessions.md §8.3): the
+         * answer may well be running in the Natter that does, and only
+         * that one may resume or stop it. */
+        set_status (self, FALSE, "dialog-information-symbolic",
+                    _("Not finished here. The other Natter using this data folder may still be writing it."),
+                    NULL, NULL);
       else
         set_status (self, FALSE, "dialog-warning-symbolic",
                     _("Interrupted before it finished, perhaps by a crash."),

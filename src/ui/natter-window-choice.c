@@ -32,6 +32,17 @@ device_name (NatterSessionIndexEntry *entry)
   return name != NULL && name[0] != '\0' ? name : natter_session_index_entry_get_latest_turn_device_id (entry);
 }
 
+/* Why nothing can be sent in a window that can only read
+ * (_natter_window_show_read_only()); NULL in one that writes. */
+static const char *
+read_only_reason (NatterWindow *self)
+{
+  if (self->errors.read_only == NULL)
+    return NULL;
+  return _("Another Natter is using this data folder, so nothing can be sent from this window. Close the other "
+           "Natter and open this one again.");
+}
+
 void
 _natter_window_update_composer (NatterWindow *self)
 {
@@ -45,7 +56,7 @@ _natter_window_update_composer (NatterWindow *self)
     {
       /* A new conversation: nothing runs, anything may be sent. */
       natter_composer_set_running (self->conversation.composer, FALSE);
-      natter_composer_set_blocked_reason (self->conversation.composer, NULL);
+      natter_composer_set_blocked_reason (self->conversation.composer, read_only_reason (self));
       natter_composer_set_note (self->conversation.composer, NULL);
       gtk_widget_set_sensitive (GTK_WIDGET (self->conversation.composer), !self->conversation.sending);
       _natter_window_update_keyboard_actions (self);
@@ -78,6 +89,12 @@ _natter_window_update_composer (NatterWindow *self)
                                           device_name (self->conversation.entry));
   else if (!running && g_strcmp0 (status, "idle") == 0)
     reason = _("The last answer was interrupted. Resume it before sending a new message.");
+  /* Whatever else holds it back, nothing is sent from here. */
+  if (read_only_reason (self) != NULL)
+    {
+      reason = read_only_reason (self);
+      note = NULL;
+    }
 
   natter_composer_set_running (self->conversation.composer, running);
   natter_composer_set_blocked_reason (self->conversation.composer, reason);

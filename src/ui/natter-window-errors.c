@@ -109,7 +109,8 @@ explain_error (NatterWindow *self,
       case NATTER_SESSION_ERROR_CORRUPT:
         return g_strdup (_("The conversation’s file is damaged, so nothing can be added to it. The file was not changed."));
       case NATTER_SESSION_ERROR_LOCKED:
-        return g_strdup (_("Another copy of Natter is using the same data folder."));
+        return g_strdup (_("Another Natter is using this data folder, so this window can show your conversations "
+                           "but not change them: nothing was written."));
       case NATTER_SESSION_ERROR_HISTORY_DAMAGED:
         return g_strdup (_("An earlier message of this conversation cannot be read, so nothing was sent: the "
                            "model would not get the whole conversation. Copy the part before the damage into a "
@@ -431,6 +432,90 @@ _natter_window_show_error (NatterWindow               *self,
     }
 }
 
+/* The notice of a window that can only read
+ *
+ * A Natter started while another one uses the same data folder (one
+ * without the session bus, or on another bus) cannot take its
+ * single-writer lock: its services read and never write
+ * (natter_sessions_get_write_refusal(), docs/sessions.md §8.3). The
+ * window says so at the top of the conversation for as long as it runs
+ * (it cannot be dismissed: it stays true), the composer says why it
+ * cannot send, and the actions that would write are off. A write asked
+ * another way is refused by the services, and the error bar says so. */
+
+/* Every window action that writes a conversation, a turn, a folder or
+ * an attachment. */
+static const char *const write_actions[] = {
+  "win.new-chat", "win.rename", "win.parameters", "win.delete", "win.undo-delete", "win.permissions",
+  "win.try-again", "win.continue-turn", "win.resume-turn", "win.continue-turn-here", "win.branch-from-turn",
+  "win.retry-send", "win.import", "win.compact", "win.compact-and-continue", "win.edit-message", "win.stop",
+  "win.pin", "win.unpin", "win.toggle-pin", "win.move-to-folder", "win.move-to-new-folder", "win.new-folder",
+  "win.rename-folder", "win.delete-folder", "win.undo-delete-folder", "win.recover-from-error",
+  "win.copy-readable-part", "win.recover-conversation",
+};
+
+/**
+ * _natter_window_disable_writes:
+ * @self: the window
+ *
+ * In a window that can only read, turns off every action that writes;
+ * called last by whatever turns actions on. Does nothing otherwise.
+ */
+void
+_natter_window_disable_writes (NatterWindow *self)
+{
+  if (self->errors.read_only == NULL)
+    return;
+  for (gsize i = 0; i < G_N_ELEMENTS (write_actions); i++)
+    gtk_widget_action_set_enabled (GTK_WIDGET (self), write_actions[i], FALSE);
+}
+
+/**
+ * _natter_window_show_read_only:
+ * @self: the window, with its session service
+ *
+ * Shows the notice of a window that can only read, once its session
+ * service says it writes nothing, and turns the writing actions off;
+ * nothing when it writes. The caller then says in the composer why
+ * nothing can be sent (_natter_window_update_composer()).
+ */
+void
+_natter_window_show_read_only (NatterWindow *self)
+{
+  g_autofree char *detail = NULL;
+
+  self->errors.read_only = self->sessions != NULL ? natter_sessions_get_write_refusal (self->sessions) : NULL;
+  gtk_revealer_set_reveal_child (self->errors.read_only_revealer, self->errors.read_only != NULL);
+  if (self->errors.read_only == NULL)
+    return;
+  /* Plain text, never markup: the reason names the data folder. */
+  /* Translators: a plain explanation, then the precise reason */
+  detail = g_strdup_printf (_("%s\nDetails: %s"),
+                            _("This window can show your conversations but not change them. Close the other "
+                              "Natter and open this one again."),
+                            self->errors.read_only->message);
+  gtk_label_set_text (self->errors.read_only_heading, _("Another Natter is using this data folder"));
+  gtk_label_set_text (self->errors.read_only_detail, detail);
+  _natter_window_disable_writes (self);
+}
+
+/**
+ * natter_window_get_read_only_notice:
+ * @self: the window
+ *
+ * The notice a window that can only read shows at the top of the
+ * conversation (_natter_window_show_read_only()), for the tests.
+ *
+ * Returns: (transfer none): its revealer, revealed while it shows
+ */
+GtkWidget *
+natter_window_get_read_only_notice (NatterWindow *self)
+{
+  g_return_val_if_fail (NATTER_IS_WINDOW (self), NULL);
+
+  return GTK_WIDGET (self->errors.read_only_revealer);
+}
+
 /**
  * natter_window_report_error:
  * @self: the window
@@ -489,6 +574,7 @@ damage_actions_update (NatterWindow *self)
                                  current && self->errors.damage->file != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-readable-part",
                                  current && self->errors.damage->can_copy && self->sessions != NULL);
+  _natter_window_disable_writes (self);
 }
 
 /* The reason in plain words, with the file's name; escaped, since the

@@ -56,6 +56,7 @@ _natter_window_update_keyboard_actions (NatterWindow *self)
   gtk_widget_action_set_enabled (widget, "win.go-back",
                                  adw_leaflet_get_folded (self->leaflet) &&
                                  adw_leaflet_get_visible_child (self->leaflet) == self->content);
+  _natter_window_disable_writes (self);
 }
 
 /* Gives the keyboard focus to the sidebar row at @position, or to the

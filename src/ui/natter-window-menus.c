@@ -151,6 +151,7 @@ _natter_window_update_folder_actions (NatterWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.move-to-new-folder", foldable);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-folder", self->folders.store != NULL);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.current-folder", FALSE);
+  _natter_window_disable_writes (self);
   update_open_menu (self, FALSE);
 }
 

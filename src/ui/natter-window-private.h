@@ -180,6 +180,12 @@ typedef struct
   /* The open damaged session: what is left of it */
   NatterSessionDamage  *damage;
   char                 *damage_session_id;
+  /* The notice of a window that can only read (template children), and
+   * why it can: the session service's refusal, NULL when it writes. */
+  GtkRevealer          *read_only_revealer;
+  GtkLabel             *read_only_heading;
+  GtkLabel             *read_only_detail;
+  const GError         *read_only;
 } NatterWindowErrors;
 
 /* natter-window-versions.c: the sent message being edited in the
@@ -322,6 +328,10 @@ _natter_window_errors_watch (NatterWindow *self,
                              NatterServices *services);
 void
 _natter_window_show_damage (NatterWindow *self);
+void
+_natter_window_show_read_only (NatterWindow *self);
+void
+_natter_window_disable_writes (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);
 
@@ -536,6 +546,7 @@ const char     *natter_window_get_visible_page        (NatterWindow *self);
 NatterModelPicker *natter_window_get_model_picker     (NatterWindow *self);
 const char     *natter_window_get_last_agent_toast    (NatterWindow *self);
 GtkWidget      *natter_window_get_error_bar           (NatterWindow *self);
+GtkWidget      *natter_window_get_read_only_notice    (NatterWindow *self);
 GtkWidget      *natter_window_get_toast_overlay       (NatterWindow *self);
 
 G_END_DECLS

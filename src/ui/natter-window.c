@@ -290,6 +290,9 @@ static const struct
   gssize      offset;
 } part_children[] = {
   { "error_revealer", G_STRUCT_OFFSET (NatterWindow, errors.revealer) },
+  { "read_only_revealer", G_STRUCT_OFFSET (NatterWindow, errors.read_only_revealer) },
+  { "read_only_heading", G_STRUCT_OFFSET (NatterWindow, errors.read_only_heading) },
+  { "read_only_detail", G_STRUCT_OFFSET (NatterWindow, errors.read_only_detail) },
   { "error_heading", G_STRUCT_OFFSET (NatterWindow, errors.heading) },
   { "error_detail", G_STRUCT_OFFSET (NatterWindow, errors.detail) },
   { "error_action_button", G_STRUCT_OFFSET (NatterWindow, errors.action_button) },
@@ -443,6 +446,9 @@ natter_window_set_services (NatterWindow       *self,
                             NatterTurnEventHub *hub)
 {
   self->sessions = g_object_ref (sessions);
+  /* Known before anything else is set up, so that no action that writes
+   * is ever on in a window that can only read. */
+  self->errors.read_only = natter_sessions_get_write_refusal (sessions);
   self->pipeline = natter_send_pipeline_new (sessions, self->settings);
   natter_send_pipeline_set_blob_store (self->pipeline, self->blobs);
   natter_send_pipeline_set_agent_store (self->pipeline, natter_agent_chooser_get_store (self->choice.agent_chooser));
@@ -460,6 +466,8 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (_natter_window_restore_last_session), self);
 
+  _natter_window_show_read_only (self);
+  _natter_window_update_composer (self);
   _natter_window_restore_last_session (self);
 }
 

@@ -479,6 +479,30 @@ natter_services_get_mcp_manager (NatterServices *self)
   return self->mcp;
 }
 
+/* Without the lock, nothing of the data directory is this process's to
+ * write: the repositories and the blob store refuse every write with
+ * %NATTER_SESSION_ERROR_LOCKED, whatever kept the lock from being taken
+ * (another process holds it, or the lock file cannot be opened). @why
+ * %NULL lifts the refusal: the lock was taken on a later try. */
+static void
+refuse_writes (NatterServices *self,
+               const GError   *why)
+{
+  g_autoptr(GError) refusal = NULL;
+
+  if (why == NULL)
+    ;
+  else if (g_error_matches (why, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED))
+    refusal = g_error_copy (why);
+  else
+    refusal = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED,
+                           "Natter cannot be sure it is the only one writing this data folder: %s", why->message);
+  natter_jsonl_repo_refuse_writes (self->session_repo, refusal);
+  natter_jsonl_repo_refuse_writes (self->turn_repo, refusal);
+  natter_jsonl_repo_refuse_writes (self->folder_repo, refusal);
+  natter_blob_store_refuse_writes (self->blobs, refusal);
+}
+
 /**
  * natter_services_acquire_writer_lock:
  * @self: the services
@@ -491,6 +515,16 @@ natter_services_get_mcp_manager (NatterServices *self)
  * natter_services_remove_leftover_temp_files_async() may remove what
  * interrupted writes left there.
  *
+ * When the lock cannot be taken, @self becomes read only until a later
+ * call takes it (docs/sessions.md §8.3): the session, turn and folder
+ * repositories and the blob store refuse every write
+ * (natter_jsonl_repo_refuse_writes(), natter_blob_store_refuse_writes()),
+ * so that every write of the session and folder services, every advance
+ * of a turn (resume, answer, cancel) and every attachment fails with
+ * %NATTER_SESSION_ERROR_LOCKED and the lock's message
+ * (natter_sessions_get_write_refusal()), while every read goes on.
+ * Housekeeping stays off (natter_services_has_writer_lock()).
+ *
  * Returns: %TRUE when this process may write the data directory; else
  *   %FALSE with %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is
  *   using …") or a %G_IO_ERROR
@@ -499,14 +533,22 @@ gboolean
 natter_services_acquire_writer_lock (NatterServices  *self,
                                      GError         **error)
 {
+  g_autoptr(GError) local_error = NULL;
+
   g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->lock != NULL)
     return TRUE;
-  self->lock = natter_data_dir_lock_acquire (self->storage_dir, error);
+  self->lock = natter_data_dir_lock_acquire (self->storage_dir, &local_error);
   if (self->lock == NULL)
-    return FALSE;
+    {
+      refuse_writes (self, local_error);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  /* Taken after all, on a later try: this process writes from now on. */
+  refuse_writes (self, NULL);
 
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to

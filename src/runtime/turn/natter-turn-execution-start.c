@@ -364,6 +364,16 @@ lock_cb (GObject      *object,
       _natter_turn_execution_fail (self, error);
       return;
     }
+  /* A process that may not write the turns (it does not hold the data
+   * directory's single-writer lock: docs/sessions.md §8.3) advances
+   * none, not even to cancel it: the turn that looks interrupted here
+   * may be running in the process that does. Nothing is read, written
+   * or asked of a model. */
+  if (natter_jsonl_repo_get_write_refusal (self->runtime->repo) != NULL)
+    {
+      _natter_turn_execution_fail (self, g_error_copy (natter_jsonl_repo_get_write_refusal (self->runtime->repo)));
+      return;
+    }
   self->processing = TRUE;
   natter_turn_event_hub_processing_start (self->runtime->hub, self->turn_id);
   natter_turn_reduce_file_async (self->runtime->repo, self->turn_id, NULL, read_cb,

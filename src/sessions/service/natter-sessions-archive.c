@@ -1053,6 +1053,8 @@ natter_sessions_import_async (NatterSessions      *self,
   data = import_data_get (task);
   g_mutex_init (&data->mutex);
   g_cond_init (&data->cond);
+  if (natter_sessions_op_refuse_write (task))
+    return;
   if (from != NULL && !g_str_equal (from, "chatgpt"))
     {
       natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,

@@ -543,6 +543,12 @@ natter_sessions_compact_async (NatterSessions      *self,
 
   task = compact_data_task_new (self, session_id, cancellable, callback, user_data, natter_sessions_compact_async);
   compact_data_get (task)->keep = keep;
+  /* The summary's model call would be for nothing. */
+  if (natter_sessions_op_refuse_write (task))
+    {
+      g_object_unref (task);
+      return;
+    }
   natter_sessions_read_session_async (self, session_id, cancellable, compact_read_cb, task);
 }
 

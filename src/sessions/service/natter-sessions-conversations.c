@@ -543,6 +543,8 @@ create_session_start (NatterSessions      *self,
   data->forked_from_turn_id = g_strdup (forked_from_turn_id);
   data->inherit_cwd = is_fork;
 
+  if (natter_sessions_op_refuse_write (task))
+    return;
   if (cwd != NULL && !natter_session_cwd_validate (cwd, &error))
     {
       error->domain = NATTER_SESSION_ERROR;

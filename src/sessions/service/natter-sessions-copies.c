@@ -241,6 +241,8 @@ natter_sessions_continue_copy_async (NatterSessions      *self,
                                  natter_sessions_continue_copy_async);
   data = continue_data_get (task);
   data->copy = g_strdup (copy);
+  if (natter_sessions_op_refuse_write (task))
+    return;
   if (!natter_sync_conflict_is_candidate (copy))
     {
       natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_INVALID_ARGUMENT,

@@ -809,6 +809,8 @@ natter_sessions_recover_async (NatterSessions      *self,
 
   task = natter_sessions_op_task_new (self, session_id, sizeof (NatterSessionsOp), NULL,
                                       cancellable, callback, user_data, natter_sessions_recover_async);
+  if (natter_sessions_op_refuse_write (task))
+    return;
   data = damage_data_new (self, session_id);
   data->new_id = natter_id_generator_next (self->ids);
   data->ts = natter_clock_format_ts (self->clock);

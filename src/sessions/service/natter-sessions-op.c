@@ -170,6 +170,54 @@ natter_sessions_read_only_error (const char *session_id)
                       "it is read only", session_id);
 }
 
+/**
+ * natter_sessions_get_write_refusal:
+ * @self: the service
+ *
+ * Why this process writes no conversation: set when it could not take
+ * the data directory's single-writer lock (docs/sessions.md §8.3,
+ * natter_services_acquire_writer_lock()), which made its repositories
+ * read only (natter_jsonl_repo_refuse_writes()). Every write of the
+ * service then fails with a copy of it, %NATTER_SESSION_ERROR_LOCKED
+ * with the lock's message, and nothing is written; reads go on. A
+ * front end shows it and offers no write.
+ *
+ * Returns: (transfer none) (nullable): the refusal, or %NULL when this
+ *   process may write; it lives as long as @self
+ */
+const GError *
+natter_sessions_get_write_refusal (NatterSessions *self)
+{
+  g_return_val_if_fail (NATTER_IS_SESSIONS (self), NULL);
+
+  return natter_jsonl_repo_get_write_refusal (self->session_repo);
+}
+
+/**
+ * natter_sessions_op_refuse_write: (skip)
+ * @task: an operation's task (natter_sessions_op_task_new()) about to
+ *   write
+ *
+ * The check at the start of every writing operation that takes no
+ * session lock (the ones that do are refused by natter_sessions_op_lock()):
+ * in a process that writes nothing (natter_sessions_get_write_refusal()),
+ * returns the refusal through @task before anything is read, asked of a
+ * model or written. The caller then drops its reference and stops.
+ *
+ * Returns: %TRUE when @task was refused
+ */
+gboolean
+natter_sessions_op_refuse_write (GTask *task)
+{
+  NatterSessionsOp *data = g_task_get_task_data (task);
+  const GError *refusal = natter_sessions_get_write_refusal (data->self);
+
+  if (refusal == NULL)
+    return FALSE;
+  natter_sessions_op_return_error (task, g_error_copy (refusal));
+  return TRUE;
+}
+
 /* A latest turn that cannot be read makes the session unusable: a
  * missing file is a dangling reference, which is corruption
  * (docs/sessions.md §7) — unless a synchroniser is still bringing it
@@ -631,12 +679,22 @@ natter_sessions_op_fault (GTask              *task,
   return TRUE;
 }
 
+/* Takes the session lock for a write, then runs @callback; takes over
+ * @task's reference. Every operation that writes an existing session
+ * file comes here first: in a process that writes nothing
+ * (natter_sessions_get_write_refusal()) it ends here, with the refusal,
+ * before it reads or asks anything. */
 void
 natter_sessions_op_lock (GTask               *task,
                          GAsyncReadyCallback  callback)
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
 
+  if (natter_sessions_op_refuse_write (task))
+    {
+      g_object_unref (task);
+      return;
+    }
   natter_jsonl_repo_lock_async (data->self->session_repo, data->session_id,
                                 g_task_get_cancellable (task), callback, task);
 }
@@ -712,6 +770,11 @@ natter_sessions_op_lock_and_read (GTask  *task,
 {
   NatterSessionsOp *data = g_task_get_task_data (task);
 
+  if (natter_sessions_op_refuse_write (task))
+    {
+      g_object_unref (task);
+      return;
+    }
   /* Another device's copy is read as a version and never written
    * (docs/format.md §9): every operation here writes to the file. */
   if (natter_sync_conflict_is_candidate (data->session_id))

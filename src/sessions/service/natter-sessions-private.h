@@ -288,6 +288,7 @@ void                natter_sessions_op_lock            (GTask                 *t
                                                         GAsyncReadyCallback    callback);
 gboolean            natter_sessions_op_lock_finish     (GTask                 *task,
                                                         GAsyncResult          *result);
+gboolean            natter_sessions_op_refuse_write    (GTask                 *task);
 void                natter_sessions_op_lock_and_read   (GTask                 *task,
                                                         NatterSessionsOpStep   on_session);
 void                natter_sessions_op_read_latest     (GTask                 *task,

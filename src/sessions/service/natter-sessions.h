@@ -305,6 +305,7 @@ gboolean            natter_sessions_get_streamed                 (NatterSessions
                                                                   const char         **reasoning);
 NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
 gboolean            natter_sessions_is_shared                    (NatterSessions      *self);
+const GError       *natter_sessions_get_write_refusal            (NatterSessions      *self);
 
 void                natter_sessions_refresh_async                (NatterSessions      *self,
                                                                   const char * const  *session_names,

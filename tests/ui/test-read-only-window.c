@@ -1,0 +1,197 @@
+/* test-read-only-window.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A window whose services could not take the data folder's single-writer
+ * lock, because another Natter holds it (docs/sessions.md §8.3): it shows
+ * the conversations, says at the top of the conversation why it cannot
+ * change them, and the composer says why nothing is sent and sends
+ * nothing. An answer that looks interrupted there may be running in the
+ * other Natter: it is not called a crash and offers no Resume. Nothing
+ * of the conversation's files changes.
+ */
+
+#include "natter-data-dir-lock.h"
+#include "natter-services.h"
+#include "natter-turn-row.h"
+#include "natter-ui-test-world.h"
+#include "natter-window-private.h"
+
+static NatterApplication *app;
+
+static const char *heading_text = "Another Natter is using this data folder";
+static const char *blocked_text = "Another Natter is using this data folder, so nothing can be sent from this window. "
+                                  "Close the other Natter and open this one again.";
+static const char *unfinished_text = "Not finished here. The other Natter using this data folder may still be "
+                                     "writing it.";
+static const char *interrupted_text = "Interrupted before it finished, perhaps by a crash.";
+
+static char *
+no_key (const char *provider,
+        gpointer    user_data)
+{
+  return NULL;
+}
+
+static gboolean
+notice_shown (gpointer data)
+{
+  GtkRevealer *notice = GTK_REVEALER (natter_window_get_read_only_notice (data));
+
+  ui_settle ();
+  return gtk_revealer_get_child_revealed (notice) && ui_label_shown (GTK_WIDGET (notice), heading_text);
+}
+
+static gboolean
+unfinished_shown (gpointer data)
+{
+  GtkWidget *timeline = natter_window_get_timeline_list (data);
+
+  ui_settle ();
+  return ui_timeline_loaded (data) && ui_label_shown (timeline, unfinished_text);
+}
+
+/* Whether a label of @root begins with @prefix. */
+static gboolean
+label_begins (GtkWidget  *root,
+              const char *prefix)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (root, GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_str_has_prefix (gtk_label_get_text (g_ptr_array_index (labels, i)), prefix))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every button of @root bound to @action, sensitive or not. */
+static guint
+count_sensitive (GtkWidget  *root,
+                 const char *action,
+                 guint      *out_total)
+{
+  g_autoptr(GPtrArray) buttons = ui_find_all (root, GTK_TYPE_BUTTON);
+  guint sensitive = 0;
+
+  *out_total = 0;
+  for (guint i = 0; i < buttons->len; i++)
+    {
+      GtkWidget *button = g_ptr_array_index (buttons, i);
+
+      if (g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), action) != 0)
+        continue;
+      (*out_total)++;
+      if (gtk_widget_is_sensitive (button))
+        sensitive++;
+    }
+  return sensitive;
+}
+
+static void
+test_window_read_only (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Interrupted story");
+  g_autofree char *crashed = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *session_before = NULL;
+  g_autofree char *turn_after = NULL;
+  g_autofree char *session_after = NULL;
+  g_autoptr(GFile) turn_file = NULL;
+  g_autoptr(GFile) session_file = NULL;
+  g_autoptr(NatterDataDirLock) other = NULL;
+  g_autoptr(NatterServices) services = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  GtkWidget *timeline;
+  guint total;
+
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_STEP_HOLD,
+                            "{\"role\":\"assistant\",\"content\":\"Never asked for\"}",
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
+  turn_file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
+  session_file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  session_before = ui_read_file (session_file);
+
+  /* The other Natter holds the folder; this one's services find it taken. */
+  other = natter_data_dir_lock_acquire (u->w->storage, &error);
+  g_assert_no_error (error);
+  services = natter_services_new (u->w->dir, NULL, no_key, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&error);
+  natter_services_load_async (services, NULL, ui_result_cb, &result);
+  g_assert_true (natter_services_load_finish (services, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+
+  window = natter_window_new (app, natter_services_get_sessions (services), natter_services_get_hub (services));
+  natter_window_set_blob_store (window, natter_services_get_blob_store (services));
+  natter_window_set_folders (window, natter_services_get_folders (services));
+  natter_window_set_agent_id (window, "helper");
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  composer = natter_window_get_composer (window);
+  timeline = natter_window_get_timeline_list (window);
+
+  /* Said at once, before any conversation is open, and for good: there
+   * is no button to dismiss it. */
+  ui_wait_until (notice_shown, window);
+  g_assert_true (label_begins (natter_window_get_read_only_notice (window),
+                               "This window can show your conversations but not change them. Close the other "
+                               "Natter and open this one again.\nDetails: Another Natter process is using "));
+  g_assert_null (ui_find_first (natter_window_get_read_only_notice (window), GTK_TYPE_BUTTON));
+
+  /* The conversation reads; its unfinished answer is no crash here, and
+   * there is nothing to resume. */
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (unfinished_shown, window);
+  g_assert_false (ui_label_shown (timeline, interrupted_text));
+  g_assert_null (ui_find_button (timeline, "_Resume"));
+  g_assert_true (notice_shown (window));
+
+  /* The composer says why, and sends nothing. */
+  g_assert_cmpstr (natter_composer_get_blocked_reason (composer), ==, blocked_text);
+  g_assert_true (ui_label_shown (GTK_WIDGET (composer), blocked_text));
+  natter_composer_set_text (composer, "Anything new?");
+  g_assert_false (natter_composer_send (composer));
+
+  /* What would write is off: a new conversation, among others. */
+  g_assert_cmpuint (count_sensitive (GTK_WIDGET (window), "win.new-chat", &total), ==, 0);
+  g_assert_cmpuint (total, >, 0);
+
+  /* Nothing was asked of a model or written; no error had to be said. */
+  ui_settle ();
+  g_assert_true (ui_error_bar_hidden (window));
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
+  turn_after = ui_read_file (turn_file);
+  session_after = ui_read_file (session_file);
+  g_assert_cmpstr (turn_after, ==, crashed);
+  g_assert_cmpstr (session_after, ==, session_before);
+
+  ui_destroy_window (window);
+  g_assert_true (natter_services_flush_blocking (services, 5000));
+  g_clear_object (&services);
+  g_clear_object (&other);
+  ui_world_free (u);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  app = ui_test_init_with_app (&argc, &argv);
+
+  g_test_add_func ("/read-only/window", test_window_read_only);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
