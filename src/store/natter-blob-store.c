@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-blob-store.h"
+#include "natter-write-refusal.h"
 #include "natter-fd-private.h"
 #include "natter-json.h"
 #include "natter-store-error.h"
@@ -42,11 +43,8 @@ struct _NatterBlobStore
    * thread may ask: the lock guards the table. */
   GMutex      lock;
   GHashTable *whole;
-  /* Why this process writes no blob (natter_blob_store_refuse_writes()),
-   * or NULL: set and lifted from the main thread, read atomically from any
-   * thread. */
-  GError     *write_refusal;
-  GSList     *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
+  /* Why this process writes no blob (natter_blob_store_refuse_writes()). */
+  NatterWriteRefusal write_refusal;
 };
 
 /* What stat() says of a blob's file: the same values mean the same
@@ -72,8 +70,7 @@ natter_blob_store_finalize (GObject *object)
   g_free (self->root);
   g_hash_table_unref (self->whole);
   g_mutex_clear (&self->lock);
-  g_clear_error (&self->write_refusal);
-  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
+  natter_write_refusal_clear (&self->write_refusal);
   G_OBJECT_CLASS (natter_blob_store_parent_class)->finalize (object);
 }
 
@@ -130,34 +127,9 @@ void
 natter_blob_store_refuse_writes (NatterBlobStore *self,
                                  const GError    *reason)
 {
-  GError *copy;
-
   g_return_if_fail (NATTER_IS_BLOB_STORE (self));
 
-  if (reason == NULL)
-    {
-      /* A worker may be copying it: it stays until the store goes. */
-      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
-
-      if (lifted != NULL)
-        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
-      return;
-    }
-  copy = g_error_copy (reason);
-  if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
-    g_error_free (copy);
-}
-
-static gboolean
-check_writable (NatterBlobStore  *self,
-                GError          **error)
-{
-  const GError *refusal = g_atomic_pointer_get (&self->write_refusal);
-
-  if (refusal == NULL)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (refusal));
-  return FALSE;
+  natter_write_refusal_set (&self->write_refusal, reason);
 }
 
 /**
@@ -328,7 +300,7 @@ natter_blob_store_put_sync (NatterBlobStore  *self,
   g_return_val_if_fail (NATTER_IS_BLOB_STORE (self), NULL);
   g_return_val_if_fail (bytes != NULL, NULL);
 
-  if (!check_writable (self, error))
+  if (!natter_write_refusal_check (&self->write_refusal, error))
     return NULL;
   sha256 = hash_bytes (bytes);
   path = natter_blob_store_dup_path (self, sha256);
@@ -842,7 +814,7 @@ natter_blob_store_remove_leftover_temp_files_sync (NatterBlobStore  *self,
 
   if (out_removed != NULL)
     *out_removed = 0;
-  if (!check_writable (self, error))
+  if (!natter_write_refusal_check (&self->write_refusal, error))
     return FALSE;
   top = g_dir_open (self->root, 0, &local_error);
   if (top == NULL)

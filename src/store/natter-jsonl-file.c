@@ -215,20 +215,6 @@ create_through_temp (NatterJsonlRepo  *self,
   return TRUE;
 }
 
-/* Before any write: FALSE with a copy of the refusal when @self writes
- * nothing (natter_jsonl_repo_refuse_writes()). Any thread. */
-gboolean
-natter_jsonl_file_check_writable (NatterJsonlRepo  *self,
-                                  GError          **error)
-{
-  const GError *refusal = g_atomic_pointer_get (&self->write_refusal);
-
-  if (refusal == NULL)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (refusal));
-  return FALSE;
-}
-
 gboolean
 natter_jsonl_file_create (NatterJsonlRepo  *self,
                           const char       *id,
@@ -237,7 +223,7 @@ natter_jsonl_file_create (NatterJsonlRepo  *self,
 {
   g_autofree char *path = NULL;
 
-  if (!natter_jsonl_file_check_writable (self, error))
+  if (!natter_write_refusal_check (&self->write_refusal, error))
     return FALSE;
   path = natter_jsonl_layout_file_path (self, id, error);
   if (path == NULL)
@@ -369,7 +355,7 @@ natter_jsonl_file_append (NatterJsonlRepo  *self,
 {
   gboolean ok;
 
-  if (!natter_jsonl_file_check_writable (self, error))
+  if (!natter_write_refusal_check (&self->write_refusal, error))
     return FALSE;
   g_mutex_lock (&self->append_lock);
   ok = append_to_file_locked (self, id, lines, error);
@@ -586,7 +572,7 @@ natter_jsonl_file_delete (NatterJsonlRepo  *self,
 {
   g_autofree char *path = NULL;
 
-  if (!natter_jsonl_file_check_writable (self, error))
+  if (!natter_write_refusal_check (&self->write_refusal, error))
     return FALSE;
   path = natter_jsonl_layout_file_path (self, id, error);
   if (path == NULL)

@@ -12,6 +12,7 @@
 
 #include "natter-jsonl-cursor.h"
 #include "natter-jsonl-repo.h"
+#include "natter-write-refusal.h"
 
 /* Shared between natter-jsonl-repo.c (API, tasks, locks),
  * natter-jsonl-file.c (I/O on one log), natter-jsonl-layout.c
@@ -58,8 +59,7 @@ struct _NatterJsonlRepo
   /* Why this process may not write the logs (it does not hold the data
    * directory's single-writer lock), or NULL: every create, append,
    * delete and removal of leftovers fails with a copy of it. */
-  GError               *write_refusal;
-  GSList               *lifted_refusals;  /* GError: refusals lifted since, kept for readers */
+  NatterWriteRefusal    write_refusal;
 };
 
 /* The first line that cannot be read, for a reader of the readable
@@ -72,8 +72,6 @@ typedef struct
 
 /* natter-jsonl-file.c: one log. */
 
-gboolean   natter_jsonl_file_check_writable   (NatterJsonlRepo   *self,
-                                               GError           **error);
 
 /* Nearly every log fits; a bigger one is read into the heap. */
 #define NATTER_JSONL_READ_STACK_SIZE (16 * 1024)

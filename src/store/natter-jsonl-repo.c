@@ -47,8 +47,7 @@ natter_jsonl_repo_finalize (GObject *object)
   g_mutex_clear (&self->append_lock);
   g_clear_pointer (&self->seen, g_hash_table_unref);
   g_mutex_clear (&self->seen_lock);
-  g_clear_error (&self->write_refusal);
-  g_slist_free_full (g_steal_pointer (&self->lifted_refusals), (GDestroyNotify) g_error_free);
+  natter_write_refusal_clear (&self->write_refusal);
 
   G_OBJECT_CLASS (natter_jsonl_repo_parent_class)->finalize (object);
 }
@@ -287,22 +286,9 @@ void
 natter_jsonl_repo_refuse_writes (NatterJsonlRepo *self,
                                  const GError    *reason)
 {
-  GError *copy;
-
   g_return_if_fail (NATTER_IS_JSONL_REPO (self));
 
-  if (reason == NULL)
-    {
-      /* A worker may be copying it: it stays until the repo goes. */
-      GError *lifted = g_atomic_pointer_exchange (&self->write_refusal, NULL);
-
-      if (lifted != NULL)
-        self->lifted_refusals = g_slist_prepend (self->lifted_refusals, lifted);
-      return;
-    }
-  copy = g_error_copy (reason);
-  if (!g_atomic_pointer_compare_and_exchange (&self->write_refusal, NULL, copy))
-    g_error_free (copy);
+  natter_write_refusal_set (&self->write_refusal, reason);
 }
 
 /**
@@ -318,7 +304,7 @@ natter_jsonl_repo_get_write_refusal (NatterJsonlRepo *self)
 {
   g_return_val_if_fail (NATTER_IS_JSONL_REPO (self), NULL);
 
-  return g_atomic_pointer_get (&self->write_refusal);
+  return natter_write_refusal_get (&self->write_refusal);
 }
 
 /**
@@ -724,7 +710,7 @@ natter_jsonl_repo_remove_leftover_temp_files_sync (NatterJsonlRepo  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-       natter_jsonl_file_check_writable (self, error) &&
+       natter_write_refusal_check (&self->write_refusal, error) &&
        natter_jsonl_layout_remove_leftovers (self, &removed, cancellable, error);
   if (out_removed != NULL)
     *out_removed = removed;
