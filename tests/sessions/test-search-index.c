@@ -532,6 +532,7 @@ main (int   argc,
   ADD ("/search-index/write-through", test_write_through);
   ADD ("/search-index/corrupt-index-rebuilt", test_corrupt_index_rebuilt);
   ADD ("/search-index/old-layout-rebuilt", test_old_layout_rebuilt);
+  ADD ("/search-index/damaged/terms-table-made-again", test_terms_table_made_again);
   ADD ("/search-index/ranked-as-bm25", test_ranked_as_bm25);
   ADD ("/search-index/ranked-as-bm25-after-changes", test_ranked_as_bm25_after_changes);
   ADD ("/search-index/ranked-as-bm25-prefix-terms", test_ranked_as_bm25_prefix_terms);

@@ -208,7 +208,7 @@ struct _NatterSearchDb
    * as of the same data_version: a word typed a letter further has its
    * terms among those of the word before. */
   GHashTable            *prefix_terms;
-  gboolean               has_terms;  /* temp.turn_terms is made */
+  gboolean               has_terms;  /* temp.turn_terms is made: cleared by a failed query */
 };
 
 G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
@@ -1314,9 +1314,20 @@ natter_search_db_query (NatterSearchDb  *db,
         g_propagate_error (error, end_error);
       else
         g_clear_error (&end_error);
+      g_clear_pointer (&hits, g_ptr_array_unref);
+    }
+  /* temp.turn_terms is made inside the read transaction (seek_terms()),
+   * and SQLite takes it back with a transaction that a damaged page
+   * ends: after a failure it is made again (IF NOT EXISTS) rather than
+   * believed there. Else every later search on the connection said "no
+   * such table", which hid that the file is damaged and is to be
+   * rebuilt. */
+  if (hits == NULL)
+    {
+      db->has_terms = FALSE;
       return NULL;
     }
-  if (out_capped != NULL && hits != NULL)
+  if (out_capped != NULL)
     *out_capped = capped;
   return g_steal_pointer (&hits);
 }
