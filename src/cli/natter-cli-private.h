@@ -114,6 +114,7 @@ struct _Run
   char                    *latest_before;  /* send: the session's latest turn when it began */
   char                    *note;           /* recover: what the copy leaves out, said on stderr */
   int                      exit_floor;     /* the least exit status the run ends with */
+  guint                    searches;       /* search: the searches run, one more after a rebuild */
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
   NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };

@@ -106,6 +106,10 @@ print_damaged (Run                *run,
     }
 }
 
+static void index_current_cb (GObject      *object,
+                              GAsyncResult *result,
+                              gpointer      user_data);
+
 static void
 searched_cb (GObject      *object,
              GAsyncResult *result,
@@ -121,6 +125,16 @@ searched_cb (GObject      *object,
   if (hits == NULL)
     {
       natter_cli_fail_error (run, error);
+      return;
+    }
+  /* The index was current, so a search that says indexing goes on
+   * found the file damaged and had it rebuilt: as for a missing file,
+   * the answer waits for the build. Once: a file damaged again at once
+   * gets the partial answer, said to be one. */
+  if (still_indexing && run->searches == 1)
+    {
+      natter_search_index_wait_async (NATTER_SEARCH_INDEX (object), g_task_get_cancellable (run->task),
+                                      index_current_cb, run);
       return;
     }
   if (still_indexing)
@@ -146,6 +160,7 @@ index_current_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
+  run->searches++;
   natter_search_index_search_async (NATTER_SEARCH_INDEX (object), run->text, SEARCH_LIMIT,
                                     g_task_get_cancellable (run->task), searched_cb, run);
 }
@@ -157,7 +172,9 @@ natter_cli_command_search (Run *run)
 
   /* A one-off command answers from an index brought up to date first (in
    * a running window it usually is already): a first build takes a
-   * while, but a partial answer would look like a wrong one. */
+   * while, but a partial answer would look like a wrong one. A file
+   * that only the search finds damaged is rebuilt, and waited for, too
+   * (searched_cb()). */
   natter_search_index_start (search);
   natter_search_index_wait_async (search, g_task_get_cancellable (run->task), index_current_cb, run);
 }

@@ -7,7 +7,11 @@
  * versions (another device's copy among them) and search.
  */
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "test-cli.h"
 
@@ -1030,6 +1034,119 @@ test_search (Fixture       *f,
   g_assert_cmpuint (count_lines (r.err), ==, 1);
 }
 
+/* The result of @sql's first row, first column, on a connection of its
+ * own to the search cache of @f. */
+static char *
+query_cache (Fixture    *f,
+             const char *sql)
+{
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (f->dir, "cache/search.sqlite");
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  char *result;
+
+  g_assert_cmpint (sqlite3_open_v2 (g_file_peek_path (cache), &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  else
+    result = g_strdup (sqlite3_errmsg (db));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return result;
+}
+
+/* Writes @length bytes of garbage over the search cache of @f at
+ * @offset, in place, as another program would; @truncate: the rest of
+ * the file goes too. */
+static void
+damage_cache (Fixture *f,
+              goffset  offset,
+              gsize    length,
+              gboolean truncate)
+{
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (f->dir, "cache/search.sqlite");
+  g_autofree char *checkpointed = query_cache (f, "PRAGMA wal_checkpoint(TRUNCATE)");
+  g_autofree char *garbage = g_malloc (length);
+  int fd;
+
+  /* Everything in the file itself first: what is written over it is
+   * what the next search reads. */
+  g_assert_cmpstr (checkpointed, ==, "0");
+  memset (garbage, 0x5a, length);
+  fd = open (g_file_peek_path (cache), O_WRONLY | (truncate ? O_TRUNC : 0));
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, garbage, length, offset), ==, (gssize) length);
+  g_assert_cmpint (close (fd), ==, 0);
+}
+
+/* Every file of storage/ and its bytes. */
+static char *
+storage_contents (Fixture *f)
+{
+  g_autoptr(GPtrArray) paths = natter_test_list_files (f->dir, "storage");
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      g_autofree char *contents = NULL;
+
+      g_assert_true (g_file_get_contents (g_ptr_array_index (paths, i), &contents, NULL, NULL));
+      g_string_append_printf (out, "%s\n%s\n", (char *) g_ptr_array_index (paths, i), contents);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A search cache damaged where only a search reads it (a page of the
+ * words' text, read for a hit), then one overwritten whole: `natter
+ * search` has it built again from the logs and answers as from a whole
+ * one, as it does when the cache is missing; nothing else is touched. */
+static void
+test_search_damaged_cache (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *storage = NULL;
+  g_autofree char *page_size = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *check = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "Tell me about wombats");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+  storage = storage_contents (f);
+
+  page_size = query_cache (f, "PRAGMA page_size");
+  root = query_cache (f, "SELECT rootpage FROM sqlite_master WHERE name = 'turn_text_content'");
+  g_assert_cmpint (atoi (root), >, 1);
+  damage_cache (f, (goffset) (atoi (root) - 1) * atoi (page_size), atoi (page_size), FALSE);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  check = query_cache (f, "PRAGMA integrity_check");
+  g_assert_cmpstr (check, ==, "ok");
+
+  damage_cache (f, 0, 4096, TRUE);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  {
+    g_autofree char *storage_after = storage_contents (f);
+
+    g_assert_cmpstr (storage_after, ==, storage);
+  }
+}
+
 /* A message a version shows from its original is found in the original
  * while it is there; once `natter delete` removed it, in the version,
  * which still shows it, though the index was built before the delete
@@ -1334,5 +1451,6 @@ cli_add_organise_tests (void)
   ADD ("/cli/send/in-conflict-copy", test_send_in_copy);
   ADD ("/cli/search", test_search);
   ADD ("/cli/search-deleted-original", test_search_deleted_original);
+  ADD ("/cli/search-damaged-cache", test_search_damaged_cache);
   ADD ("/cli/show/earlier-turn-lost-its-end", test_show_earlier_turn_lost_end);
 }

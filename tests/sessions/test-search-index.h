@@ -88,6 +88,15 @@ void test_corrupt_index_rebuilt (Fixture *f, gconstpointer data);
 void test_old_layout_rebuilt (Fixture *f, gconstpointer data);
 void test_cache_path_not_a_file (Fixture *f, gconstpointer data);
 void test_stale_files_picked_up_at_start (Fixture *f, gconstpointer data);
+/* test-search-index-damage.c */
+void test_garbage_at_start (Fixture *f, gconstpointer data);
+void test_truncated_at_start (Fixture *f, gconstpointer data);
+void test_page_damaged_at_start (Fixture *f, gconstpointer data);
+void test_garbage_while_running (Fixture *f, gconstpointer data);
+void test_truncated_while_running (Fixture *f, gconstpointer data);
+void test_page_damaged_while_running (Fixture *f, gconstpointer data);
+void test_damage_found_by_worker (Fixture *f, gconstpointer data);
+void test_terms_table_made_again (Fixture *f, gconstpointer data);
 /* test-search-index-build.c */
 void test_progress (Fixture *f, gconstpointer data);
 void test_damaged_not_indexed (Fixture *f, gconstpointer data);

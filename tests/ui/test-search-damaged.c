@@ -9,6 +9,9 @@
  * file it cannot open leaves titles searched.
  */
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "test-search.h"
 
 /* A damaged conversation is not searched as if it were whole, but does
@@ -304,4 +307,93 @@ test_cache_not_a_file (void)
   ui_search_index_drop (search);
   ui_world_free (u);
   (void) turn;
+}
+
+static gboolean
+index_idle (gpointer search)
+{
+  return !natter_search_index_get_indexing (search);
+}
+
+/* The result of @sql's first row, first column, on a connection of its
+ * own to @path. */
+static char *
+query_file (const char *path,
+            const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  char *result;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  else
+    result = g_strdup (sqlite3_errmsg (db));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return result;
+}
+
+/* The index file written over while the window searches, as another
+ * program would: the search that finds it damaged has it built again.
+ * Meanwhile titles are still searched and the note says how far the
+ * build has come (the worker stops after each commit of one
+ * conversation until the test lets it go on, so nothing races); once
+ * it is done, the search runs again and finds the words. */
+void
+test_cache_damaged_while_searching (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *volcano = ui_create_session (u, "Volcano notes");
+  g_autofree char *trip = ui_create_session (u, "Trip planning");
+  g_autofree char *bread = ui_create_session (u, "Baking");
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (u->w->dir, "cache/search.sqlite");
+  g_autofree char *path = g_file_get_path (cache);
+  g_autofree char *checkpointed = NULL;
+  g_autofree char *check = NULL;
+  NatterSearchIndex *search = NULL;
+  NatterWindow *window;
+  NoteWait wait;
+  int fd;
+
+  g_free (say (u, volcano, "Name a volcano", "Vesuvius is a volcano."));
+  g_free (say (u, trip, "What lives in the savanna?", "Zebras."));
+  g_free (say (u, bread, "How is bread made?", "With flour and water."));
+  search = natter_search_index_new (cache, u->w->session_repo, u->w->turn_repo, u->sessions);
+  natter_search_index_pause_after_batches (search, 1);
+  natter_search_index_start (search);
+  /* Through the two stops of the first build. */
+  natter_search_index_resume (search, TRUE);
+  natter_search_index_resume (search, TRUE);
+  ui_wait_until (index_idle, search);
+
+  window = ui_window_new (app, u);
+  natter_window_set_search_index (window, search);
+  search_for (window, "zebras");
+  ui_wait_until (row_shows_found, (gpointer[]) { window, trip, "Zebras" });
+
+  /* Everything in the file itself, then garbage over it. */
+  checkpointed = query_file (path, "PRAGMA wal_checkpoint(TRUNCATE)");
+  g_assert_cmpstr (checkpointed, ==, "0");
+  fd = open (path, O_WRONLY | O_TRUNC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, "garbage, not a database, garbage", 32), ==, 32);
+  g_assert_cmpint (close (fd), ==, 0);
+
+  /* The title is found; the words are being indexed again. */
+  search_for (window, "volcano");
+  wait = (NoteWait) { window, volcano, NULL, "Indexing 1 of 3 conversations" };
+  ui_wait_until_full (lists_with_note, describe_note, &wait);
+  g_assert_true (natter_search_index_get_indexing (search));
+
+  natter_search_index_resume (search, FALSE);
+  ui_wait_until (row_shows_found, (gpointer[]) { window, volcano, "olcano" });
+  ui_wait_until (index_idle, search);
+  check = query_file (path, "PRAGMA integrity_check");
+  g_assert_cmpstr (check, ==, "ok");
+
+  ui_destroy_window (window);
+  ui_search_index_drop (search);
+  ui_world_free (u);
 }

@@ -529,6 +529,7 @@ main (int   argc,
   g_test_add_func ("/search/damaged-while-closed", test_damaged_while_closed);
   g_test_add_func ("/search/note-follows-recheck", test_note_follows_recheck);
   g_test_add_func ("/search/cache-not-a-file", test_cache_not_a_file);
+  g_test_add_func ("/search/cache-damaged-while-searching", test_cache_damaged_while_searching);
   g_test_add_func ("/search/capped", test_search_capped);
   g_test_add_func ("/search/closed-far-down", test_search_closed_far_down);
 

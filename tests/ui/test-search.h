@@ -70,5 +70,6 @@ void test_unreadable_turn_listed (void);
 void test_damaged_while_closed (void);
 void test_note_follows_recheck (void);
 void test_cache_not_a_file (void);
+void test_cache_damaged_while_searching (void);
 
 G_END_DECLS

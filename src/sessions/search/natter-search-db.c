@@ -208,7 +208,7 @@ struct _NatterSearchDb
    * as of the same data_version: a word typed a letter further has its
    * terms among those of the word before. */
   GHashTable            *prefix_terms;
-  gboolean               has_terms;  /* temp.turn_terms is made */
+  gboolean               has_terms;  /* temp.turn_terms is made: cleared by a failed query */
 };
 
 G_DEFINE_QUARK (natter-search-db-error-quark, natter_search_db_error)
@@ -303,11 +303,27 @@ check_layout (NatterSearchDb  *db,
 
   if (n_tables == 0 && version == 0 && create)
     {
-      if (!exec (db, schema_sql, error))
+      /* One transaction: a query connection that opens the file
+       * meanwhile sees no layout or all of it, never a part it would
+       * take for another layout (and have the file rebuilt). */
+      if (!exec (db, "BEGIN IMMEDIATE", error))
         return FALSE;
+      if (!exec (db, schema_sql, error) || !exec (db, "COMMIT", error))
+        {
+          sqlite3_exec (db->handle, "ROLLBACK", NULL, NULL, NULL);
+          return FALSE;
+        }
       if (sqlite3_exec (db->handle, hashsize_sql, NULL, NULL, NULL) != SQLITE_OK)
         g_debug ("Search index %s: FTS5 keeps its default hashsize: %s", db->path, sqlite3_errmsg (db->handle));
       return TRUE;
+    }
+  /* Not laid out yet: the writer that just made the file is about to,
+   * which is no damage. */
+  if (n_tables == 0 && version == 0)
+    {
+      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_FAILED,
+                   "Search index %s is not laid out yet", db->path);
+      return FALSE;
     }
   if (version != SCHEMA_VERSION)
     {
@@ -406,14 +422,16 @@ register_functions (NatterSearchDb *db)
  * a query connection reads while another connection writes.
  *
  * A new file is created with mode 0600 (docs/format.md "The search
- * cache"); an empty folder at @path is removed first.
+ * cache"); an empty folder at @path is removed first. A read-only
+ * connection never checkpoints, not even when it closes last.
  *
  * Returns: (transfer full) (nullable): the connection; else %NULL with
  *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
  *   layout: delete the file and rebuild),
  *   %NATTER_SEARCH_DB_ERROR_NOT_A_FILE (something else is at @path; its
  *   message says so in plain words) or %NATTER_SEARCH_DB_ERROR_FAILED
- *   (cannot open, e.g. no such file when @read_only)
+ *   (cannot open, e.g. no such file, or one not laid out yet, when
+ *   @read_only)
  */
 NatterSearchDb *
 natter_search_db_open (const char  *path,
@@ -441,6 +459,12 @@ natter_search_db_open (const char  *path,
       return NULL;
     }
   sqlite3_busy_timeout (db->handle, 5000);
+  /* A query connection writes nothing, not even when it closes last:
+   * closing a connection to a file that was thrown away meanwhile would
+   * otherwise fold its log into it and then delete the `-wal` and
+   * `-shm` of that name, which are the new file's. */
+  if (read_only)
+    sqlite3_db_config (db->handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
   if (!check_layout (db, !read_only, error))
     return NULL;
   /* WAL lets a query read while the index is being built; NORMAL
@@ -1314,9 +1338,20 @@ natter_search_db_query (NatterSearchDb  *db,
         g_propagate_error (error, end_error);
       else
         g_clear_error (&end_error);
+      g_clear_pointer (&hits, g_ptr_array_unref);
+    }
+  /* temp.turn_terms is made inside the read transaction (seek_terms()),
+   * and SQLite takes it back with a transaction that a damaged page
+   * ends: after a failure it is made again (IF NOT EXISTS) rather than
+   * believed there. Else every later search on the connection said "no
+   * such table", which hid that the file is damaged and is to be
+   * rebuilt. */
+  if (hits == NULL)
+    {
+      db->has_terms = FALSE;
       return NULL;
     }
-  if (out_capped != NULL && hits != NULL)
+  if (out_capped != NULL)
     *out_capped = capped;
   return g_steal_pointer (&hits);
 }

@@ -11,6 +11,13 @@
  * reports changed. Queries use their own connection and read what is
  * committed, so a search during a build finds what is indexed so far and
  * says that indexing is still going on.
+ *
+ * Damage may show anywhere: when the file is opened, in a job of the
+ * worker, or only in a search (a damaged page of words that no job
+ * reads). Wherever it shows, the file is thrown away and built again
+ * by the worker (a search asks for that with JOB_REBUILD and finds
+ * nothing meanwhile, saying that indexing goes on), so that a damaged
+ * cache never stays.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -31,13 +38,23 @@ typedef enum
 {
   JOB_SYNC_ALL,
   JOB_SYNC_SESSION,
+  /* A search found the file of @generation damaged: it is thrown away
+   * (unless it was replaced since) and everything is indexed again. */
+  JOB_REBUILD,
 } JobKind;
 
 typedef struct
 {
   JobKind  kind;
   char    *session_id;
+  guint    generation;
 } Job;
+
+/* How many times in a row the worker starts the file over without a
+ * job getting through before it gives up: a file that is damaged again
+ * as soon as it is built (a failing disk) is not rebuilt for ever, and
+ * searches say why. */
+#define MAX_START_OVERS 3
 
 /* The state the worker thread and the object share. It outlives the
  * object while the thread still runs. */
@@ -56,6 +73,7 @@ typedef struct
   gboolean         busy;          /* a job is being run */
   gint             quit;          /* atomic */
   gint             building;      /* atomic: a whole check or build runs or waits */
+  gint             builds;        /* atomic: checks and builds queued so far */
   gint             n_checked;     /* atomic: of the running check, sessions gone through */
   gint             n_sessions;    /* atomic: of the running check, sessions on disk */
   gint             news_pending;  /* atomic: a post_news() has not run yet */
@@ -67,6 +85,8 @@ typedef struct
   GStrv            unreadable;    /* sessions with a turn the index could not read, sorted */
   gint             unreadable_changed; /* atomic: @unreadable changed since the main thread last said so */
   guint            generation;    /* bumped when the file is replaced */
+  gboolean         rebuild_queued; /* a JOB_REBUILD waits */
+  guint            start_overs;   /* files the worker started over since a job got through */
   /* Why the worker cannot keep the file current, or NULL: every search
    * says it, rather than finding nothing without a word. */
   GError          *failure;
@@ -88,6 +108,7 @@ struct _NatterSearchIndex
   Shared         *shared;
   GThread        *worker;
   gboolean        indexing;
+  gint            builds_seen;    /* Shared.builds when the state was last read */
   guint           n_checked;
   guint           n_sessions;
   GPtrArray      *waiters;        /* GTask, waiting for the worker to be idle */
@@ -179,9 +200,22 @@ update_state (NatterSearchIndex *self)
    * the waiters told the index is current beside a stale "indexing";
    * its news, still to come, completes them then. */
   gboolean idle = worker_idle (self->shared);
+  gint builds = g_atomic_int_get (&self->shared->builds);
   gboolean indexing = g_atomic_int_get (&self->shared->building) != 0;
   guint n_checked = (guint) g_atomic_int_get (&self->shared->n_checked);
   guint n_sessions = (guint) g_atomic_int_get (&self->shared->n_sessions);
+
+  /* A build the worker began and ended between two pieces of news (a
+   * small store rebuilt after a search found it damaged) is still said:
+   * whoever shows a search runs it again when indexing ends, and the
+   * search that asked for the build found nothing. Outside the freeze,
+   * which would fold the two notifications into none. */
+  if (builds != self->builds_seen && !indexing && !self->indexing)
+    {
+      self->indexing = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INDEXING]);
+    }
+  self->builds_seen = builds;
 
   g_object_freeze_notify (G_OBJECT (self));
   if (self->n_sessions != n_sessions)
@@ -263,6 +297,72 @@ remove_file_set (const char *path)
   g_unlink (shm);
 }
 
+/* The worker: throws the damaged file away (closing @db first, which
+ * rolls back what a job left half done) so that the next open starts it
+ * over. Only the index's own files are removed, never a log. %FALSE,
+ * with the reason searches give, when files started over went on being
+ * damaged (MAX_START_OVERS): the file is then left as it is. */
+static gboolean
+start_over (Shared          *shared,
+            NatterSearchDb **db,
+            const GError    *why)
+{
+  gboolean give_up;
+
+  g_clear_pointer (db, natter_search_db_close);
+  g_mutex_lock (&shared->lock);
+  give_up = shared->start_overs >= MAX_START_OVERS;
+  if (!give_up)
+    shared->start_overs++;
+  g_mutex_unlock (&shared->lock);
+  if (give_up)
+    {
+      set_failure (shared, g_error_copy (why));
+      return FALSE;
+    }
+  g_debug ("Rebuilding the damaged search index: %s", why->message);
+  remove_file_set (shared->path);
+  g_mutex_lock (&shared->lock);
+  shared->generation++;
+  g_mutex_unlock (&shared->lock);
+  return TRUE;
+}
+
+/* Any thread: a search found the file of @generation damaged. Unless
+ * the file was replaced since, or a rebuild waits already, the worker
+ * is asked to throw it away and build it again before anything else it
+ * has to do (what is queued is checked again by the build anyway). The
+ * state notifies as for any build. Returns whether a rebuild is coming;
+ * %FALSE when the worker gave up on the file (Shared.failure says why). */
+static gboolean
+ask_rebuild (Shared *shared,
+             guint   generation)
+{
+  gboolean coming = TRUE;
+  gboolean queued = FALSE;
+
+  g_mutex_lock (&shared->lock);
+  if (shared->failure != NULL && shared->start_overs >= MAX_START_OVERS)
+    coming = FALSE;
+  else if (shared->generation == generation && !shared->rebuild_queued)
+    {
+      Job *job = g_new0 (Job, 1);
+
+      job->kind = JOB_REBUILD;
+      job->generation = generation;
+      shared->rebuild_queued = TRUE;
+      g_atomic_int_inc (&shared->building);
+      g_atomic_int_inc (&shared->builds);
+      g_queue_push_head (&shared->jobs, job);
+      g_cond_broadcast (&shared->cond);
+      queued = TRUE;
+    }
+  g_mutex_unlock (&shared->lock);
+  if (queued)
+    post_news (shared);
+  return coming;
+}
+
 /* Opens the index, starting it over when the file is not one. */
 static NatterSearchDb *
 open_db (Shared *shared)
@@ -281,16 +381,14 @@ open_db (Shared *shared)
       return NULL;
     }
   db = natter_search_db_open (shared->path, FALSE, &error);
-  if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+  if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT) &&
+      start_over (shared, &db, error))
     {
-      g_debug ("Rebuilding the search index: %s", error->message);
       g_clear_error (&error);
-      remove_file_set (shared->path);
-      g_mutex_lock (&shared->lock);
-      shared->generation++;
-      g_mutex_unlock (&shared->lock);
       db = natter_search_db_open (shared->path, FALSE, &error);
     }
+  else if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+    return NULL;  /* start_over() set the failure */
   set_failure (shared, g_steal_pointer (&error));
   return db;
 }
@@ -349,7 +447,7 @@ run_job (Shared         *shared,
   NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, &shared->quit,
                             shared->batch, committed_cb, shared };
 
-  if (job->kind == JOB_SYNC_ALL)
+  if (job->kind == JOB_SYNC_ALL || job->kind == JOB_REBUILD)
     {
       g_atomic_int_set (&shared->n_checked, 0);
       if (!natter_search_sync_all (&sync, error))
@@ -386,29 +484,53 @@ worker_main (gpointer data)
           break;
         }
 
+      if (job->kind == JOB_REBUILD)
+        {
+          gboolean current;
+
+          g_mutex_lock (&shared->lock);
+          shared->rebuild_queued = FALSE;
+          current = job->generation == shared->generation;
+          g_mutex_unlock (&shared->lock);
+          /* A file replaced since the search found it damaged is only
+           * checked, like any. */
+          if (current)
+            {
+              g_autoptr(GError) why = g_error_new (NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT,
+                                                   "A search found the search index %s damaged", shared->path);
+
+              start_over (shared, &db, why);
+            }
+        }
+
       if (db == NULL)
         db = open_db (shared);
-      if (db != NULL && !run_job (shared, db, job, &error))
+      if (db != NULL && run_job (shared, db, job, &error))
+        {
+          g_mutex_lock (&shared->lock);
+          shared->start_overs = 0;
+          g_mutex_unlock (&shared->lock);
+        }
+      else if (db != NULL)
         {
           /* Closing rolls back what the job left half done. A damaged
            * file is thrown away and everything is checked again. */
           g_clear_pointer (&db, natter_search_db_close);
-          if (g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+          if (g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT) &&
+              start_over (shared, &db, error))
             {
-              g_debug ("Rebuilding the damaged search index: %s", error->message);
-              remove_file_set (shared->path);
               rebuild = g_new0 (Job, 1);
               rebuild->kind = JOB_SYNC_ALL;
               g_atomic_int_inc (&shared->building);
+              g_atomic_int_inc (&shared->builds);
               g_mutex_lock (&shared->lock);
-              shared->generation++;
               g_queue_push_head (&shared->jobs, rebuild);
               g_mutex_unlock (&shared->lock);
             }
-          else
+          else if (!g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
             set_failure (shared, g_steal_pointer (&error));
         }
-      if (job != NULL && job->kind == JOB_SYNC_ALL)
+      if (job->kind == JOB_SYNC_ALL || job->kind == JOB_REBUILD)
         g_atomic_int_add (&shared->building, -1);
       g_clear_pointer (&job, job_free);
       /* Idle before the news goes out, so that it finds the worker so. */
@@ -432,7 +554,10 @@ queue_job (NatterSearchIndex *self,
   job->kind = kind;
   job->session_id = g_strdup (session_id);
   if (kind == JOB_SYNC_ALL)
-    g_atomic_int_inc (&self->shared->building);
+    {
+      g_atomic_int_inc (&self->shared->building);
+      g_atomic_int_inc (&self->shared->builds);
+    }
   g_mutex_lock (&self->shared->lock);
   g_queue_push_tail (&self->shared->jobs, job);
   g_cond_broadcast (&self->shared->cond);
@@ -687,16 +812,24 @@ natter_search_index_set_match_cap (NatterSearchIndex *self,
   g_mutex_unlock (&self->shared->query_lock);
 }
 
+/* Under query_lock: the query of natter_search_index_search_sync(). A
+ * file found damaged, whether opening it or in the query, is not an
+ * error of the search: the worker is asked to build it again
+ * (ask_rebuild()) and the search finds nothing until it has, with
+ * @out_rebuilding set, as it does while the file is made. */
 static GPtrArray *
 query_locked (Shared      *shared,
               const char  *text,
               guint        limit,
               gboolean    *out_capped,
+              gboolean    *out_rebuilding,
               GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
   guint generation;
+  GPtrArray *hits;
 
+  *out_rebuilding = FALSE;
   g_mutex_lock (&shared->lock);
   generation = shared->generation;
   g_mutex_unlock (&shared->lock);
@@ -722,12 +855,31 @@ query_locked (Shared      *shared,
               g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
               return NULL;
             }
+          if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+            *out_rebuilding = ask_rebuild (shared, generation);
           /* No file yet, or one being started over: nothing is indexed. */
           g_debug ("searching an index that is not there: %s", local_error->message);
           return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
         }
     }
-  return natter_search_db_query (shared->query_db, text, limit, shared->match_cap, out_capped, error);
+  hits = natter_search_db_query (shared->query_db, text, limit, shared->match_cap, out_capped, &local_error);
+  if (hits == NULL && g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+    {
+      /* Closed before the worker throws the file away: this connection
+       * is not the last on it, so it writes nothing to it. */
+      g_clear_pointer (&shared->query_db, natter_search_db_close);
+      if (ask_rebuild (shared, generation))
+        {
+          g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
+          *out_rebuilding = TRUE;
+          if (out_capped != NULL)
+            *out_capped = FALSE;
+          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+        }
+    }
+  if (hits == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return hits;
 }
 
 /**
@@ -736,7 +888,9 @@ query_locked (Shared      *shared,
  * @text: what the user typed
  * @limit: at most this many hits (before deleted sessions are dropped)
  * @out_still_indexing: (out) (optional): set to whether the start-up
- *   check or a build was still running, so the answer may be incomplete
+ *   check or a build was still running, or was asked for by this search
+ *   because it found the index file damaged, so the answer may be
+ *   incomplete
  * @out_capped: (out) (optional): set to whether more turns matched than
  *   natter_search_index_get_match_cap() (2,000), so that only the newest
  *   of them were ranked
@@ -750,8 +904,17 @@ query_locked (Shared      *shared,
  * sessions deleted in this process are left out at once. Blocks on
  * SQLite: call it from a worker thread, or the CLI. Thread-safe.
  *
+ * An index file found damaged (when opened, or only by this query) is
+ * not an error: the worker is asked to throw it away and build it again
+ * from the logs, and the search finds nothing with @out_still_indexing
+ * set; #NatterSearchIndex:indexing is %TRUE until the file is built (it
+ * notifies %TRUE then %FALSE even for a build quicker than the news),
+ * and a search then finds what a fresh build does. Only a file damaged
+ * again each time it is built is given up on, with the error.
+ *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits; %NULL
- *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read
+ *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read and is
+ *   not being built again
  */
 GPtrArray *
 natter_search_index_search_sync (NatterSearchIndex  *self,
@@ -763,16 +926,19 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
 {
   Shared *shared;
   GPtrArray *hits;
+  gboolean building;
+  gboolean rebuilding = FALSE;
 
   g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
   g_return_val_if_fail (text != NULL, NULL);
 
   shared = self->shared;
-  if (out_still_indexing != NULL)
-    *out_still_indexing = g_atomic_int_get (&shared->building) != 0;
+  building = g_atomic_int_get (&shared->building) != 0;
   g_mutex_lock (&shared->query_lock);
-  hits = query_locked (shared, text, limit, out_capped, error);
+  hits = query_locked (shared, text, limit, out_capped, &rebuilding, error);
   g_mutex_unlock (&shared->query_lock);
+  if (out_still_indexing != NULL)
+    *out_still_indexing = building || rebuilding;
   if (hits == NULL)
     return NULL;
 
@@ -1013,6 +1179,12 @@ natter_search_index_dispose (GObject *object)
       g_clear_signal_handler (&self->damage_id, self->sessions);
     }
   g_clear_object (&self->sessions);
+  /* Closed before the worker's connection, so that the worker's is the
+   * last and folds the log into the file (a query connection never
+   * does, natter_search_db_open()). No search runs: each holds @self. */
+  g_mutex_lock (&self->shared->query_lock);
+  g_clear_pointer (&self->shared->query_db, natter_search_db_close);
+  g_mutex_unlock (&self->shared->query_lock);
   if (self->worker != NULL)
     {
       /* A build stops between two sessions with its work committed; the

@@ -1,0 +1,478 @@
+/* test-search-index-damage.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A damaged index file, wherever the damage shows: garbage written over
+ * it, the file cut short, a page of its words overwritten (so that only
+ * the searches that read that page fail), each found at the next start
+ * or while the index runs. However it is found (opening the file, a
+ * search, a job of the worker), the file is thrown away and built again
+ * from the logs, a search meanwhile says that indexing goes on rather
+ * than fail, and what the searches find after is what a fresh build
+ * finds. The logs are never touched.
+ */
+
+#include "test-search-index.h"
+
+typedef enum
+{
+  DAMAGE_GARBAGE,    /* the whole file overwritten with bytes that are no database */
+  DAMAGE_TRUNCATED,  /* the file cut to its first two pages */
+  DAMAGE_PAGE,       /* one page of the words' text overwritten: only searches that find something fail */
+  DAMAGE_TERMS,      /* the first page of the words' index overwritten */
+} Damage;
+
+/* The searches compared: words of messages and answers, prefixes short
+ * enough for a prefix index and long enough to be sought among the
+ * terms (temp.turn_terms), two words, a word nowhere. */
+static const char * const queries[] = {
+  "vesuvius", "volc", "glacier", "aletsch", "al", "otters hands", "beaver", "dam", "nowhere", NULL,
+};
+
+/* Three conversations of a few turns each. */
+static void
+fill (Fixture *f)
+{
+  g_autofree char *a = natter_test_sessions_create (&f->t);
+  g_autofree char *b = natter_test_sessions_create (&f->t);
+  g_autofree char *c = natter_test_sessions_create (&f->t);
+
+  g_free (exchange (f, a, "Name a volcano", "Vesuvius, near Naples."));
+  g_free (exchange (f, a, "Another volcano?", "Etna, a volcano of Sicily."));
+  g_free (exchange (f, b, "Name a glacier", "The Aletsch, in the Alps."));
+  g_free (exchange (f, b, "Which glacier is longest in the Alps?", "The Aletsch glacier again."));
+  g_free (exchange (f, c, "About otters", "Otters hold hands when they sleep."));
+  g_free (exchange (f, c, "About beavers", "Beavers build dams of wood."));
+}
+
+/* What @text finds, each hit a line of its session, turn and snippet;
+ * when the search says that indexing goes on (the index is being built
+ * again), once more after it is done. A search never fails here. */
+static char *
+search_through_rebuild (Fixture    *f,
+                        const char *text,
+                        gboolean   *out_rebuilt)
+{
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GError) error = NULL;
+  GString *out = g_string_new (NULL);
+  gboolean still_indexing = FALSE;
+
+  hits = natter_search_index_search_sync (f->search, text, 50, &still_indexing, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (hits);
+  if (still_indexing)
+    {
+      if (out_rebuilt != NULL)
+        *out_rebuilt = TRUE;
+      wait_indexed (f);
+      g_clear_pointer (&hits, g_ptr_array_unref);
+      hits = natter_search_index_search_sync (f->search, text, 50, &still_indexing, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_false (still_indexing);
+    }
+  for (guint i = 0; i < hits->len; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (out, "%s %s %s\n", hit->session_id, hit->turn_id, hit->snippet);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* What every query finds, "query:" before its hits. */
+static char *
+search_all (Fixture  *f,
+            gboolean *out_rebuilt)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; queries[i] != NULL; i++)
+    {
+      g_autofree char *found = search_through_rebuild (f, queries[i], out_rebuilt);
+
+      g_string_append_printf (out, "%s:\n%s", queries[i], found);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The result of @sql's first row, first column, on a connection of its
+ * own to @path. */
+static char *
+query_file (const char *path,
+            const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  char *result = NULL;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  else
+    result = g_strdup (sqlite3_errmsg (db));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return result;
+}
+
+/* Everything of the log in the file itself, the log emptied: what is
+ * written over the file is then what every connection reads next. */
+static void
+checkpoint (const char *path)
+{
+  g_autofree char *result = query_file (path, "PRAGMA wal_checkpoint(TRUNCATE)");
+
+  g_assert_cmpstr (result, ==, "0");
+}
+
+static void
+write_at (const char *path,
+          goffset     offset,
+          const void *bytes,
+          gsize       length,
+          gboolean    truncate)
+{
+  int fd = open (path, O_WRONLY | (truncate ? O_TRUNC : 0));
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, bytes, length, offset), ==, (gssize) length);
+  g_assert_cmpint (close (fd), ==, 0);
+}
+
+/* Damages the index file at @path in place, as another program writing
+ * over it would (its inode stays; a running connection reads the new
+ * bytes once its cache is out of date). */
+static void
+damage (const char *path,
+        Damage      kind)
+{
+  g_autofree char *page_size = query_file (path, "PRAGMA page_size");
+  g_autofree char *root = query_file (path, kind == DAMAGE_TERMS
+                                            ? "SELECT rootpage FROM sqlite_master WHERE name = 'turn_text_data'"
+                                            : "SELECT rootpage FROM sqlite_master WHERE name = 'turn_text_content'");
+  gint64 size = atoi (page_size);
+  char garbage[8192];
+  GRand *rand = g_rand_new_with_seed (42);
+  struct stat st;
+
+  for (gsize i = 0; i < sizeof garbage; i++)
+    garbage[i] = (char) g_rand_int_range (rand, 0, 256);
+  g_rand_free (rand);
+  g_assert_cmpint (size, >=, 512);
+  g_assert_cmpint (stat (path, &st), ==, 0);
+
+  switch (kind)
+    {
+    case DAMAGE_GARBAGE:
+      write_at (path, 0, garbage, sizeof garbage, TRUE);
+      break;
+    case DAMAGE_TRUNCATED:
+      g_assert_cmpint (st.st_size, >, 2 * size);
+      g_assert_cmpint (truncate (path, 2 * size), ==, 0);
+      break;
+    case DAMAGE_PAGE:
+    case DAMAGE_TERMS:
+      /* The table the hits' texts are read from: a search that finds
+       * nothing does not read it. Or the one of the words' index. */
+      g_assert_cmpint (atoi (root), >, 1);
+      write_at (path, (atoi (root) - 1) * size, garbage, MIN ((gsize) size, sizeof garbage), FALSE);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static int
+compare_names (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The logs, every file of `storage/` with its bytes: a rebuild reads
+ * them and never touches them. */
+static void
+list_storage (GFile   *dir,
+              GString *out)
+{
+  g_autoptr(GFileEnumerator) children = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME ","
+                                                                   G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                                                   G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  if (children == NULL)
+    return;
+  for (;;)
+    {
+      GFileInfo *info = NULL;
+
+      g_assert_true (g_file_enumerator_iterate (children, &info, NULL, NULL, NULL));
+      if (info == NULL)
+        break;
+      g_ptr_array_add (names, g_strdup (g_file_info_get_name (info)));
+    }
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autoptr(GFile) child = g_file_get_child (dir, g_ptr_array_index (names, i));
+      g_autofree char *path = g_file_get_path (child);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        {
+          g_string_append_printf (out, "%s/\n", path);
+          list_storage (child, out);
+        }
+      else
+        {
+          g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+          g_string_append_printf (out, "%s %" G_GSIZE_FORMAT " %u\n", path, length,
+                                  g_str_hash (contents != NULL ? contents : ""));
+        }
+    }
+}
+
+static char *
+storage_listing (Fixture *f)
+{
+  g_autoptr(GFile) storage = g_file_get_child (f->t.w->dir, "storage");
+  GString *out = g_string_new (NULL);
+
+  list_storage (storage, out);
+  return g_string_free (out, FALSE);
+}
+
+static void
+assert_file_whole (Fixture *f)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *check = query_file (path, "PRAGMA integrity_check");
+
+  g_assert_cmpstr (check, ==, "ok");
+}
+
+/* The index built, what it finds noted; the index closed, the file
+ * damaged, the index started again: what it finds, once the damage is
+ * found and the file built again, is what it found before. */
+static void
+damaged_while_closed (Fixture *f,
+                      Damage   kind)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *fresh = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *logs = NULL;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  fresh = search_all (f, NULL);
+  g_assert_nonnull (strstr (fresh, "Vesuvius"));
+  g_clear_object (&f->search);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  logs = storage_listing (f);
+
+  damage (path, kind);
+  start_search (f);
+  wait_indexed (f);
+  found = search_all (f, NULL);
+  g_assert_cmpstr (found, ==, fresh);
+  assert_file_whole (f);
+  /* And again, with the file the rebuild left. */
+  start_search (f);
+  wait_indexed (f);
+  g_clear_pointer (&found, g_free);
+  found = search_all (f, NULL);
+  g_assert_cmpstr (found, ==, fresh);
+  {
+    g_autofree char *logs_after = storage_listing (f);
+
+    g_assert_cmpstr (logs_after, ==, logs);
+  }
+}
+
+/* The same, the file damaged while the index runs, after it was
+ * searched (its query connection open, the terms' table made). */
+static void
+damaged_while_running (Fixture *f,
+                       Damage   kind)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *fresh = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *logs = NULL;
+  gboolean rebuilt = FALSE;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  fresh = search_all (f, NULL);
+  g_assert_nonnull (strstr (fresh, "Vesuvius"));
+  logs = storage_listing (f);
+
+  checkpoint (path);
+  damage (path, kind);
+  found = search_all (f, &rebuilt);
+  g_assert_true (rebuilt);
+  g_assert_cmpstr (found, ==, fresh);
+  wait_indexed (f);
+  assert_file_whole (f);
+  {
+    g_autofree char *logs_after = storage_listing (f);
+
+    g_assert_cmpstr (logs_after, ==, logs);
+  }
+
+  /* The index goes on from the file built again: a new turn is written
+   * through and found, and a restart finds the same. */
+  {
+    g_autofree char *sid = natter_test_sessions_create (&f->t);
+    g_autofree char *tid = exchange (f, sid, "Name a desert", "The Atacama.");
+    g_autofree char *hit = hit_line (sid, tid);
+
+    wait_indexed (f);
+    assert_search (f, "atacama", hit);
+    g_clear_pointer (&found, g_free);
+    start_search (f);
+    wait_indexed (f);
+    assert_search (f, "atacama", hit);
+  }
+}
+
+void
+test_garbage_at_start (Fixture       *f,
+                       gconstpointer  data)
+{
+  damaged_while_closed (f, DAMAGE_GARBAGE);
+}
+
+void
+test_truncated_at_start (Fixture       *f,
+                         gconstpointer  data)
+{
+  damaged_while_closed (f, DAMAGE_TRUNCATED);
+}
+
+void
+test_page_damaged_at_start (Fixture       *f,
+                            gconstpointer  data)
+{
+  damaged_while_closed (f, DAMAGE_PAGE);
+}
+
+void
+test_garbage_while_running (Fixture       *f,
+                            gconstpointer  data)
+{
+  damaged_while_running (f, DAMAGE_GARBAGE);
+}
+
+void
+test_truncated_while_running (Fixture       *f,
+                              gconstpointer  data)
+{
+  damaged_while_running (f, DAMAGE_TRUNCATED);
+}
+
+void
+test_page_damaged_while_running (Fixture       *f,
+                                 gconstpointer  data)
+{
+  damaged_while_running (f, DAMAGE_PAGE);
+}
+
+/* A page damaged while the index runs, found by the worker's own write
+ * (a new turn written through) before any search: built again too. */
+void
+test_damage_found_by_worker (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *fresh = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *sid = NULL;
+  g_autofree char *tid = NULL;
+  g_autofree char *hit = NULL;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  checkpoint (path);
+  damage (path, DAMAGE_GARBAGE);
+  sid = natter_test_sessions_create (&f->t);
+  tid = exchange (f, sid, "Name a desert", "The Atacama.");
+  hit = hit_line (sid, tid);
+  wait_indexed (f);
+  assert_file_whole (f);
+  assert_search (f, "atacama", hit);
+  found = search_all (f, NULL);
+  g_assert_nonnull (strstr (found, "Vesuvius"));
+
+  /* What a fresh build of the same logs finds. */
+  g_clear_object (&f->search);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  start_search (f);
+  wait_indexed (f);
+  fresh = search_all (f, NULL);
+  g_assert_cmpstr (found, ==, fresh);
+}
+
+static char *
+query_lines (NatterSearchDb  *db,
+             const char      *text,
+             GError         **error)
+{
+  g_autoptr(GPtrArray) hits = natter_search_db_query (db, text, 50, NATTER_SEARCH_MATCH_CAP, NULL, error);
+  GString *out;
+
+  if (hits == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (out, "%s %s\n", hit->session_id, hit->turn_id);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* A connection whose first search found the words' index damaged:
+ * the table of terms a prefix is sought in, made in that search's
+ * transaction, went with it. Every later search on the connection makes
+ * it again, and so says what is wrong (the file is damaged: rebuild it)
+ * rather than that the table is missing. */
+void
+test_terms_table_made_again (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *before = NULL;
+  g_autoptr(NatterSearchDb) db = NULL;
+  g_autoptr(GError) error = NULL;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  g_clear_object (&f->search);
+
+  db = natter_search_db_open (path, TRUE, &error);
+  g_assert_no_error (error);
+  before = query_lines (db, "volca", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (before, !=, "");
+  g_clear_pointer (&db, natter_search_db_close);
+
+  damage (path, DAMAGE_TERMS);
+  db = natter_search_db_open (path, TRUE, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_null (query_lines (db, "volca", &error));
+      g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT);
+      g_clear_error (&error);
+    }
+}
