@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <glib/gstdio.h>
-#include <sqlite3.h>
 
 #include "test-cli.h"
 
@@ -1041,18 +1040,8 @@ query_cache (Fixture    *f,
              const char *sql)
 {
   g_autoptr(GFile) cache = g_file_resolve_relative_path (f->dir, "cache/search.sqlite");
-  sqlite3 *db = NULL;
-  sqlite3_stmt *stmt = NULL;
-  char *result;
 
-  g_assert_cmpint (sqlite3_open_v2 (g_file_peek_path (cache), &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
-  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
-    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  else
-    result = g_strdup (sqlite3_errmsg (db));
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
-  return result;
+  return natter_test_sqlite_query (g_file_peek_path (cache), sql);
 }
 
 /* Writes @length bytes of garbage over the search cache of @f at

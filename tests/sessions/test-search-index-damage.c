@@ -96,32 +96,12 @@ search_all (Fixture  *f,
   return g_string_free (out, FALSE);
 }
 
-/* The result of @sql's first row, first column, on a connection of its
- * own to @path. */
-static char *
-query_file (const char *path,
-            const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *stmt = NULL;
-  char *result = NULL;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
-  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
-    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  else
-    result = g_strdup (sqlite3_errmsg (db));
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
-  return result;
-}
-
 /* Everything of the log in the file itself, the log emptied: what is
  * written over the file is then what every connection reads next. */
 static void
 checkpoint (const char *path)
 {
-  g_autofree char *result = query_file (path, "PRAGMA wal_checkpoint(TRUNCATE)");
+  g_autofree char *result = natter_test_sqlite_query (path, "PRAGMA wal_checkpoint(TRUNCATE)");
 
   g_assert_cmpstr (result, ==, "0");
 }
@@ -147,8 +127,8 @@ static void
 damage (const char *path,
         Damage      kind)
 {
-  g_autofree char *page_size = query_file (path, "PRAGMA page_size");
-  g_autofree char *root = query_file (path, kind == DAMAGE_TERMS
+  g_autofree char *page_size = natter_test_sqlite_query (path, "PRAGMA page_size");
+  g_autofree char *root = natter_test_sqlite_query (path, kind == DAMAGE_TERMS
                                             ? "SELECT rootpage FROM sqlite_master WHERE name = 'turn_text_data'"
                                             : "SELECT rootpage FROM sqlite_master WHERE name = 'turn_text_content'");
   gint64 size = atoi (page_size);
@@ -248,7 +228,7 @@ static void
 assert_file_whole (Fixture *f)
 {
   g_autofree char *path = g_file_get_path (f->cache);
-  g_autofree char *check = query_file (path, "PRAGMA integrity_check");
+  g_autofree char *check = natter_test_sqlite_query (path, "PRAGMA integrity_check");
 
   g_assert_cmpstr (check, ==, "ok");
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <sqlite3.h>
 
 #include "natter-json.h"
 #include "natter-test-support.h"
@@ -408,4 +409,33 @@ natter_test_chatgpt_fixture_subset (guint first,
   va_end (args);
   json_node_take_array (subset, array);
   return json_to_string (subset, FALSE);
+}
+
+/**
+ * natter_test_sqlite_query:
+ * @path: an SQLite file (the search cache)
+ * @sql: a statement
+ *
+ * Runs @sql on a connection of its own to @path, as another program
+ * would (a check of the file, a checkpoint before writing over it).
+ *
+ * Returns: (transfer full): the first row's first column, or SQLite's
+ *   error message when @sql fails
+ */
+char *
+natter_test_sqlite_query (const char *path,
+                          const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  char *result;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
+    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  else
+    result = g_strdup (sqlite3_errmsg (db));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+  return result;
 }

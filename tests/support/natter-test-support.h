@@ -135,6 +135,8 @@ char            *natter_test_read_file        (const char      *path,
                                                gsize           *length);
 GPtrArray       *natter_test_list_files       (GFile           *dir,
                                                const char      *relative);
+char            *natter_test_sqlite_query     (const char      *path,
+                                               const char      *sql);
 GString         *natter_test_serialize_events (GPtrArray       *events);
 void             natter_test_mutate_bytes     (GRand           *rand,
                                                GString         *text);

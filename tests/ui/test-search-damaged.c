@@ -315,26 +315,6 @@ index_idle (gpointer search)
   return !natter_search_index_get_indexing (search);
 }
 
-/* The result of @sql's first row, first column, on a connection of its
- * own to @path. */
-static char *
-query_file (const char *path,
-            const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *stmt = NULL;
-  char *result;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
-  if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
-    result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
-  else
-    result = g_strdup (sqlite3_errmsg (db));
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
-  return result;
-}
-
 /* The index file written over while the window searches, as another
  * program would: the search that finds it damaged has it built again.
  * Meanwhile titles are still searched and the note says how far the
@@ -374,7 +354,7 @@ test_cache_damaged_while_searching (void)
   ui_wait_until (row_shows_found, (gpointer[]) { window, trip, "Zebras" });
 
   /* Everything in the file itself, then garbage over it. */
-  checkpointed = query_file (path, "PRAGMA wal_checkpoint(TRUNCATE)");
+  checkpointed = natter_test_sqlite_query (path, "PRAGMA wal_checkpoint(TRUNCATE)");
   g_assert_cmpstr (checkpointed, ==, "0");
   fd = open (path, O_WRONLY | O_TRUNC);
   g_assert_cmpint (fd, >=, 0);
@@ -390,7 +370,7 @@ test_cache_damaged_while_searching (void)
   natter_search_index_resume (search, FALSE);
   ui_wait_until (row_shows_found, (gpointer[]) { window, volcano, "olcano" });
   ui_wait_until (index_idle, search);
-  check = query_file (path, "PRAGMA integrity_check");
+  check = natter_test_sqlite_query (path, "PRAGMA integrity_check");
   g_assert_cmpstr (check, ==, "ok");
 
   ui_destroy_window (window);
