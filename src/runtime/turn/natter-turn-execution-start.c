@@ -356,6 +356,7 @@ lock_cb (GObject      *object,
          gpointer      user_data)
 {
   g_autoptr(NatterTurnExecution) self = user_data;
+  const GError *refusal;
   GError *error = NULL;
 
   self->guard = natter_jsonl_repo_lock_finish (NATTER_JSONL_REPO (object), result, &error);
@@ -369,9 +370,10 @@ lock_cb (GObject      *object,
    * none, not even to cancel it: the turn that looks interrupted here
    * may be running in the process that does. Nothing is read, written
    * or asked of a model. */
-  if (natter_jsonl_repo_get_write_refusal (self->runtime->repo) != NULL)
+  refusal = natter_jsonl_repo_get_write_refusal (self->runtime->repo);
+  if (refusal != NULL)
     {
-      _natter_turn_execution_fail (self, g_error_copy (natter_jsonl_repo_get_write_refusal (self->runtime->repo)));
+      _natter_turn_execution_fail (self, g_error_copy (refusal));
       return;
     }
   self->processing = TRUE;
