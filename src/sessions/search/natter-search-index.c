@@ -297,6 +297,17 @@ remove_file_set (const char *path)
   g_unlink (shm);
 }
 
+/* Any thread: a whole check or build is queued. Both counts go up
+ * together: @building falls again when it ends, @builds never does, so
+ * that a build begun and ended between two pieces of news is still
+ * seen (update_state()). */
+static void
+build_queued (Shared *shared)
+{
+  g_atomic_int_inc (&shared->building);
+  g_atomic_int_inc (&shared->builds);
+}
+
 /* The worker: throws the damaged file away (closing @db first, which
  * rolls back what a job left half done) so that the next open starts it
  * over. Only the index's own files are removed, never a log. %FALSE,
@@ -351,8 +362,7 @@ ask_rebuild (Shared *shared,
       job->kind = JOB_REBUILD;
       job->generation = generation;
       shared->rebuild_queued = TRUE;
-      g_atomic_int_inc (&shared->building);
-      g_atomic_int_inc (&shared->builds);
+      build_queued (shared);
       g_queue_push_head (&shared->jobs, job);
       g_cond_broadcast (&shared->cond);
       queued = TRUE;
@@ -381,14 +391,13 @@ open_db (Shared *shared)
       return NULL;
     }
   db = natter_search_db_open (shared->path, FALSE, &error);
-  if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT) &&
-      start_over (shared, &db, error))
+  if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
     {
+      if (!start_over (shared, &db, error))
+        return NULL;  /* start_over() set the failure */
       g_clear_error (&error);
       db = natter_search_db_open (shared->path, FALSE, &error);
     }
-  else if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-    return NULL;  /* start_over() set the failure */
   set_failure (shared, g_steal_pointer (&error));
   return db;
 }
@@ -516,19 +525,17 @@ worker_main (gpointer data)
           /* Closing rolls back what the job left half done. A damaged
            * file is thrown away and everything is checked again. */
           g_clear_pointer (&db, natter_search_db_close);
-          if (g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT) &&
-              start_over (shared, &db, error))
+          if (!g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+            set_failure (shared, g_steal_pointer (&error));
+          else if (start_over (shared, &db, error))
             {
               rebuild = g_new0 (Job, 1);
               rebuild->kind = JOB_SYNC_ALL;
-              g_atomic_int_inc (&shared->building);
-              g_atomic_int_inc (&shared->builds);
+              build_queued (shared);
               g_mutex_lock (&shared->lock);
               g_queue_push_head (&shared->jobs, rebuild);
               g_mutex_unlock (&shared->lock);
             }
-          else if (!g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-            set_failure (shared, g_steal_pointer (&error));
         }
       if (job->kind == JOB_SYNC_ALL || job->kind == JOB_REBUILD)
         g_atomic_int_add (&shared->building, -1);
@@ -554,10 +561,7 @@ queue_job (NatterSearchIndex *self,
   job->kind = kind;
   job->session_id = g_strdup (session_id);
   if (kind == JOB_SYNC_ALL)
-    {
-      g_atomic_int_inc (&self->shared->building);
-      g_atomic_int_inc (&self->shared->builds);
-    }
+    build_queued (self->shared);
   g_mutex_lock (&self->shared->lock);
   g_queue_push_tail (&self->shared->jobs, job);
   g_cond_broadcast (&self->shared->cond);
