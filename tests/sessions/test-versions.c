@@ -460,6 +460,21 @@ make_versions (Fixture      *f,
   *v2_turn = natter_test_sessions_send_and_wait (f, *v2, "Q2, said best");
 }
 
+/* A version of the message after @v1_turn of the version @v1 (a
+ * version of a version), answered once. */
+static char *
+answered_version_of_version (Fixture    *f,
+                             const char *v1,
+                             const char *v1_turn)
+{
+  char *nested;
+
+  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
+  nested = version_at (f, v1, v1_turn);
+  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  return nested;
+}
+
 /* Once the original is deleted, its versions stand alone: the lists show
  * each as a conversation of its own, and no arrows join them. */
 static void
@@ -567,9 +582,7 @@ test_original_deleted_pin_follows_row (Fixture       *f,
   g_autoptr(NatterSessionFamilies) families = NULL;
 
   make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  nested = version_at (f, v1, v1_turn);
-  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  nested = answered_version_of_version (f, v1, v1_turn);
   natter_sessions_set_pinned_async (f->sessions, v2, TRUE, NULL, natter_test_result_cb, &result);
   g_assert_true (natter_sessions_set_pinned_finish (f->sessions, natter_test_sessions_wait_result (&result), &error));
   g_assert_no_error (error);
@@ -694,9 +707,7 @@ test_version_deleted_keeps_place (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
 
   make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  nested = version_at (f, v1, v1_turn);
-  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  nested = answered_version_of_version (f, v1, v1_turn);
   place_conversation (f, v2);
   g_assert_cmpstr (natter_sessions_get_conversation_id (f->sessions, nested), ==, c.session);
 
@@ -731,9 +742,7 @@ test_version_deleted_nothing_kept (Fixture       *f,
   g_autoptr(GPtrArray) after = NULL;
 
   make_versions (f, &c, &v1, &v1_turn, &v2, &v2_turn);
-  natter_test_sessions_script (f, NATTER_FAKE_TEXT_STEP, NULL);
-  nested = version_at (f, v1, v1_turn);
-  g_free (natter_test_sessions_send_and_wait (f, nested, "Q3, after the better Q2"));
+  nested = answered_version_of_version (f, v1, v1_turn);
   before = natter_test_sessions_read (f->w->session_repo, nested);
   delete_session (f, v1);
   after = natter_test_sessions_read (f->w->session_repo, nested);

@@ -545,16 +545,9 @@ test_delete_version_of_versions (void)
   ui_wait_turn (u, first);
   second = ui_send (u, original, "And for dessert?");
   ui_wait_turn (u, second);
-  {
-    g_autoptr(GAsyncResult) result = NULL;
-    g_autoptr(GError) error = NULL;
-
-    natter_sessions_fork_async (u->sessions, original, first, "Dinner", NULL, ui_result_cb, &result);
-    version = natter_sessions_fork_finish (u->sessions, ui_wait_result (&result), &error);
-    g_assert_no_error (error);
-  }
-  version_turn = ui_send (u, version, "And for a sweet dessert?");
-  ui_wait_turn (u, version_turn);
+  version = answered_version (u, original, first, "And for a sweet dessert?");
+  version_turn = g_strdup (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index,
+                                                                                                        version)));
   third = ui_send (u, version, "With cream?");
   ui_wait_turn (u, third);
   nested = answered_version (u, version, version_turn, "With fruit?");
