@@ -780,6 +780,99 @@ test_retry_in_recovered_copy (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 5);
 }
 
+/* The conversation @id is listed as a version of in `natter sessions
+ * --json`, "" for none. */
+static char *
+listed_version_of (Fixture    *f,
+                   const char *id)
+{
+  g_auto(NatterTestRun) r;
+  g_autoptr(JsonNode) json = NULL;
+  JsonArray *entries;
+
+  RUN (f, &r, "sessions", "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  json = natter_test_json (r.out);
+  entries = json_node_get_array (json);
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+
+      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), id))
+        return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
+    }
+  g_assert_not_reached ();
+}
+
+/* The temperature the last model call was sent with. */
+static double
+last_temperature (Fixture *f)
+{
+  g_autoptr(JsonNode) body = natter_test_json (g_ptr_array_index (f->server->bodies, f->server->bodies->len - 1));
+
+  return json_object_get_double_member_with_default (json_node_get_object (body), "temperature", -1);
+}
+
+/* Tried again (or edited) in a recovered copy, a message makes a version
+ * of the copy, the conversation the person goes on with, and it is sent
+ * with what the copy keeps: the first message as well as a later one,
+ * though both turns were first sent in the damaged conversation, which
+ * names them too. */
+static void
+test_retry_versions_of_recovered_copy (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_auto(NatterTestRun) r;
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *third_id = NULL;
+  g_autofree char *copy_id = NULL;
+  g_autofree char *of_first = NULL;
+  g_autofree char *of_second = NULL;
+  g_autofree char *listed = NULL;
+
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
+  RUN_IDS (f, &r, &session_id, &first_id, NEW_SESSION (f), "first");
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, NULL, &second_id, "send", "--session", session_id, "second");
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, NULL, &third_id, "send", "--session", session_id, "third");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "send", "--session", session_id, "fourth");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--temperature", "0.25");
+  g_assert_cmpint (r.status, ==, 0);
+
+  append_to_turn_file (f, third_id, "{\"type\":\"turn_comp");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  copy_id = natter_test_session_of (r.out);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", copy_id, "--temperature", "0.75");
+  g_assert_cmpint (r.status, ==, 0);
+
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, &of_second, NULL, "retry", "--session", copy_id, second_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 5);
+  g_assert_cmpfloat (last_temperature (f), ==, 0.75);
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, &of_first, NULL, "retry", "--session", copy_id, first_id);
+  g_assert_cmpuint (f->server->bodies->len, ==, 6);
+  g_assert_cmpfloat (last_temperature (f), ==, 0.75);
+
+  listed = listed_version_of (f, of_second);
+  g_assert_cmpstr (listed, ==, copy_id);
+  g_free (listed);
+  listed = listed_version_of (f, of_first);
+  g_assert_cmpstr (listed, ==, copy_id);
+  g_free (listed);
+  listed = listed_version_of (f, copy_id);
+  g_assert_cmpstr (listed, ==, "");
+}
+
 /* `sessions --json` writes its array an entry at a time; what it prints
  * is still one document, spelled exactly as the whole array would be,
  * across the pieces it is written in (1,000 titled sessions are several),
@@ -920,6 +1013,7 @@ main (int   argc,
   ADD ("/cli/retry/failed-message-once", test_retry_failed);
   ADD ("/cli/retry/damaged-history", test_retry_damaged_history);
   ADD ("/cli/retry/recovered-copy", test_retry_in_recovered_copy);
+  ADD ("/cli/retry/recovered-copy-versions", test_retry_versions_of_recovered_copy);
   ADD ("/cli/retry/message-parameters", test_retry_keeps_message_parameters);
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/send/damaged-latest-turn-refused", test_send_damaged_latest_turn);

@@ -574,6 +574,36 @@ version_input (Oracle *o,
   return copy;
 }
 
+/* Whether recovered copy @c names @t in its own file: the copy names
+ * the damaged conversation's readable turns that that one names itself
+ * (docs/sessions.md §2), not those it shows from where it was made. */
+static gboolean
+copy_names (OSession *c,
+            OTurn    *t)
+{
+  g_autoptr(GPtrArray) visible = oracle_visible (c);
+  OSession *damaged = c->parent;
+  guint at;
+
+  if (!c->recovered || damaged == NULL || !g_ptr_array_find (visible, t, &at) || at >= c->n_recovered)
+    return FALSE;
+  return g_ptr_array_find (damaged->own, t, NULL) || copy_names (damaged, t);
+}
+
+/* The recovered copy, if any, that a version of @of shown in @shown_in
+ * starts from: going up from the conversation it is shown in, the
+ * nearest that names the turn in its own file, before the session it
+ * was first sent in (docs/sessions.md §3). */
+static OSession *
+copy_naming (OSession *shown_in,
+             OTurn    *of)
+{
+  for (OSession *s = shown_in; s != NULL && s != of->owner && !s->deleted; s = s->parent)
+    if (copy_names (s, of))
+      return s;
+  return NULL;
+}
+
 OSendResult
 oracle_new_version (Oracle   *o,
                     OSession *shown_in,
@@ -584,6 +614,7 @@ oracle_new_version (Oracle   *o,
 {
   OSendResult r = { 0 };
   OSession *owner = of->owner;
+  OSession *copy = copy_naming (shown_in, of);
   OTurn *own_latest = oracle_latest_own (shown_in);
   guint i = index_in (owner->own, of);
   OSession *b;
@@ -593,7 +624,17 @@ oracle_new_version (Oracle   *o,
       r.outcome = OSEND_CORRUPT;
       return r;
     }
-  if (i > 0)
+  if (copy != NULL)
+    {
+      /* Shown in a recovered copy, the message is the copy's: the
+       * version goes on from the copy, the conversation the person goes
+       * on with, not from the damaged one. */
+      g_autoptr(GPtrArray) visible = oracle_visible (copy);
+      guint at = index_in (visible, of);
+
+      b = branch (o, copy, at > 0 ? g_ptr_array_index (visible, at - 1) : NULL);
+    }
+  else if (i > 0)
     b = branch (o, owner, g_ptr_array_index (owner->own, i - 1));
   else if (owner->fork_turn != NULL)
     b = branch (o, owner->parent, owner->fork_turn);
@@ -610,7 +651,8 @@ oracle_new_version (Oracle   *o,
   b->created_titled = shown_in->title != NULL;
   /* Try Again (or an edit to the same words) on the first message keeps
    * the conversation's default title, which its first answer may replace. */
-  b->version_default = i == 0 && owner->fork_turn == NULL && !owner->recovered && b->title_kind == OTITLE_SET &&
+  b->version_default = copy == NULL && i == 0 && owner->fork_turn == NULL && !owner->recovered &&
+                       b->title_kind == OTITLE_SET &&
                        title_is_plain (input->text) && g_strcmp0 (input->text, b->title) == 0;
   /* A title the model does not know (a first message it cannot derive
    * one from) is still a title: the version is created with it. */
@@ -620,7 +662,7 @@ oracle_new_version (Oracle   *o,
    * (docs/sessions.md §2): a version of one of its first messages
    * branches from the copy or from the damaged conversation, and so does
    * a version of the first message of such a version. */
-  b->lineage_open = i == 0 && (owner->recovered || owner->lineage_open);
+  b->lineage_open = copy != NULL || (i == 0 && (owner->recovered || owner->lineage_open));
   r.session = b;
   r.created = TRUE;
   oracle_log (o, "  model: S%u is a new version of T%u (shown in S%u)", b->n, of->n, shown_in->n);

@@ -396,6 +396,10 @@ typedef struct
   char                 *version_owner;
   gboolean              owner_searched;  /* the turn's own session did not have it */
   guint                 owner_hops;
+  /* While the conversation the message is shown in, and those it shows
+   * turns of, are asked first whether they name the turn: the one read. */
+  char                 *holder_walk;
+  guint                 holder_hops;
   /* While the search goes up the sessions shown: the fork point of the
    * last one read, whose parent is looked in next, and the cwd of the
    * conversation the message was typed in. */
@@ -420,6 +424,7 @@ send_state_free (SendState *state)
   g_clear_pointer (&state->sources, g_ptr_array_unref);
   g_free (state->origin);
   g_free (state->version_owner);
+  g_free (state->holder_walk);
   g_free (state->shown_point);
   g_free (state->shown_cwd);
   g_free (state->fork_turn);
@@ -1048,6 +1053,9 @@ search_past_deleted (GTask *task)
   return TRUE;
 }
 
+static void version_session_found (GTask              *task,
+                                   NatterSessionState *session);
+
 static void
 version_session_read_cb (GObject      *object,
                          GAsyncResult *result,
@@ -1057,10 +1065,7 @@ version_session_read_cb (GObject      *object,
   SendState *state = state_of (task);
   const char *turn_id = natter_message_request_get_version_of (state->request);
   g_autoptr(NatterSessionState) session = NULL;
-  NatterSessionIndexEntry *entry;
   GError *error = NULL;
-  guint n;
-  guint i;
 
   session = natter_sessions_get_session_finish (NATTER_SESSIONS (object), result, &error);
   if (session == NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_NOT_FOUND) &&
@@ -1087,6 +1092,34 @@ version_session_read_cb (GObject      *object,
       fail (task, error);
       return;
     }
+  version_session_found (task, session);
+}
+
+/* Whether @session names @turn_id in its own file. */
+static gboolean
+session_names_turn (NatterSessionState *session,
+                    const char         *turn_id)
+{
+  guint n = natter_session_state_get_n_turns (session);
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (natter_session_state_get_turn (session, i)->turn_id, turn_id) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Where the new version starts, read from @session, the one the search
+ * for the message's turn is at. */
+static void
+version_session_found (GTask              *task,
+                       NatterSessionState *session)
+{
+  SendState *state = state_of (task);
+  const char *turn_id = natter_message_request_get_version_of (state->request);
+  NatterSessionIndexEntry *entry;
+  guint n;
+  guint i;
+
   if (state->shown_cwd == NULL && g_strcmp0 (state->version_owner, state->origin) == 0)
     state->shown_cwd = g_strdup (natter_session_state_get_cwd (session));
   n = natter_session_state_get_n_turns (session);
@@ -1191,23 +1224,72 @@ holders_found_cb (GObject      *object,
                                      g_task_get_cancellable (task), version_session_read_cb, task);
 }
 
+static void
+holder_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  GTask *task = user_data;
+  SendState *state = state_of (task);
+  NatterSessions *sessions = NATTER_SESSIONS (object);
+  g_autoptr(NatterSessionState) session = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *parent;
+
+  session = natter_sessions_get_session_finish (sessions, result, &error);
+  if (session != NULL && session_names_turn (session, natter_message_request_get_version_of (state->request)))
+    {
+      g_free (state->version_owner);
+      state->version_owner = g_steal_pointer (&state->holder_walk);
+      state->owner_searched = TRUE;
+      version_session_found (task, session);
+      return;
+    }
+  parent = session != NULL ? natter_session_state_get_parent_session (session) : NULL;
+  if (parent != NULL && g_strcmp0 (parent, state->version_owner) != 0 && state->holder_hops++ < MAX_OWNER_HOPS)
+    {
+      g_free (state->holder_walk);
+      state->holder_walk = g_strdup (parent);
+      natter_sessions_get_session_async (sessions, state->holder_walk, g_task_get_cancellable (task),
+                                         holder_read_cb, task);
+      return;
+    }
+  /* None of them names it (or one is gone, deleted since): the session
+   * the turn was first sent in is where it is found. */
+  g_clear_pointer (&state->holder_walk, g_free);
+  natter_sessions_get_session_async (sessions, state->version_owner, g_task_get_cancellable (task),
+                                     version_session_read_cb, task);
+}
+
 /* The conversation the new version is made in: the one the request
  * names, else the one that holds the message's turn. A turn is usually
  * its own session's, but a recovered copy and a version that went on
  * from another device's copy hold turns first sent in another
  * (docs/format.md §3.1, §9.1), so without a conversation every one that
- * holds it is found. */
+ * holds it is found. With one, the nearest that names the turn in its
+ * own file is where the version starts, going up from the conversation
+ * the message is shown in before the session the turn was first sent in
+ * (docs/sessions.md §3): a message shown in a recovered copy makes a
+ * version of the copy, the conversation the person goes on with, whether
+ * it is the first message or a later one. */
 static void
 read_version_owner (GTask *task)
 {
   SendState *state = state_of (task);
+  NatterSessions *sessions = pipeline_of (task)->sessions;
 
   if (state->origin == NULL)
-    natter_sessions_find_turn_async (pipeline_of (task)->sessions, natter_message_request_get_version_of (state->request),
+    natter_sessions_find_turn_async (sessions, natter_message_request_get_version_of (state->request),
                                      g_task_get_cancellable (task), holders_found_cb, task);
+  else if (g_strcmp0 (state->origin, state->version_owner) != 0)
+    {
+      state->holder_walk = g_strdup (state->origin);
+      natter_sessions_get_session_async (sessions, state->holder_walk, g_task_get_cancellable (task),
+                                         holder_read_cb, task);
+    }
   else
-    natter_sessions_get_session_async (pipeline_of (task)->sessions, state->version_owner,
-                                       g_task_get_cancellable (task), version_session_read_cb, task);
+    natter_sessions_get_session_async (sessions, state->version_owner, g_task_get_cancellable (task),
+                                       version_session_read_cb, task);
 }
 
 static void
