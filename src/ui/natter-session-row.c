@@ -450,6 +450,11 @@ update (NatterSessionRow *self)
 
       set_mark (self, "elsewhere", _("on another device"), "network-transmit-receive-symbolic", where);
     }
+  else if (g_strcmp0 (status, "idle") == 0 && natter_sessions_get_write_refusal (self->sessions) != NULL)
+    /* This process writes nothing (docs/sessions.md §8.3): the Natter
+     * that does may be writing this answer right now, so it is not
+     * called interrupted, as the conversation view does not either. */
+    set_mark (self, "other-window", _("in another window"), NULL, NULL);
   else if (g_strcmp0 (status, "idle") == 0)
     set_mark (self, "interrupted", _("interrupted"), NULL, NULL);
   else if (g_strcmp0 (status, NATTER_LATEST_TURN_STATUS_ARRIVING) == 0)
@@ -797,7 +802,9 @@ natter_session_row_get_title (NatterSessionRow *self)
  * @self: a row
  *
  * Returns: (nullable): the mark shown: `running`, `needs-you`,
- *   `damaged-message`, `elsewhere`, `interrupted`, `arriving`, `failed`,
+ *   `damaged-message`, `elsewhere`, `other-window` (an unfinished answer
+ *   in a process that may not write, which the writer may be writing),
+ *   `interrupted`, `arriving`, `failed`,
  *   `errored`, or %NULL for none
  */
 const char *

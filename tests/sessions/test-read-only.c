@@ -9,7 +9,7 @@
  * interrupted there because the writer runs it above all) and every
  * attachment is refused with %NATTER_SESSION_ERROR_LOCKED and the lock's
  * message, no model is asked, and every file of the storage directory
- * keeps every byte; reads go on.
+ * keeps every byte, as the caches beside it do; reads go on.
  */
 
 #include "config.h"
@@ -20,6 +20,7 @@
 #include "natter-folders.h"
 #include "natter-generation-parameters.h"
 #include "natter-session-error.h"
+#include "natter-session-index-internal.h"
 #include "natter-sessions-grants.h"
 #include "natter-sessions-queue.h"
 #include "natter-sessions-settings.h"
@@ -384,6 +385,74 @@ test_reads_go_on (Fixture       *f,
   assert_unchanged (f);
 }
 
+/* Loads a second reader over the folder, as another Natter started now
+ * would, and returns what it lists. */
+static NatterSessionIndex *
+load_reader (Fixture         *f,
+             NatterServices **out_reader)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  *out_reader = natter_services_new (f->t.dir, f->t.settings, no_key, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (*out_reader, NULL));
+  natter_services_load_async (*out_reader, NULL, natter_test_result_cb, &result);
+  g_assert_true (natter_services_load_finish (*out_reader, natter_test_services_wait_result (&result), &error));
+  g_assert_no_error (error);
+  return natter_sessions_list_sessions (natter_services_get_sessions (*out_reader));
+}
+
+/* The session index cache (docs/sessions.md §8.4) is the writer's: a
+ * reader that finds none makes none, and one that finds it stale reads
+ * the changed sessions into memory and leaves every byte of it. */
+static void
+test_index_cache_untouched (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (f->t.dir, "cache/session-index");
+  g_autoptr(NatterServices) reader = NULL;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *newer = NULL;
+  gsize written_length = 0;
+  gsize after_length = 0;
+  NatterSessionIndex *index;
+
+  /* Without one, a reader lists every conversation and makes none. */
+  g_assert_true (g_file_delete (cache, NULL, &error));
+  g_assert_no_error (error);
+  index = load_reader (f, &reader);
+  g_assert_nonnull (natter_session_index_lookup (index, f->session));
+  g_assert_nonnull (natter_session_index_lookup (index, f->interrupted));
+  g_assert_false (g_file_query_exists (cache, NULL));
+  g_assert_true (natter_services_flush_blocking (reader, NATTER_TEST_SERVICES_WAIT_MS));
+  g_assert_finalize_object (g_steal_pointer (&reader));
+
+  /* The writer's cache, as its next start would write it. */
+  entries = natter_session_index_scan_cached_sync (natter_services_get_session_repo (f->t.services),
+                                                   natter_services_get_turn_repo (f->t.services),
+                                                   cache, 1, FALSE, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (entries);
+  g_assert_true (g_file_load_contents (cache, NULL, &written, &written_length, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Stale from now on: a new conversation the cache does not hold. */
+  newer = natter_test_services_create_session (&f->t);
+
+  index = load_reader (f, &reader);
+  g_assert_nonnull (natter_session_index_lookup (index, f->session));
+  g_assert_nonnull (natter_session_index_lookup (index, newer));
+  g_assert_true (g_file_load_contents (cache, NULL, &after, &after_length, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (after, after_length, written, written_length);
+
+  g_assert_true (natter_services_flush_blocking (reader, NATTER_TEST_SERVICES_WAIT_MS));
+  g_assert_finalize_object (g_steal_pointer (&reader));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -396,6 +465,7 @@ main (int   argc,
   ADD ("/read-only/turn-advances-refused", test_turn_advances_refused);
   ADD ("/read-only/other-writes-refused", test_other_writes_refused);
   ADD ("/read-only/reads-go-on", test_reads_go_on);
+  ADD ("/read-only/index-cache-untouched", test_index_cache_untouched);
 #undef ADD
 
   return g_test_run ();

@@ -456,3 +456,151 @@ test_terms_table_made_again (Fixture       *f,
       g_clear_error (&error);
     }
 }
+
+/* What @index finds for @text, each hit a line of its session, turn and
+ * snippet; %NULL with @error when the search fails. */
+static char *
+search_in (NatterSearchIndex  *index,
+           const char         *text,
+           GError            **error)
+{
+  g_autoptr(GPtrArray) hits = natter_search_index_search_sync (index, text, 50, NULL, NULL, error);
+  GString *out;
+
+  if (hits == NULL)
+    return NULL;
+  out = g_string_new (NULL);
+  for (guint i = 0; i < hits->len; i++)
+    {
+      NatterSearchHit *hit = g_ptr_array_index (hits, i);
+
+      g_string_append_printf (out, "%s %s %s\n", hit->session_id, hit->turn_id, hit->snippet);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The search index of a second process over the same data folder, one
+ * that could not take the writer lock: its repositories refuse writes. */
+static NatterSearchIndex *
+reader_new (Fixture *f)
+{
+  g_autoptr(GFile) storage = g_file_get_child (f->t.w->dir, "storage");
+  g_autoptr(NatterJsonlRepo) sessions = natter_session_repo_new (storage);
+  g_autoptr(NatterJsonlRepo) turns = natter_turn_repo_new (storage);
+  g_autoptr(GError) locked = g_error_new_literal (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED,
+                                                  "Another Natter process is using this folder");
+
+  natter_jsonl_repo_refuse_writes (sessions, locked);
+  natter_jsonl_repo_refuse_writes (turns, locked);
+  return natter_search_index_new (f->cache, sessions, turns, NULL);
+}
+
+/* Two processes find the same damaged file at once: the writer (the
+ * fixture's index) and a reader beside it. Only the writer rebuilds it;
+ * the reader never writes it, answers what the file holds or says that
+ * it is damaged, and follows the writer's new file (a new inode) even
+ * with its connection still open on the one removed. The file ends
+ * whole; where there is none, the reader makes none. */
+void
+test_reader_beside_rebuild (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autoptr(NatterSearchIndex) reader = reader_new (f);
+  g_autoptr(GAsyncResult) written = NULL;
+  g_autoptr(GAsyncResult) read = NULL;
+  g_autoptr(GPtrArray) writer_hits = NULL;
+  g_autoptr(GPtrArray) reader_hits = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *found = NULL;
+  gboolean still_indexing = FALSE;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  expected = search_in (f->search, "vesuvius", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (expected, "Vesuvius"));
+
+  /* The reader reads the writer's file, and starts no worker of its own. */
+  natter_search_index_start (reader);
+  g_assert_false (natter_search_index_get_started (reader));
+  found = search_in (reader, "vesuvius", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, expected);
+  g_clear_pointer (&found, g_free);
+
+  /* Both search the damaged file at once. */
+  checkpoint (path);
+  damage (path, DAMAGE_PAGE);
+  natter_search_index_search_async (f->search, "vesuvius", 50, NULL, natter_test_result_cb, &written);
+  natter_search_index_search_async (reader, "vesuvius", 50, NULL, natter_test_result_cb, &read);
+  natter_test_sessions_wait_result (&written);
+  natter_test_sessions_wait_result (&read);
+  writer_hits = natter_search_index_search_finish (f->search, written, &still_indexing, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (writer_hits);
+  reader_hits = natter_search_index_search_finish (reader, read, NULL, NULL, &error);
+  /* The reader found the damage, or read the writer's new file, whole
+   * or not built yet (one batch: no half of it). */
+  if (reader_hits == NULL)
+    {
+      g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT);
+      g_clear_error (&error);
+    }
+  else
+    {
+      guint n_expected = 0;
+
+      for (const char *c = expected; *c != '\0'; c++)
+        n_expected += *c == '\n';
+      g_assert_true (reader_hits->len == 0 || reader_hits->len == n_expected);
+    }
+  wait_indexed (f);
+  /* Nothing is built for the reader, or said to be. */
+  g_assert_false (natter_search_index_get_indexing (reader));
+  assert_file_whole (f);
+  found = search_in (f->search, "vesuvius", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, expected);
+  g_clear_pointer (&found, g_free);
+  found = search_in (reader, "vesuvius", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, expected);
+  g_clear_pointer (&found, g_free);
+
+  /* The writer rebuilds again while the reader's connection is open on
+   * the file it replaces; what it writes next is found by the reader. */
+  checkpoint (path);
+  damage (path, DAMAGE_PAGE);
+  g_free (search_through_rebuild (f, "vesuvius", NULL));
+  wait_indexed (f);
+  {
+    g_autofree char *sid = natter_test_sessions_create (&f->t);
+    g_autofree char *tid = exchange (f, sid, "Name a desert", "The Atacama.");
+
+    wait_indexed (f);
+    found = search_in (reader, "atacama", &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (strstr (found, tid));
+    g_clear_pointer (&found, g_free);
+  }
+  assert_file_whole (f);
+
+  /* Without a file, the reader finds nothing and makes none. */
+  g_clear_object (&f->search);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_unlink (wal);
+  g_unlink (shm);
+  found = search_in (reader, "vesuvius", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, "");
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+  g_clear_object (&read);
+  g_assert_finalize_object (g_steal_pointer (&reader));
+}

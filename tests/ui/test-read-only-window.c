@@ -7,12 +7,14 @@
  * the conversations, says at the top of the conversation why it cannot
  * change them, and the composer says why nothing is sent and sends
  * nothing. An answer that looks interrupted there may be running in the
- * other Natter: it is not called a crash and offers no Resume. Nothing
- * of the conversation's files changes.
+ * other Natter: it is not called a crash and offers no Resume, in the
+ * conversation or in the list. Nothing of the conversation's files
+ * changes, and no cache is written.
  */
 
 #include "natter-data-dir-lock.h"
 #include "natter-services.h"
+#include "natter-session-row.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -99,6 +101,7 @@ test_window_read_only (void)
   g_autofree char *session_after = NULL;
   g_autoptr(GFile) turn_file = NULL;
   g_autoptr(GFile) session_file = NULL;
+  g_autoptr(GFile) index_cache = NULL;
   g_autoptr(NatterDataDirLock) other = NULL;
   g_autoptr(NatterServices) services = NULL;
   g_autoptr(GAsyncResult) result = NULL;
@@ -106,6 +109,7 @@ test_window_read_only (void)
   NatterWindow *window;
   NatterComposer *composer;
   GtkWidget *timeline;
+  NatterSessionRow *row;
   guint total;
 
   natter_fake_model_script (u->w->fakes->model,
@@ -119,6 +123,8 @@ test_window_read_only (void)
   session_before = ui_read_file (session_file);
 
   /* The other Natter holds the folder; this one's services find it taken. */
+  index_cache = g_file_resolve_relative_path (u->w->dir, "cache/session-index");
+  g_assert_false (g_file_query_exists (index_cache, NULL));
   other = natter_data_dir_lock_acquire (u->w->storage, &error);
   g_assert_no_error (error);
   services = natter_services_new (u->w->dir, NULL, no_key, NULL, NULL);
@@ -128,6 +134,9 @@ test_window_read_only (void)
   natter_services_load_async (services, NULL, ui_result_cb, &result);
   g_assert_true (natter_services_load_finish (services, ui_wait_result (&result), &error));
   g_assert_no_error (error);
+  /* The index cache is the writer's: this process scanned into memory
+   * and wrote none. */
+  g_assert_false (g_file_query_exists (index_cache, NULL));
 
   window = natter_window_new (app, natter_services_get_sessions (services), natter_services_get_hub (services));
   natter_window_set_blob_store (window, natter_services_get_blob_store (services));
@@ -138,6 +147,14 @@ test_window_read_only (void)
   ui_wait_until (ui_is_mapped, window);
   composer = natter_window_get_composer (window);
   timeline = natter_window_get_timeline_list (window);
+
+  /* The list does not call the unfinished answer interrupted either: the
+   * other Natter may be writing it. */
+  row = ui_find_session_row (window, session_id);
+  g_assert_nonnull (row);
+  g_assert_cmpstr (natter_session_row_get_status_mark (row), ==, "other-window");
+  g_assert_true (ui_label_shown (GTK_WIDGET (row), "in another window"));
+  g_assert_false (ui_label_shown (GTK_WIDGET (row), "interrupted"));
 
   /* Said at once, before any conversation is open, and for good: there
    * is no button to dismiss it. */

@@ -1016,7 +1016,9 @@ scan_worker (gpointer data)
  * With @cache_file, a session whose session file and latest turn file
  * still have the identities the cache holds for them is taken from it
  * without reading either file (docs/sessions.md §8.4); the cache is
- * then rewritten when anything in it was missing, stale or unusable.
+ * then rewritten when anything in it was missing, stale or unusable,
+ * unless @session_repo refuses writes (natter_jsonl_repo_refuse_writes():
+ * a process without the writer lock reads the cache, never writes it).
  * Only listing the sessions can fail the scan: every other failure is an
  * errored entry and the scan goes on; a cache that cannot be read or
  * written changes nothing but the time it takes.
@@ -1084,8 +1086,13 @@ natter_session_index_scan_cached_sync (NatterJsonlRepo  *session_repo,
         if (job.records[i].entry != NULL)
           g_ptr_array_add (entries, g_object_ref (job.records[i].entry));
       add_conflicts (session_repo, turn_repo, (const char * const *) copies, entries, cancellable);
-      /* Rewritten when a session was read, or one the cache held is gone. */
+      /* Rewritten when a session was read, or one the cache held is gone;
+       * never by a process that may not write the data directory (the
+       * repository refuses its writes, docs/sessions.md §8.3): the cache
+       * is the writer's, and this scan's entries serve this process
+       * from memory. */
       if (cache_file != NULL && (job.n_read > 0 || n_cached != job.n_ids) &&
+          natter_jsonl_repo_get_write_refusal (session_repo) == NULL &&
           !natter_session_index_cache_save (cache_file, job.records, job.n_ids, &save_error))
         g_debug ("Could not write the session index cache: %s", save_error->message);
     }

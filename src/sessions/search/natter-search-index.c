@@ -18,6 +18,15 @@
  * by the worker (a search asks for that with JOB_REBUILD and finds
  * nothing meanwhile, saying that indexing goes on), so that a damaged
  * cache never stays.
+ *
+ * The file is the data directory writer's (docs/sessions.md §8.3): a
+ * process whose repositories refuse writes starts no worker, and its
+ * searches read the writer's file as it is, never build, remove or
+ * replace it; one that finds it damaged says so and leaves the rebuild
+ * to the writer. A rebuild replaces the file (a new inode), so a query
+ * connection is opened again when the file at the path is no longer the
+ * one it reads: a search in another process follows the writer's new
+ * file rather than the removed one.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -25,6 +34,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
 #include "natter-search-index-private.h"
@@ -94,6 +104,8 @@ typedef struct
   GMutex           query_lock;
   NatterSearchDb  *query_db;
   guint            query_generation;
+  dev_t            query_dev;     /* the file @query_db was opened on, taken before */
+  ino_t            query_ino;
   guint            match_cap;     /* under query_lock: NATTER_SEARCH_MATCH_CAP, or what a test asked for */
 } Shared;
 
@@ -295,6 +307,16 @@ remove_file_set (const char *path)
     g_debug ("Cannot remove the damaged search index %s: %s", path, g_strerror (errno));
   g_unlink (wal);
   g_unlink (shm);
+}
+
+/* Any thread: whether this process may write the index file. Without
+ * the data directory's lock it may not: the writer owns the file, and
+ * two processes building, removing or replacing it at once would lose
+ * one's work or leave a connection on a removed file. */
+static gboolean
+may_write (Shared *shared)
+{
+  return natter_jsonl_repo_get_write_refusal (shared->session_repo) == NULL;
 }
 
 /* Any thread: a whole check or build is queued. Both counts go up
@@ -656,13 +678,17 @@ natter_search_index_new (GFile           *cache_file,
  * or damaged index file) are read and indexed in the background, while
  * #NatterSearchIndex:indexing is %TRUE. From then on every change the
  * session service reports is written through. Idempotent.
+ *
+ * Does nothing in a process that may not write the data directory (the
+ * session repository refuses writes, natter_jsonl_repo_refuse_writes()):
+ * the file is the writer's, and searches there read it as it is.
  */
 void
 natter_search_index_start (NatterSearchIndex *self)
 {
   g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
 
-  if (self->worker != NULL)
+  if (self->worker != NULL || !may_write (self->shared))
     return;
   queue_job (self, JOB_SYNC_ALL, NULL);
   self->worker = g_thread_new ("natter-search", worker_main, shared_ref (self->shared));
@@ -816,11 +842,36 @@ natter_search_index_set_match_cap (NatterSearchIndex *self,
   g_mutex_unlock (&self->shared->query_lock);
 }
 
+/* Under query_lock: whether the file at the index's path is still the
+ * one the query connection was opened on. Another process's rebuild
+ * (this process's own bumps the generation) removes the file and makes
+ * a new one: the connection would go on reading the removed one. */
+static gboolean
+query_file_current (Shared *shared)
+{
+  GStatBuf info;
+
+  return g_stat (shared->path, &info) == 0 && info.st_dev == shared->query_dev && info.st_ino == shared->query_ino;
+}
+
+/* A search in a process that may not write the file found it damaged:
+ * the writer builds it again when it finds the damage itself (its
+ * start-up check or its own searches), never this process. */
+static void
+set_damaged_elsewhere (const char  *path,
+                       GError     **error)
+{
+  g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT,
+               _("The search index %s is damaged. Only the Natter that writes this data folder builds it "
+                 "again."), path);
+}
+
 /* Under query_lock: the query of natter_search_index_search_sync(). A
  * file found damaged, whether opening it or in the query, is not an
  * error of the search: the worker is asked to build it again
  * (ask_rebuild()) and the search finds nothing until it has, with
- * @out_rebuilding set, as it does while the file is made. */
+ * @out_rebuilding set, as it does while the file is made. In a process
+ * that may not write the file, it is the error (set_damaged_elsewhere()). */
 static GPtrArray *
 query_locked (Shared      *shared,
               const char  *text,
@@ -837,10 +888,17 @@ query_locked (Shared      *shared,
   g_mutex_lock (&shared->lock);
   generation = shared->generation;
   g_mutex_unlock (&shared->lock);
-  if (shared->query_db != NULL && shared->query_generation != generation)
+  if (shared->query_db != NULL && (shared->query_generation != generation || !query_file_current (shared)))
     g_clear_pointer (&shared->query_db, natter_search_db_close);
   if (shared->query_db == NULL)
     {
+      GStatBuf info;
+      /* Taken before the open: a file replaced in between is seen as
+       * replaced by the next search, which opens it again. */
+      gboolean known = g_stat (shared->path, &info) == 0;
+
+      shared->query_dev = known ? info.st_dev : 0;
+      shared->query_ino = known ? info.st_ino : 0;
       shared->query_db = natter_search_db_open (shared->path, TRUE, &local_error);
       shared->query_generation = generation;
       if (shared->query_db == NULL)
@@ -860,7 +918,14 @@ query_locked (Shared      *shared,
               return NULL;
             }
           if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-            *out_rebuilding = ask_rebuild (shared, generation);
+            {
+              if (!may_write (shared))
+                {
+                  set_damaged_elsewhere (shared->path, error);
+                  return NULL;
+                }
+              *out_rebuilding = ask_rebuild (shared, generation);
+            }
           /* No file yet, or one being started over: nothing is indexed. */
           g_debug ("searching an index that is not there: %s", local_error->message);
           return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
@@ -872,6 +937,11 @@ query_locked (Shared      *shared,
       /* Closed before the worker throws the file away: this connection
        * is not the last on it, so it writes nothing to it. */
       g_clear_pointer (&shared->query_db, natter_search_db_close);
+      if (!may_write (shared))
+        {
+          set_damaged_elsewhere (shared->path, error);
+          return NULL;
+        }
       if (ask_rebuild (shared, generation))
         {
           g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
@@ -914,7 +984,10 @@ query_locked (Shared      *shared,
  * set; #NatterSearchIndex:indexing is %TRUE until the file is built (it
  * notifies %TRUE then %FALSE even for a build quicker than the news),
  * and a search then finds what a fresh build does. Only a file damaged
- * again each time it is built is given up on, with the error.
+ * again each time it is built is given up on, with the error. In a
+ * process that may not write the data directory, the damage is the
+ * error (%NATTER_SEARCH_DB_ERROR_CORRUPT): the writer rebuilds the file,
+ * and a search after that reads the new one.
  *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits; %NULL
  *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read and is
