@@ -298,10 +298,9 @@ waits_for_natter (OracleDriver *d,
 }
 
 /* A turn given alone is tried again in the one conversation that holds
- * it among those not listed damaged (docs/sessions.md §3): of a damaged
- * conversation that was recovered, that is the copy when the copy names
- * the turn rather than copying it, which the model leaves open
- * (oracle_recover()). Such a turn is not given alone. */
+ * it (docs/sessions.md §3); one a recovered copy names as well as the
+ * conversation it was recovered from is refused until --session says
+ * which, so it is not given alone. */
 static gboolean
 retried_by_natter (OracleDriver *d,
                    OTurn        *t)
@@ -309,7 +308,8 @@ retried_by_natter (OracleDriver *d,
   OTurn *owner_latest = oracle_latest_own (t->owner);
 
   return oracle_turn_terminal (t) && !t->damaged && !oracle_carries_damaged (t) && natter_can_continue (t) &&
-         !(t->owner->no_versions && owner_latest != NULL && owner_latest->damaged);
+         !(t->owner->no_versions && owner_latest != NULL && owner_latest->damaged) &&
+         !oracle_named_by_copy (d->o, t);
 }
 
 static gboolean

@@ -590,6 +590,23 @@ copy_names (OSession *c,
   return g_ptr_array_find (damaged->own, t, NULL) || copy_names (damaged, t);
 }
 
+/* Whether a recovered copy not deleted names @t as well as the session
+ * it was first sent in (docs/sessions.md §3: `natter retry TURN` then
+ * asks which). */
+gboolean
+oracle_named_by_copy (Oracle *o,
+                      OTurn  *t)
+{
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *s = g_ptr_array_index (o->sessions, i);
+
+      if (!s->deleted && copy_names (s, t))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The recovered copy, if any, that a version of @of shown in @shown_in
  * starts from: going up from the conversation it is shown in, the
  * nearest that names the turn in its own file, before the session it

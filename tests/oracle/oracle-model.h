@@ -348,6 +348,8 @@ gboolean    oracle_session_quiet       (OSession     *s);
 gboolean    oracle_turn_is_depended_on (Oracle       *o,
                                         OTurn        *t);
 OSession   *oracle_original            (OSession     *s);
+gboolean    oracle_named_by_copy       (Oracle       *o,
+                                        OTurn        *t);
 gboolean    oracle_from_import         (OSession     *s);
 
 /* Operations: each applies the documented behaviour and says what must
