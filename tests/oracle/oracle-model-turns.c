@@ -439,7 +439,11 @@ branch (Oracle   *o,
 
   b->parent = parent;
   b->fork_turn = at;
-  if (at != NULL && parent->last_compaction != NULL && at_or_after (parent, at, parent->last_first_kept))
+  /* A deleted conversation's compaction went with its file: a branch
+   * made from the history its versions show from the turn files starts
+   * without it (docs/sessions.md §9.4). */
+  if (at != NULL && !parent->deleted && parent->last_compaction != NULL &&
+      at_or_after (parent, at, parent->last_first_kept))
     {
       g_autoptr(GPtrArray) visible = oracle_visible (parent);
       gboolean used = FALSE;
