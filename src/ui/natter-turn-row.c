@@ -30,6 +30,7 @@
 #include "natter-error-words.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
+#include "natter-text-direction.h"
 #include "natter-text-window.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
@@ -875,6 +876,7 @@ update (NatterTurnRow *self)
   /* Stand-ins for control characters; Edit and Copy take the words as
    * they were written. */
   gtk_widget_set_visible (self->full_message_button, natter_label_set_visible_preview (self->input_label, input));
+  natter_label_follow_text_direction (self->input_label);
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
   show_attachments (self);
   show_input_actions (self, state, input);
