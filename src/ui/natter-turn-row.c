@@ -82,6 +82,8 @@ struct _NatterTurnRow
   GtkImage       *status_icon;
   GtkLabel       *status_label;
   GtkButton      *action_button;
+  GtkExpander    *status_details;
+  GtkLabel       *status_details_label;
   GtkWidget      *read_aloud_button;
   GtkWidget      *actions_line;
   GtkWidget      *copy_button;
@@ -276,6 +278,7 @@ set_status (NatterTurnRow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->status_icon), icon_name != NULL);
   gtk_image_set_from_icon_name (self->status_icon, icon_name);
   gtk_label_set_text (self->status_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_details), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->action_button), action_name != NULL);
   if (action_name != NULL)
     {
@@ -331,6 +334,17 @@ show_terminal (NatterTurnRow   *self,
             set_status (self, FALSE, "dialog-error-symbolic", text,
                         _("Compact and _Continue"), latest ? "win.compact-and-continue" : NULL);
             gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+          }
+        else if (natter_error_is_unreadable_reply (stored))
+          {
+            /* The parser's words and the bytes it stopped at mean
+             * nothing to most people: said plainly, kept underneath. */
+            set_status (self, FALSE, "dialog-error-symbolic",
+                        _("Failed: the server sent a reply Natter could not read."),
+                        _("_Try Again"), latest ? "win.try-again" : NULL);
+            gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+            natter_label_set_visible_text (self->status_details_label, error);
+            gtk_widget_set_visible (GTK_WIDGET (self->status_details), TRUE);
           }
         else
           {
@@ -847,6 +861,7 @@ update (NatterTurnRow *self)
   self->stopped_mid_answer = FALSE;
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_details), FALSE);
   gtk_widget_set_visible (self->actions_line, FALSE);
   gtk_widget_set_visible (self->read_aloud_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
@@ -1141,6 +1156,8 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_details);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_details_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_line);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, read_aloud_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);

@@ -12,6 +12,9 @@
  * sessions are in test-timeline-long.c.
  */
 
+#include <string.h>
+
+#include "natter-provider-error.h"
 #include "natter-text-direction.h"
 #include "test-timeline.h"
 
@@ -350,6 +353,57 @@ another_session_open (gpointer data)
          g_strcmp0 (natter_window_get_session_id (o->window), o->other_than) != 0;
 }
 
+/* A server whose streamed reply is not JSON: the turn fails in plain
+ * words, with Try Again; what the parser said, and the bytes it stopped
+ * at, are under Details, not in the headline. */
+static void
+test_timeline_unreadable_reply (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Garbled");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) expanders = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  NatterWindow *window;
+  GtkWidget *details = NULL;
+  GtkWidget *list;
+
+  g_assert_true (natter_error_is_unreadable_reply ("The provider sent a chunk that is not JSON (1:2: x): '{'"));
+  g_assert_false (natter_error_is_unreadable_reply ("provider p: HTTP 500"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_BAD_CHUNK, NULL);
+  turn_id = ui_send (u, session_id, "Hello?");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  list = natter_window_get_timeline_list (window);
+  ui_wait_label (list, "Failed: the server sent a reply Natter could not read.");
+  g_assert_nonnull (ui_find_button (list, "_Try Again"));
+
+  /* Nothing shown says what the parser said... */
+  labels = ui_find_all (list, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    g_assert_null (strstr (gtk_label_get_text (g_ptr_array_index (labels, i)), "not JSON"));
+  /* ...until Details, folded, is opened. */
+  expanders = ui_find_all (list, GTK_TYPE_EXPANDER);
+  for (guint i = 0; i < expanders->len; i++)
+    if (g_strcmp0 (gtk_expander_get_label (g_ptr_array_index (expanders, i)), "Details") == 0 &&
+        gtk_widget_get_visible (g_ptr_array_index (expanders, i)))
+      details = g_ptr_array_index (expanders, i);
+  g_assert_nonnull (details);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (details)));
+  gtk_expander_set_expanded (GTK_EXPANDER (details), TRUE);
+  ui_settle ();
+  g_assert_true (GTK_IS_LABEL (gtk_expander_get_child (GTK_EXPANDER (details))));
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (details)))),
+                                   "The provider sent a chunk that is not JSON ("));
+  g_assert_true (gtk_widget_get_mapped (gtk_expander_get_child (GTK_EXPANDER (details))));
+  ui_save_window (GTK_WIDGET (window), "timeline-unreadable-reply.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static void
 test_timeline_try_again (void)
 {
@@ -645,6 +699,7 @@ main (int   argc,
   g_test_add_func ("/timeline/stream-ends-clean", test_timeline_stream_ends_clean);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
+  g_test_add_func ("/timeline/unreadable-reply", test_timeline_unreadable_reply);
   g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);
   g_test_add_func ("/timeline/opened-mid-answer", test_timeline_opened_mid_answer);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);
