@@ -24,6 +24,7 @@
 #include "natter-markdown-render-private.h"
 #include "natter-markdown-view.h"
 #include "natter-sideways-scroll.h"
+#include "natter-text-direction.h"
 #include "natter-visible-label.h"
 
 /* Deeper nesting than this is shown as plain text: no answer needs it, and
@@ -391,6 +392,8 @@ new_label (const char *text,
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0.0);
   gtk_label_set_yalign (GTK_LABEL (label), 0.0);
+  /* An Arabic or Hebrew paragraph starts at the right. */
+  natter_label_follow_text_direction (GTK_LABEL (label));
   if (css_class != NULL)
     gtk_widget_add_css_class (label, css_class);
   g_signal_connect (label, "activate-link", G_CALLBACK (activate_link_cb), NULL);
@@ -438,6 +441,7 @@ new_math_label (const char *markup,
   GtkWidget *label = new_label ("", FALSE, css_class);
 
   natter_math_label_set_markup (GTK_LABEL (label), markup, formulas);
+  natter_label_follow_text_direction (GTK_LABEL (label));
   return label;
 }
 
@@ -809,6 +813,9 @@ add_table_row (GtkGrid    *grid,
         bold = g_strconcat ("<b>", markup, "</b>", NULL);
       label = new_math_label (header ? bold : markup, formulas,
                               header ? "natter-md-table-header" : "natter-md-table-cell");
+      /* A column is aligned as its delimiter row says, whatever its
+       * cells are written in. */
+      gtk_widget_set_direction (label, GTK_TEXT_DIR_NONE);
       gtk_label_set_xalign (GTK_LABEL (label), g_array_index (aligns, float, col));
       /* Short cells never wrap; long ones wrap at a readable width and
        * wide tables scroll sideways instead of squeezing. */

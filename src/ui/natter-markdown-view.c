@@ -124,7 +124,6 @@ static const char css[] =
   "  padding-left: 12px;"
   "}"
   ".natter-md-bullet { min-width: 1.2em; }"
-  ".natter-md-table-scroller { padding-bottom: 4px; }"
   /* Tables as GNOME draws lists: a rounded frame, lines between the
    * cells, the header row shaded above a stronger rule. Colours come
    * from the text colour, so light and dark alike. */

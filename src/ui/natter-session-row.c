@@ -397,6 +397,24 @@ update_time (NatterSessionRow *self)
   update_accessible (self);
 }
 
+/* The name of a damaged session whose readable lines give it no title
+ * (docs/sessions.md §8.1): never "New chat", which it may well not be.
+ * A version is known by its original's title, as the other versions
+ * are; a session nothing is known of is a damaged conversation. */
+static char *
+damaged_title (NatterSessionRow *self)
+{
+  const char *parent_id = natter_session_index_entry_get_parent_session (self->entry);
+  NatterSessionIndexEntry *parent = NULL;
+
+  if (natter_session_index_entry_get_is_version (self->entry) && parent_id != NULL)
+    parent = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), parent_id);
+  if (parent != NULL && natter_session_index_entry_get_title (parent) != NULL &&
+      natter_session_index_entry_get_title (parent)[0] != '\0')
+    return natter_visible_text (natter_session_index_entry_get_title (parent), NATTER_VISIBLE_KEEP_NONE);
+  return g_strdup (_("Damaged conversation"));
+}
+
 static void
 update (NatterSessionRow *self)
 {
@@ -417,6 +435,11 @@ update (NatterSessionRow *self)
   /* An older file's title may hold control characters: shown as their
    * stand-ins (docs/format.md "title_changed"), never as tofu boxes. */
   visible = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+  if (visible[0] == '\0' && error != NULL)
+    {
+      g_free (visible);
+      visible = damaged_title (self);
+    }
   gtk_label_set_text (self->title_label, visible[0] != '\0' ? visible : _("New chat"));
   gtk_widget_remove_css_class (GTK_WIDGET (self->subtitle_label), "error");
   if (error != NULL)

@@ -30,6 +30,7 @@
 #include "natter-error-words.h"
 #include "natter-provider-error.h"
 #include "natter-tool-call-card.h"
+#include "natter-text-direction.h"
 #include "natter-text-window.h"
 #include "natter-turn-row-private.h"
 #include "natter-version-switcher.h"
@@ -81,6 +82,8 @@ struct _NatterTurnRow
   GtkImage       *status_icon;
   GtkLabel       *status_label;
   GtkButton      *action_button;
+  GtkExpander    *status_details;
+  GtkLabel       *status_details_label;
   GtkWidget      *read_aloud_button;
   GtkWidget      *actions_line;
   GtkWidget      *copy_button;
@@ -275,6 +278,7 @@ set_status (NatterTurnRow *self,
   gtk_widget_set_visible (GTK_WIDGET (self->status_icon), icon_name != NULL);
   gtk_image_set_from_icon_name (self->status_icon, icon_name);
   gtk_label_set_text (self->status_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_details), FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->action_button), action_name != NULL);
   if (action_name != NULL)
     {
@@ -285,6 +289,63 @@ set_status (NatterTurnRow *self,
     }
   else
     gtk_actionable_set_action_name (GTK_ACTIONABLE (self->action_button), NULL);
+}
+
+/* A failed turn's status: what failed in the window's language, with
+ * the way on that fits it. */
+static void
+show_failure (NatterTurnRow   *self,
+              NatterTurnState *state,
+              JsonObject      *terminal,
+              gboolean         latest)
+{
+  const char *stored = json_object_get_string_member_with_default (terminal, "error", "");
+  const char *code = json_object_get_string_member_with_default (terminal, "code", NULL);
+  /* Stored in no one's language; shown in the window's. */
+  g_autofree char *error = natter_error_words_local (stored);
+
+  if (g_strcmp0 (code, "model-call-limit") == 0)
+    {
+      /* The runtime stops when the calls reach the limit, so their
+       * number is the limit this turn ran under. */
+      guint n = natter_turn_state_get_n_model_calls (state);
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "Stopped after %u model call for one message, "
+                                                            "the limit set in Preferences.",
+                                                            "Stopped after %u model calls for one message, "
+                                                            "the limit set in Preferences.", n), n);
+
+      set_status (self, FALSE, "dialog-information-symbolic", text,
+                  _("_Continue"), latest ? "win.continue-turn" : NULL);
+    }
+  else if (natter_error_is_context_overflow (stored))
+    {
+      /* Trying again would overflow again; compacting is the way on. */
+      g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
+
+      set_status (self, FALSE, "dialog-error-symbolic", text,
+                  _("Compact and _Continue"), latest ? "win.compact-and-continue" : NULL);
+      gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+    }
+  else if (natter_error_is_unreadable_reply (stored))
+    {
+      /* The parser's words and the bytes it stopped at mean
+       * nothing to most people: said plainly, kept underneath. */
+      set_status (self, FALSE, "dialog-error-symbolic",
+                  _("Failed: the server sent a reply Natter could not read."),
+                  _("_Try Again"), latest ? "win.try-again" : NULL);
+      gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+      natter_label_set_visible_text (self->status_details_label, error);
+      gtk_widget_set_visible (GTK_WIDGET (self->status_details), TRUE);
+    }
+  else
+    {
+      g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
+
+      set_status (self, FALSE, "dialog-error-symbolic", text,
+                  _("_Try Again"), latest ? "win.try-again" : NULL);
+      gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+    }
 }
 
 static void
@@ -302,44 +363,7 @@ show_terminal (NatterTurnRow   *self,
       gtk_widget_set_visible (self->status_box, FALSE);
       break;
     case NATTER_TURN_STATUS_FAILED:
-      {
-        const char *stored = json_object_get_string_member_with_default (terminal, "error", "");
-        const char *code = json_object_get_string_member_with_default (terminal, "code", NULL);
-        /* Stored in no one's language; shown in the window's. */
-        g_autofree char *error = natter_error_words_local (stored);
-
-        if (g_strcmp0 (code, "model-call-limit") == 0)
-          {
-            /* The runtime stops when the calls reach the limit, so their
-             * number is the limit this turn ran under. */
-            guint n = natter_turn_state_get_n_model_calls (state);
-            g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                                  "Stopped after %u model call for one message, "
-                                                                  "the limit set in Preferences.",
-                                                                  "Stopped after %u model calls for one message, "
-                                                                  "the limit set in Preferences.", n), n);
-
-            set_status (self, FALSE, "dialog-information-symbolic", text,
-                        _("_Continue"), latest ? "win.continue-turn" : NULL);
-          }
-        else if (natter_error_is_context_overflow (stored))
-          {
-            /* Trying again would overflow again; compacting is the way on. */
-            g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
-
-            set_status (self, FALSE, "dialog-error-symbolic", text,
-                        _("Compact and _Continue"), latest ? "win.compact-and-continue" : NULL);
-            gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
-          }
-        else
-          {
-            g_autofree char *text = g_strdup_printf (_("Failed: %s"), error);
-
-            set_status (self, FALSE, "dialog-error-symbolic", text,
-                        _("_Try Again"), latest ? "win.try-again" : NULL);
-            gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
-          }
-      }
+      show_failure (self, state, terminal, latest);
       break;
     case NATTER_TURN_STATUS_CANCELLED:
       /* Said once: under the words that had arrived, when there were any. */
@@ -846,6 +870,7 @@ update (NatterTurnRow *self)
   self->stopped_mid_answer = FALSE;
   gtk_widget_set_visible (self->prompts_box, FALSE);
   gtk_widget_set_visible (self->status_box, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->status_details), FALSE);
   gtk_widget_set_visible (self->actions_line, FALSE);
   gtk_widget_set_visible (self->read_aloud_button, FALSE);
   gtk_widget_set_visible (GTK_WIDGET (self->usage_label), FALSE);
@@ -875,6 +900,7 @@ update (NatterTurnRow *self)
   /* Stand-ins for control characters; Edit and Copy take the words as
    * they were written. */
   gtk_widget_set_visible (self->full_message_button, natter_label_set_visible_preview (self->input_label, input));
+  natter_label_follow_text_direction (self->input_label);
   gtk_widget_set_visible (self->input_bubble, input != NULL && input[0] != '\0');
   show_attachments (self);
   show_input_actions (self, state, input);
@@ -1139,6 +1165,8 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_icon);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, action_button);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_details);
+  gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, status_details_label);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, actions_line);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, read_aloud_button);
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, copy_button);

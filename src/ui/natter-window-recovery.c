@@ -19,6 +19,7 @@ typedef struct
 {
   NatterWindow *self;
   char         *damaged;   /* the conversation copied from */
+  char         *copy;      /* the copy, once made */
 } Recovery;
 
 static void
@@ -26,30 +27,80 @@ recovery_free (Recovery *recovery)
 {
   g_object_unref (recovery->self);
   g_free (recovery->damaged);
+  g_free (recovery->copy);
   g_free (recovery);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Recovery, recovery_free)
 
 /* Says where the copy ends, so that a copy that holds nothing (the
- * damage is in the first message) is not taken for a failure. */
+ * damage is in the first message) is not taken for a failure, and where
+ * the words of the message it left out are. */
 static void
 say_where_copy_ends (NatterWindow *self,
-                     const char   *session_id)
+                     const char   *session_id,
+                     gboolean      message_kept)
 {
   NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions),
                                                                 session_id);
+  gboolean empty;
   AdwToast *toast;
 
   if (entry == NULL)
     return;
-  toast = adw_toast_new (natter_session_index_entry_get_parent_session (entry) == NULL &&
-                         natter_session_index_entry_get_turn_count (entry) == 0
-                         ? _("Nothing could be copied: the damage is in the first message. "
-                             "The new conversation starts empty.")
-                         : _("Copied the messages before the damage into a new conversation"));
+  empty = natter_session_index_entry_get_parent_session (entry) == NULL &&
+          natter_session_index_entry_get_turn_count (entry) == 0;
+  if (empty && message_kept)
+    toast = adw_toast_new (_("Nothing could be copied: the damage is in the first message. "
+                             "Its words are in the message field, not sent."));
+  else if (empty)
+    toast = adw_toast_new (_("Nothing could be copied: the damage is in the first message. "
+                             "The new conversation starts empty."));
+  else if (message_kept)
+    toast = adw_toast_new (_("Copied the messages before the damage into a new conversation. "
+                             "The words of the damaged message are in the message field, not sent."));
+  else
+    toast = adw_toast_new (_("Copied the messages before the damage into a new conversation"));
   adw_toast_set_timeout (toast, 5);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* The copy is made; what the damage left out of it is known: the copy
+ * opens, with the words of the message it could not hold (the first
+ * one after its end, whose turn is damaged further on) in the message
+ * field, before any draft the damaged conversation refused. Nothing is
+ * sent: the person reads it first. */
+static void
+inspected_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(Recovery) recovery = user_data;
+  NatterWindow *self = recovery->self;
+  g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean message_kept = FALSE;
+
+  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (damage != NULL && damage->message != NULL)
+    {
+      const char *kept = g_hash_table_lookup (self->conversation.drafts, recovery->copy);
+
+      g_hash_table_replace (self->conversation.drafts, g_strdup (recovery->copy),
+                            kept != NULL ? g_strconcat (damage->message, "\n\n", kept, NULL)
+                                         : g_strdup (damage->message));
+      message_kept = TRUE;
+    }
+  /* The message the damaged history refused waits in the field, and is
+   * meant for where the conversation goes on: the copy. */
+  if (g_strcmp0 (self->conversation.session_id, recovery->damaged) == 0)
+    _natter_window_close_session (self);
+  _natter_window_move_draft (self, recovery->damaged, recovery->copy);
+  natter_window_open_session (self, recovery->copy);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  say_where_copy_ends (self, recovery->copy, message_kept);
 }
 
 static void
@@ -60,23 +111,18 @@ recovered_cb (GObject      *source,
   g_autoptr(Recovery) recovery = user_data;
   NatterWindow *self = recovery->self;
   g_autoptr(GError) error = NULL;
-  g_autofree char *session_id = NULL;
+  const char *damaged;
 
-  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
-  if (session_id == NULL)
+  recovery->copy = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
+  if (recovery->copy == NULL)
     {
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
       return;
     }
-  /* The message the damaged history refused waits in the field, and is
-   * meant for where the conversation goes on: the copy. */
-  if (g_strcmp0 (self->conversation.session_id, recovery->damaged) == 0)
-    _natter_window_close_session (self);
-  _natter_window_move_draft (self, recovery->damaged, session_id);
-  natter_window_open_session (self, session_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
-  say_where_copy_ends (self, session_id);
+  damaged = recovery->damaged;
+  natter_sessions_inspect_damage_async (self->sessions, damaged, self->cancellable, inspected_cb,
+                                        g_steal_pointer (&recovery));
 }
 
 static void

@@ -422,6 +422,7 @@ make_session_damage (Fixture *f)
   damage->file = g_file_get_child (f->w->dir, "s.jsonl");
   damage->line = 3;
   damage->reason = g_strdup ("not JSON");
+  damage->message = g_strdup ("What to pack?");
   return damage;
 }
 

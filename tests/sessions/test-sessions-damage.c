@@ -176,7 +176,14 @@ test_unreadable_earlier_turn (Fixture       *f,
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (f->t.index, sid)), ==,
                    three);
 
-  /* The way out: the readable part, which ends before the first turn. */
+  /* The way out: the readable part, which ends before the first turn;
+   * that turn's message is offered again when its first line reads. */
+  {
+    g_autoptr(NatterSessionDamage) report = inspect_damage (f, sid, path);
+
+    g_assert_cmpuint (report->n_turns, ==, 0);
+    g_assert_cmpstr (report->message, ==, missing ? NULL : "one");
+  }
   copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
 
@@ -337,6 +344,8 @@ test_recover_before_damaged_middle_turn (Fixture       *f,
 
   damage = inspect_damage (f, sid, path);
   g_assert_cmpuint (damage->n_turns, ==, 1);
+  /* The message the copy leaves out reads: it is offered again. */
+  g_assert_cmpstr (damage->message, ==, "two");
 
   copy = recover_copy (f, sid, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
@@ -396,6 +405,9 @@ test_recover_version_with_damaged_inherited_turn (Fixture       *f,
 
   report = inspect_damage (f, version, path);
   g_assert_cmpuint (report->n_turns, ==, 0);
+  /* The damaged turn is the original's first: its message, which the
+   * copy cannot hold, is the one offered again. */
+  g_assert_cmpstr (report->message, ==, "one");
 
   copy = recover_copy (f, version, &state);
   g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);

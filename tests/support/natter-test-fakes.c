@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "natter-chat-stream.h"
 #include "natter-provider-error.h"
 #include "natter-test-fakes.h"
 #include "natter-turn-context-resolver.h"
@@ -84,6 +85,16 @@ fake_model_stream_step_async (NatterModel               *model,
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
                                "provider p: HTTP 400: This model's maximum context length is 8192 tokens. "
                                "[context_length_exceeded]");
+      return;
+    }
+  if (g_str_equal (step, NATTER_FAKE_STEP_BAD_CHUNK))
+    {
+      g_autoptr(NatterChatStream) stream = natter_chat_stream_new ("fake");
+      static const char chunk[] = "{\"choices\": [";
+      GError *failure = NULL;
+
+      g_assert_false (natter_chat_stream_feed_sse_data (stream, chunk, strlen (chunk), &failure));
+      g_task_return_error (task, failure);
       return;
     }
   if (g_str_equal (step, NATTER_FAKE_STEP_HOOK))

@@ -24,6 +24,9 @@ G_BEGIN_DECLS
  * running?" (NATTER_PROVIDER_ERROR_UNREACHABLE) */
 #define NATTER_FAKE_STEP_UNREACHABLE "UNREACHABLE"
 #define NATTER_FAKE_STEP_OVERFLOW "OVERFLOW" /* the context-window failure of an OpenAI server */
+/* A server whose streamed chunk is not JSON: the failure the chat stream
+ * gives for it, the parser's words and the bytes included. */
+#define NATTER_FAKE_STEP_BAD_CHUNK "BAD_CHUNK"
 #define NATTER_FAKE_STEP_HOLD  "HOLD"    /* waits for natter_fake_model_release() or cancellation */
 #define NATTER_FAKE_STEP_HOOK  "HOOK"    /* runs the natter_fake_model_set_hook() hook, then answers "done" */
 /* A literal with a leading "+" also streams a reasoning delta ("hm") and

@@ -913,6 +913,73 @@ test_markdown_code_everywhere (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+widget_allocated (gpointer data)
+{
+  return gtk_widget_get_height (data) > 0;
+}
+
+/* Where @widget is, in @ancestor's coordinates. */
+static graphene_rect_t
+bounds_in (GtkWidget *widget,
+           GtkWidget *ancestor)
+{
+  graphene_rect_t bounds;
+
+  g_assert_true (gtk_widget_compute_bounds (widget, ancestor, &bounds));
+  return bounds;
+}
+
+/* A table ends with its last row: no empty band under it, inside its
+ * frame or below it, and the block after it is as far from it as the
+ * block before it is. */
+static void
+test_markdown_table_ends_at_last_row (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = natter_markdown_view_new ();
+  GtkWidget *grid, *scroller, *last, *before, *after;
+  graphene_rect_t grid_box, scroller_box, last_box, before_box, after_box;
+  int frames = 0;
+  guint tick;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
+                                     "Before the table.\n\n"
+                                     "| A | B |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
+                                     "After the table.\n");
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (view);
+  grid = find_one (view, GTK_TYPE_GRID, "natter-md-table");
+  ui_wait_until (widget_allocated, grid);
+  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
+  ui_wait_until (frames_drawn, &frames);
+  gtk_widget_remove_tick_callback (window, tick);
+  ui_save_window (window, "markdown-table.png");
+
+  scroller = gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW);
+  last = gtk_grid_get_child_at (GTK_GRID (grid), 0, 2);
+  before = find_label_containing (view, "Before the table.");
+  after = find_label_containing (view, "After the table.");
+  grid_box = bounds_in (grid, view);
+  scroller_box = bounds_in (scroller, view);
+  last_box = bounds_in (last, view);
+  before_box = bounds_in (before, view);
+  after_box = bounds_in (after, view);
+
+  /* The frame closes one border's width under the last row... */
+  g_assert_cmpfloat_with_epsilon (grid_box.origin.y + grid_box.size.height,
+                                  last_box.origin.y + last_box.size.height + 1, 0.5);
+  /* ...and the table takes no room below its frame... */
+  g_assert_cmpfloat_with_epsilon (scroller_box.origin.y + scroller_box.size.height,
+                                  grid_box.origin.y + grid_box.size.height, 0.5);
+  /* ...so the paragraphs around it are equally far from it. */
+  g_assert_cmpfloat_with_epsilon (after_box.origin.y - (scroller_box.origin.y + scroller_box.size.height),
+                                  scroller_box.origin.y - (before_box.origin.y + before_box.size.height), 0.5);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_markdown_screenshots (void)
 {
@@ -942,6 +1009,7 @@ main (int   argc,
   g_test_add_func ("/markdown/dark-style", test_markdown_dark_style);
   g_test_add_func ("/markdown/links", test_markdown_links);
   g_test_add_func ("/markdown/code-everywhere", test_markdown_code_everywhere);
+  g_test_add_func ("/markdown/table-ends-at-last-row", test_markdown_table_ends_at_last_row);
   g_test_add_func ("/markdown/screenshots", test_markdown_screenshots);
 
   return g_test_run ();

@@ -502,7 +502,8 @@ marked_damaged (gpointer data)
  * conversation's row in the list is marked damaged once the search
  * index has read every message (the startup scan reads only the latest
  * one), before the conversation is opened; its turn row says it cannot
- * be read, with the way out beside it; the copy then holds nothing, and
+ * be read, with the way out beside it; the copy then holds no turn, the
+ * person's message of the damaged one waits in its message field, and
  * the window says so rather than leave an empty conversation
  * unexplained. */
 void
@@ -536,7 +537,17 @@ test_sidebar_torn_first_turn (void)
   pair[1] = sid;
   ui_wait_until (opened_other, pair);
   ui_wait_label (window, "Nothing could be copied: the damage is in the first message. "
-                         "The new conversation starts empty.");
+                         "Its words are in the message field, not sent.");
+  /* The person's message of that turn reads (the damage is further on):
+   * it waits in the copy's message field, not sent. */
+  {
+    g_autofree char *draft = natter_composer_dup_text (natter_window_get_composer (window));
+
+    g_assert_cmpstr (draft, ==, "First question");
+  }
+  g_assert_cmpuint (natter_session_index_entry_get_turn_count (natter_session_index_lookup (u->index,
+                                                                natter_window_get_session_id (window))), ==, 0);
+  ui_save_window (GTK_WIDGET (window), "copy-readable-part-first-message.png");
 
   ui_destroy_window (window);
   ui_search_index_drop (search);

@@ -12,6 +12,10 @@
  * sessions are in test-timeline-long.c.
  */
 
+#include <string.h>
+
+#include "natter-provider-error.h"
+#include "natter-text-direction.h"
 #include "test-timeline.h"
 
 static void
@@ -40,6 +44,117 @@ test_timeline_turns (void)
   g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "First question"));
   g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Second question"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (natter_window_get_timeline (window))), ==, 2);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* The paragraph of an answer in @window whose text is exactly @text. */
+static GtkLabel *
+label_saying (NatterWindow *window,
+              const char   *text)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_timeline_list (window), GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (g_strcmp0 (gtk_label_get_text (g_ptr_array_index (labels, i)), text) == 0 &&
+        gtk_widget_has_css_class (g_ptr_array_index (labels, i), "natter-md-paragraph"))
+      return g_ptr_array_index (labels, i);
+  g_assert_not_reached ();
+}
+
+static gboolean
+label_laid_out (gpointer data)
+{
+  ui_settle ();
+  return gtk_widget_get_width (data) > 0 && gtk_widget_get_mapped (data);
+}
+
+/* Where @label's text starts from its left edge, and how far its text
+ * ends from its right edge, in pixels. */
+static void
+text_margins (GtkLabel *label,
+              int      *left,
+              int      *right)
+{
+  PangoRectangle logical;
+  int x;
+
+  ui_wait_until (label_laid_out, label);
+  gtk_label_get_layout_offsets (label, &x, NULL);
+  pango_layout_get_pixel_extents (gtk_label_get_layout (label), NULL, &logical);
+  *left = x + logical.x;
+  *right = gtk_widget_get_width (GTK_WIDGET (label)) - (x + logical.x + logical.width);
+}
+
+#define ARABIC "مرحبا، كيف يمكنني المساعدة اليوم؟"
+#define MIXED_RTL "٣ كتب عن GTK"
+#define MIXED_LTR "Natter يجيب بالعربية"
+
+/* A paragraph that starts in Arabic or Hebrew starts at the right, an
+ * answer's as the person's message, in a window in English; one that
+ * starts in a left-to-right script stays at the left, whatever follows,
+ * and one that starts with digits goes by its first letter. */
+static void
+test_timeline_right_to_left (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Directions");
+  g_autofree char *t1 = NULL;
+  g_autofree char *t2 = NULL;
+  NatterWindow *window;
+  int left, right;
+
+  g_assert_cmpint (natter_text_direction_of (ARABIC), ==, GTK_TEXT_DIR_RTL);
+  g_assert_cmpint (natter_text_direction_of ("«שלום» world"), ==, GTK_TEXT_DIR_RTL);
+  g_assert_cmpint (natter_text_direction_of (MIXED_RTL), ==, GTK_TEXT_DIR_RTL);
+  g_assert_cmpint (natter_text_direction_of (MIXED_LTR), ==, GTK_TEXT_DIR_LTR);
+  g_assert_cmpint (natter_text_direction_of ("42 — !"), ==, GTK_TEXT_DIR_NONE);
+
+  natter_fake_model_script (u->w->fakes->model,
+                            "{\"role\":\"assistant\",\"content\":\"" ARABIC "\\n\\n" MIXED_LTR "\"}",
+                            "{\"role\":\"assistant\",\"content\":\"" MIXED_RTL "\"}",
+                            NULL);
+  t1 = ui_send (u, session_id, ARABIC);
+  ui_wait_turn (u, t1);
+  t2 = ui_send (u, session_id, MIXED_LTR);
+  ui_wait_turn (u, t2);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  wait_texts (window, ARABIC "\n\n" MIXED_LTR "|" MIXED_RTL);
+  g_assert_cmpint (gtk_widget_get_direction (GTK_WIDGET (window)), ==, GTK_TEXT_DIR_LTR);
+
+  /* The answer's paragraphs: each starts where its text does. */
+  text_margins (label_saying (window, ARABIC), &left, &right);
+  g_assert_cmpint (right, <=, 1);
+  g_assert_cmpint (left, >, 100);
+  text_margins (label_saying (window, MIXED_RTL), &left, &right);
+  g_assert_cmpint (right, <=, 1);
+  g_assert_cmpint (left, >, 100);
+  text_margins (label_saying (window, MIXED_LTR), &left, &right);
+  g_assert_cmpint (left, <=, 1);
+
+  /* The person's messages: their bubbles are as wide as their words, so
+   * it is the label's direction that places a wrapped line. */
+  {
+    g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_timeline_list (window), GTK_TYPE_LABEL);
+    guint rtl = 0, ltr = 0;
+
+    for (guint i = 0; i < labels->len; i++)
+      {
+        GtkWidget *label = g_ptr_array_index (labels, i);
+
+        if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), ARABIC) == 0)
+          rtl += gtk_widget_get_direction (label) == GTK_TEXT_DIR_RTL;
+        else if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), MIXED_LTR) == 0)
+          ltr += gtk_widget_get_direction (label) == GTK_TEXT_DIR_LTR;
+      }
+    /* The message and the answer's paragraph, each. */
+    g_assert_cmpuint (rtl, ==, 2);
+    g_assert_cmpuint (ltr, ==, 2);
+  }
 
   ui_destroy_window (window);
   ui_world_free (u);
@@ -236,6 +351,57 @@ another_session_open (gpointer data)
 
   return natter_window_get_session_id (o->window) != NULL &&
          g_strcmp0 (natter_window_get_session_id (o->window), o->other_than) != 0;
+}
+
+/* A server whose streamed reply is not JSON: the turn fails in plain
+ * words, with Try Again; what the parser said, and the bytes it stopped
+ * at, are under Details, not in the headline. */
+static void
+test_timeline_unreadable_reply (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Garbled");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) expanders = NULL;
+  g_autoptr(GPtrArray) labels = NULL;
+  NatterWindow *window;
+  GtkWidget *details = NULL;
+  GtkWidget *list;
+
+  g_assert_true (natter_error_is_unreadable_reply ("The provider sent a chunk that is not JSON (1:2: x): '{'"));
+  g_assert_false (natter_error_is_unreadable_reply ("provider p: HTTP 500"));
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_STEP_BAD_CHUNK, NULL);
+  turn_id = ui_send (u, session_id, "Hello?");
+  ui_wait_turn (u, turn_id);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  list = natter_window_get_timeline_list (window);
+  ui_wait_label (list, "Failed: the server sent a reply Natter could not read.");
+  g_assert_nonnull (ui_find_button (list, "_Try Again"));
+
+  /* Nothing shown says what the parser said... */
+  labels = ui_find_all (list, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    g_assert_null (strstr (gtk_label_get_text (g_ptr_array_index (labels, i)), "not JSON"));
+  /* ...until Details, folded, is opened. */
+  expanders = ui_find_all (list, GTK_TYPE_EXPANDER);
+  for (guint i = 0; i < expanders->len; i++)
+    if (g_strcmp0 (gtk_expander_get_label (g_ptr_array_index (expanders, i)), "Details") == 0 &&
+        gtk_widget_get_visible (g_ptr_array_index (expanders, i)))
+      details = g_ptr_array_index (expanders, i);
+  g_assert_nonnull (details);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (details)));
+  gtk_expander_set_expanded (GTK_EXPANDER (details), TRUE);
+  ui_settle ();
+  g_assert_true (GTK_IS_LABEL (gtk_expander_get_child (GTK_EXPANDER (details))));
+  g_assert_true (g_str_has_prefix (gtk_label_get_text (GTK_LABEL (gtk_expander_get_child (GTK_EXPANDER (details)))),
+                                   "The provider sent a chunk that is not JSON ("));
+  g_assert_true (gtk_widget_get_mapped (gtk_expander_get_child (GTK_EXPANDER (details))));
+  ui_save_window (GTK_WIDGET (window), "timeline-unreadable-reply.png");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
 }
 
 static void
@@ -528,10 +694,12 @@ main (int   argc,
 
   g_test_add_func ("/timeline/turns", test_timeline_turns);
   g_test_add_func ("/timeline/deltas", test_timeline_deltas);
+  g_test_add_func ("/timeline/right-to-left", test_timeline_right_to_left);
   g_test_add_func ("/timeline/control-pictures", test_timeline_control_pictures);
   g_test_add_func ("/timeline/stream-ends-clean", test_timeline_stream_ends_clean);
   g_test_add_func ("/timeline/switch-while-streaming", test_timeline_switch_while_streaming);
   g_test_add_func ("/timeline/try-again", test_timeline_try_again);
+  g_test_add_func ("/timeline/unreadable-reply", test_timeline_unreadable_reply);
   g_test_add_func ("/timeline/stop-keeps-answer", test_timeline_stop_keeps_answer);
   g_test_add_func ("/timeline/opened-mid-answer", test_timeline_opened_mid_answer);
   g_test_add_func ("/timeline/long-session-reads-visible", test_timeline_long_session_reads_visible);

@@ -551,3 +551,82 @@ test_delete_original_keeps_history_and_pin (void)
   ui_destroy_window (window);
   ui_world_free (u);
 }
+
+static void
+damage_session (UiWorld    *u,
+                const char *session_id,
+                gboolean    from_first_line)
+{
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+
+  if (from_first_line)
+    contents = g_strdup ("{\"type\":\n");
+  else
+    {
+      g_autofree char *lines = NULL;
+
+      g_assert_true (g_file_load_contents (file, NULL, &lines, NULL, NULL, &error));
+      g_assert_no_error (error);
+      /* A torn last line. */
+      contents = g_strconcat (lines, "{\"type\":", NULL);
+    }
+  g_assert_true (g_file_replace_contents (file, contents, strlen (contents), NULL, FALSE, G_FILE_CREATE_NONE,
+                                          NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean
+rows_shown (gpointer window)
+{
+  ui_settle ();
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (window)) == 4 &&
+         ui_find_session_row (window, g_object_get_data (G_OBJECT (window), "last")) != NULL;
+}
+
+/* A damaged version is never listed as "New chat": by the title its
+ * readable lines give, else, untitled, by its original's, and known as
+ * a version of it; one whose lines say nothing is a damaged
+ * conversation. */
+void
+test_sidebar_damaged_version_title (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *original = ui_create_session (u, "Dinner");
+  g_autofree char *first = NULL;
+  g_autofree char *titled = NULL;
+  g_autofree char *untitled = NULL;
+  g_autofree char *unknown = NULL;
+  NatterSessionIndexEntry *entry;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  first = ui_send (u, original, "What to cook?");
+  ui_wait_turn (u, first);
+  titled = fork_titled (u, original, NULL, "Dinner");
+  untitled = fork_titled (u, original, NULL, "");
+  unknown = fork_titled (u, original, NULL, "");
+  damage_session (u, titled, FALSE);
+  damage_session (u, untitled, FALSE);
+  damage_session (u, unknown, TRUE);
+  ui_world_restart (u);
+
+  entry = natter_session_index_lookup (u->index, untitled);
+  g_assert_nonnull (natter_session_index_entry_get_error (entry));
+  g_assert_cmpstr (natter_session_index_entry_get_parent_session (entry), ==, original);
+  g_assert_true (natter_session_index_entry_get_is_version (entry));
+
+  window = ui_window_new (app, u);
+  g_object_set_data (G_OBJECT (window), "last", unknown);
+  ui_wait_until (rows_shown, window);
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, titled)), ==, "Dinner");
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, untitled)), ==, "Dinner");
+  g_assert_cmpstr (natter_session_row_get_title (ui_find_session_row (window, unknown)), ==, "Damaged conversation");
+  for (const char *id = titled; id != NULL; id = id == titled ? untitled : id == untitled ? unknown : NULL)
+    g_assert_cmpstr (natter_session_row_get_time_text (ui_find_session_row (window, id)), ==,
+                     "Damaged: open it for details");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}

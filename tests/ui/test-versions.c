@@ -315,6 +315,7 @@ main (int   argc,
   g_test_add_func ("/versions/switch-shows-message", test_switch_shows_message);
   g_test_add_func ("/versions/arrow-keeps-focus", test_arrow_keeps_focus);
   g_test_add_func ("/versions/sidebar-lists-conversation-once", test_sidebar_lists_conversation_once);
+  g_test_add_func ("/versions/sidebar-damaged-version-title", test_sidebar_damaged_version_title);
   g_test_add_func ("/versions/rename-names-every-version", test_rename_names_every_version);
   g_test_add_func ("/versions/delete-says-what-is-kept", test_delete_version_says_what_is_kept);
   g_test_add_func ("/versions/delete-keeps-row", test_delete_version_keeps_row);

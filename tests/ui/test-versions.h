@@ -72,6 +72,7 @@ void test_try_again_keeps_message_parameters (void);
 void test_grown_row_stays_whole (void);
 /* test-versions-sidebar.c */
 void test_sidebar_lists_conversation_once (void);
+void test_sidebar_damaged_version_title (void);
 void test_rename_names_every_version (void);
 void test_delete_version_says_what_is_kept (void);
 void test_delete_version_keeps_row (void);

@@ -58,6 +58,28 @@ natter_error_is_context_overflow (const char *message)
 }
 
 /**
+ * natter_error_is_unreadable_reply:
+ * @message: (nullable): an error message of a model call, as the turn
+ *   file keeps it (`model_call_failed.error`, `turn_failed.error`)
+ *
+ * Whether a model call failed because the server's reply (a streamed
+ * chunk, or the whole response) could not be read as JSON, as the chat
+ * stream words it (natter-chat-stream.c). Its message is the parser's,
+ * with the bytes that did not parse: for whoever looks into it, not
+ * for the headline of the failure. Pure.
+ *
+ * Returns: %TRUE for a reply that could not be read
+ */
+gboolean
+natter_error_is_unreadable_reply (const char *message)
+{
+  if (message == NULL || !g_str_has_prefix (message, "The provider sent "))
+    return FALSE;
+  return strstr (message, " that is not JSON (") != NULL ||
+         strstr (message, " that is not a JSON object: ") != NULL;
+}
+
+/**
  * natter_provider_error_keep:
  * @sticky: where a reader of a stream keeps its first error, %NULL so far
  * @failure: (transfer full): that error

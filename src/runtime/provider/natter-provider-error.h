@@ -65,6 +65,7 @@ typedef enum
 
 GQuark   natter_provider_error_quark      (void);
 gboolean natter_error_is_context_overflow (const char *message);
+gboolean natter_error_is_unreadable_reply (const char *message);
 gboolean natter_provider_error_keep       (GError    **sticky,
                                            GError     *failure,
                                            GError    **error);

@@ -719,12 +719,16 @@ entry_new_from_scan (const char                    *session_id,
   return entry;
 }
 
-/* The title the readable lines of a damaged session log give, so that
- * the session is still known by its name; %NULL if they give none. */
-static char *
-readable_title (NatterJsonlRepo *session_repo,
-                const char      *session_id,
-                GCancellable    *cancellable)
+/* What the readable lines of a damaged session log say of it, so that
+ * the session is still known by its name and by the conversation it is
+ * a version of (docs/sessions.md §8.1): its title, its parent and
+ * whether it is a version, on @entry. Nothing when they do not even say
+ * which session it is. */
+static void
+apply_readable_lines (NatterJsonlRepo         *session_repo,
+                      const char              *session_id,
+                      GCancellable            *cancellable,
+                      NatterSessionIndexEntry *entry)
 {
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterSessionState) state = natter_session_state_new ();
@@ -733,13 +737,15 @@ readable_title (NatterJsonlRepo *session_repo,
 
   events = natter_jsonl_repo_read_prefix_sync (session_repo, session_id, &line, &reason, cancellable, NULL);
   if (events == NULL)
-    return NULL;
+    return;
   for (guint i = 0; i < events->len; i++)
     if (!natter_session_state_apply (state, json_node_get_object (g_ptr_array_index (events, i)), NULL))
       break;
   if (natter_session_state_get_definition (state) == NULL)
-    return NULL;
-  return g_strdup (natter_session_state_get_title (state));
+    return;
+  natter_session_index_entry_set_title (entry, natter_session_state_get_title (state));
+  natter_session_index_entry_set_parent_session (entry, natter_session_state_get_parent_session (state));
+  natter_session_index_entry_set_is_version (entry, natter_session_state_get_is_version (state));
 }
 
 /* Whether a failure says something about the files (damage, a missing
@@ -777,11 +783,8 @@ fold_record (NatterJsonlCursor        *session_cursor,
   if (!natter_session_scan_file_at (session_cursor, session_id, &record->session, &known, &scan, cancellable,
                                     &error))
     {
-      g_autofree char *title = readable_title (session_repo, session_id, cancellable);
-
       record->entry = natter_session_index_entry_new_errored (session_id, error->message);
-      if (title != NULL)
-        natter_session_index_entry_set_title (record->entry, title);
+      apply_readable_lines (session_repo, session_id, cancellable, record->entry);
       /* Vanished since it was listed: next time it is not listed. */
       record->cacheable = known && record->session.exists && !is_passing (error);
       return;
@@ -862,11 +865,8 @@ natter_session_index_fold_conflict_sync (NatterJsonlRepo *session_repo,
   if (state == NULL)
     {
       /* Known by what its readable lines say, as a damaged log is. */
-      g_autofree char *title = readable_title (session_repo, name, cancellable);
-
       entry = natter_session_index_entry_new_errored (name, error->message);
-      if (title != NULL)
-        natter_session_index_entry_set_title (entry, title);
+      apply_readable_lines (session_repo, name, cancellable, entry);
       return entry;
     }
   entry = natter_session_index_entry_new_from_state (state);

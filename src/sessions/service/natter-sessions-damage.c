@@ -45,6 +45,7 @@ natter_session_damage_free (NatterSessionDamage *damage)
   g_free (damage->title);
   g_clear_object (&damage->file);
   g_free (damage->reason);
+  g_free (damage->message);
   g_free (damage);
 }
 
@@ -68,6 +69,7 @@ natter_session_damage_copy (const NatterSessionDamage *damage)
   copy->reason = g_strdup (damage->reason);
   copy->n_turns = damage->n_turns;
   copy->can_copy = damage->can_copy;
+  copy->message = g_strdup (damage->message);
   return copy;
 }
 
@@ -518,6 +520,59 @@ check_attachments (NatterJsonlRepo     *turn_repo,
       }
 }
 
+/* The text parts of the message of the turn at @index of @prefix, the
+ * first one a copy leaves out, as far as its log reads: the message is
+ * the turn's first line, readable when the damage is further on. %NULL
+ * when there is no such turn, its first line does not read, or its
+ * message has no text. */
+static char *
+left_out_message (NatterJsonlRepo    *turn_repo,
+                  NatterSessionState *prefix,
+                  guint               index,
+                  GCancellable       *cancellable)
+{
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GString) text = NULL;
+  g_autofree char *reason = NULL;
+  JsonObject *first;
+  JsonObject *input;
+  JsonNode *content;
+  guint line;
+
+  if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
+    return NULL;
+  events = natter_jsonl_repo_read_prefix_sync (turn_repo, natter_session_state_get_turn (prefix, index)->turn_id,
+                                               &line, &reason, cancellable, NULL);
+  if (events == NULL || events->len == 0)
+    return NULL;
+  first = json_node_get_object (g_ptr_array_index (events, 0));
+  if (g_strcmp0 (json_object_get_string_member_with_default (first, "type", NULL), "turn_created") != 0 ||
+      !json_object_has_member (first, "input") ||
+      !JSON_NODE_HOLDS_OBJECT (json_object_get_member (first, "input")))
+    return NULL;
+  input = json_object_get_object_member (first, "input");
+  content = json_object_get_member (input, "content");
+  if (content == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    return json_node_get_string (content)[0] != '\0' ? g_strdup (json_node_get_string (content)) : NULL;
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return NULL;
+  text = g_string_new (NULL);
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
+    {
+      JsonNode *element = json_array_get_element (json_node_get_array (content), i);
+      JsonObject *part = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
+
+      if (part == NULL || g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "text") != 0)
+        continue;
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
+    }
+  return text->len > 0 ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
+}
+
 static void
 inspect_thread (GTask        *task,
                 gpointer      source_object,
@@ -536,6 +591,8 @@ inspect_thread (GTask        *task,
       return;
     }
   check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
+  if (damage->can_copy)
+    damage->message = left_out_message (data->turn_repo, prefix, damage->n_turns, cancellable);
   g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
 }
 

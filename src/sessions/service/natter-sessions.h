@@ -31,6 +31,10 @@ G_BEGIN_DECLS
  * @n_turns: how many turns a copy (natter_sessions_recover_async())
  *   would have: those before the first one that cannot be read
  * @can_copy: whether anything can be copied (the first line reads)
+ * @message: (nullable): the words of the message of the first turn a
+ *   copy leaves out, when that turn's first line reads (its text parts;
+ *   not its attachments): for the person to send again in the copy,
+ *   since the copy cannot hold them
  *
  * What is left of a damaged session, and where the damage is
  * (natter_sessions_inspect_damage_async()).
@@ -43,6 +47,7 @@ typedef struct
   char     *reason;
   guint     n_turns;
   gboolean  can_copy;
+  char     *message;
 } NatterSessionDamage;
 
 #define NATTER_TYPE_SESSION_DAMAGE (natter_session_damage_get_type ())
