@@ -509,17 +509,24 @@ undo_delete_activated (GtkWidget  *widget,
 {
   NatterWindow *self = NATTER_WINDOW (widget);
   const char *session_id = g_variant_get_string (parameter, NULL);
-  AdwToast *toast = g_hash_table_lookup (self->sidebar.pending_deletes, session_id);
+  g_autoptr(AdwToast) toast = NULL;
   gboolean was_open;
 
+  toast = g_hash_table_lookup (self->sidebar.pending_deletes, session_id);
   if (toast == NULL)
     return;
+  g_object_ref (toast);
   was_open = g_object_get_data (G_OBJECT (toast), "was-open") != NULL;
-  /* The toast's own button dismisses it; dismissing it here as well
-   * would hide it twice (libadwaita 1.2 frees it twice when that happens
-   * during its show animation). Without its pending entry, its going away
-   * later deletes nothing. */
+  /* Undone, the deletion takes its toast with it, whichever way the Undo
+   * came: its button (which dismisses the toast itself as well), Ctrl+Z,
+   * or the action activated from anywhere else, which left the toast up
+   * over the conversation that was back. The guard dismisses it once it
+   * has finished appearing (libadwaita 1.2 frees a toast twice when it is
+   * dismissed during its show animation), and leaves a toast its button
+   * has dismissed meanwhile alone. Without its pending entry, its going
+   * away deletes nothing. */
   g_hash_table_remove (self->sidebar.pending_deletes, session_id);
+  natter_toast_guard_dismiss (self->toast_overlay, toast);
   natter_sidebar_set_hidden (self->session_sidebar, session_id, FALSE);
   /* What was open comes back open; a row deleted beside it comes back
    * to the list, the conversation open now staying so. */

@@ -210,6 +210,67 @@ agents_changed_cb (NatterWindow *self)
   _natter_window_update_model_picker (self);
 }
 
+/* Whether Preferences name a default provider or model: then a new
+ * conversation goes to it, whatever was used last. */
+static gboolean
+default_is_set (NatterWindow *self)
+{
+  const char *provider = natter_settings_get_default_provider (self->settings);
+  const char *model = natter_settings_get_default_model (self->settings);
+
+  return (provider != NULL && provider[0] != '\0') || (model != NULL && model[0] != '\0');
+}
+
+/* What a new conversation goes on with when Preferences name no
+ * default: the model last picked or sent with in this window, else the
+ * last model of the conversation with the latest activity, so that the
+ * model a person chose in one chat is the next chat's too (on a first
+ * run, the provider they added rather than a built-in one that may not
+ * run). A provider no longer configured is no way to go on: then the
+ * default. */
+static JsonObject *
+recent_model (NatterWindow *self)
+{
+  g_auto(GStrv) configured = NULL;
+  JsonObject *recent;
+  const char *provider;
+
+  if (self->conversation.entry != NULL || !self->conversation.new_chat || self->choice.registry == NULL ||
+      default_is_set (self))
+    return NULL;
+  recent = self->choice.recent != NULL ? self->choice.recent
+           : self->index != NULL ? natter_session_index_get_recent_model (self->index) : NULL;
+  if (recent == NULL)
+    return NULL;
+  provider = json_object_get_string_member_with_default (recent, "provider", NULL);
+  configured = natter_provider_registry_list_providers (self->choice.registry);
+  if (provider == NULL || natter_provider_id_is_endpoint (provider) ||
+      !g_strv_contains ((const char * const *) configured, provider))
+    return NULL;
+  return recent;
+}
+
+/* Remembers @provider's @model (%NULL: its first) as the one a new
+ * conversation goes on with (recent_model()). */
+static void
+remember_recent (NatterWindow *self,
+                 const char   *provider,
+                 const char   *model)
+{
+  JsonObject *recent = NULL;
+
+  /* The names may be the old object's own. */
+  if (provider != NULL)
+    {
+      recent = json_object_new ();
+      json_object_set_string_member (recent, "provider", provider);
+      if (model != NULL && model[0] != '\0')
+        json_object_set_string_member (recent, "model", model);
+    }
+  g_clear_pointer (&self->choice.recent, json_object_unref);
+  self->choice.recent = recent;
+}
+
 /* What the model choice (natter-model-choice.c) is made from, for the
  * open session. */
 static NatterModelChoice
@@ -233,6 +294,7 @@ model_choice (NatterWindow *self)
     .default_provider = self->choice.provider_id,
     .default_model = self->choice.default_model,
     .has_registry = self->choice.registry != NULL,
+    .recent = recent_model (self),
   };
 
   return choice;
@@ -480,6 +542,7 @@ model_chosen_cb (NatterWindow *self,
   json_object_set_string_member (choice, "provider", provider);
   json_object_set_string_member (choice, "model", model);
   g_hash_table_replace (self->choice.chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
+  remember_recent (self, provider, model);
   /* Another provider's model: the picker follows it to that provider. */
   if (other)
     _natter_window_update_model_picker (self);
@@ -506,14 +569,31 @@ void
 _natter_window_choose_for (NatterWindow         *self,
                            NatterMessageRequest *request)
 {
-  JsonObject *picked;
+  NatterModelChoice choice = model_choice (self);
+  JsonObject *chosen = NULL;
+  const char *provider = NULL;
+  const char *model = NULL;
 
   if (has_agent_store (self) || self->choice.agent_id != NULL)
     natter_message_request_set_agent (request, next_agent_id (self));
-  picked = g_hash_table_lookup (self->choice.chosen_models, _natter_window_choice_key (self));
-  if (picked != NULL)
-    natter_message_request_set_model (request, json_object_get_string_member_with_default (picked, "provider", NULL),
-                                      json_object_get_string_member_with_default (picked, "model", NULL));
+  /* The send path knows the conversation's own models, not what was used
+   * elsewhere: the recent model goes with the message as if picked. */
+  if (choice.picked != NULL)
+    chosen = choice.picked;
+  else if (choice.agent_own == NULL && choice.last == NULL)
+    chosen = choice.recent;
+  if (chosen != NULL)
+    natter_message_request_set_model (request, json_object_get_string_member_with_default (chosen, "provider", NULL),
+                                      json_object_get_string_member_with_default (chosen, "model", NULL));
+  /* What a message goes to is what was used last, unless the agent
+   * chose it. */
+  if (choice.picked != NULL || choice.agent_own == NULL)
+    {
+      natter_model_choice_shown (&choice, &provider, &model);
+      if (model == NULL || model[0] == '\0')
+        model = provider != NULL ? g_hash_table_lookup (self->choice.first_models, provider) : NULL;
+      remember_recent (self, provider, model);
+    }
 }
 
 void

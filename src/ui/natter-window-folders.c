@@ -624,11 +624,9 @@ undo_activated (GtkWidget  *widget,
     }
 
   toast = g_object_ref (g_hash_table_lookup (self->sidebar.pending_deletes, session_id));
+  /* The undo takes the toast away (through the guard, as Ctrl+Z may come
+   * while the toast is still appearing). */
   gtk_widget_activate_action (widget, "win.undo-delete", "s", session_id);
-  /* No button dismissed this toast, so it is dismissed once here; its
-   * pending entry is gone, so going away deletes nothing. Ctrl+Z may come
-   * while the toast is still appearing: the guard waits for that to end. */
-  natter_toast_guard_dismiss (self->toast_overlay, toast);
   /* The keyboard goes to the row back in the list; one deleted beside
    * the open conversation is not opened for that. */
   if (g_object_get_data (G_OBJECT (toast), "was-open") != NULL)

@@ -95,6 +95,9 @@ typedef struct
   GHashTable           *first_models;
   GCancellable         *first_model_cancellable;
   char                 *resolving_provider;
+  /* The {provider, model?} last picked or sent with here, which a new
+   * conversation goes on with while Preferences name no default. */
+  JsonObject           *recent;           /* nullable */
 } NatterWindowChoice;
 
 /* natter-window.c and -conversation.c: the open conversation */

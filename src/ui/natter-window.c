@@ -161,6 +161,10 @@ session_index_changed_cb (NatterSessions *sessions,
     _natter_window_leave_deleted (self);
   else if (self->conversation.entry != NULL && g_strcmp0 (session_id, self->conversation.session_id) == 0)
     _natter_window_update_composer (self);
+  /* A new conversation goes on with the model used last, maybe just now
+   * in another window. */
+  else if (self->conversation.entry == NULL && self->conversation.new_chat)
+    _natter_window_update_model_picker (self);
   _natter_window_versions_session_changed (self, session_id);
   /* A pin lives in the conversation's original, which may be another
    * session than the one open. */
@@ -221,6 +225,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->choice.chosen_models, g_hash_table_unref);
   g_clear_pointer (&self->choice.branch_models, g_hash_table_unref);
   g_clear_pointer (&self->choice.first_models, g_hash_table_unref);
+  g_clear_pointer (&self->choice.recent, json_object_unref);
   g_clear_pointer (&self->choice.chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->choice.last_agent_toast, g_free);
   g_clear_pointer (&self->archive.last_import_details, g_free);

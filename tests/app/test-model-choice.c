@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Which model the next message goes to: a pick, else the agent's own
- * model, else the last turn's, else the default (a provider's first model
- * when no model is named).
+ * model, else the last turn's, else (no default set) the model used most
+ * recently, else the default (a provider's first model when no model is
+ * named).
  */
 
 #include "natter-model-choice.h"
@@ -132,6 +133,39 @@ test_default (void)
   g_assert_null (natter_model_choice_provider_to_resolve (&choice));
 }
 
+/* The model most recently picked or used stands in for the default of a
+ * conversation with none of its own; the caller gives it only when
+ * Preferences name no default. */
+static void
+test_recent (void)
+{
+  g_autoptr(JsonObject) recent = model_new ("openrouter", "recent-model");
+  g_autoptr(JsonObject) recent_unnamed = model_new ("openrouter", NULL);
+  g_autoptr(JsonObject) last = model_new ("ollama", "last-model");
+  g_autoptr(JsonObject) own = model_new ("ollama", "agent-model");
+  NatterModelChoice choice = { NULL, NULL, NULL, "ollama", NULL, TRUE, recent };
+
+  assert_shown (&choice, "openrouter", "recent-model");
+  assert_descriptor (&choice, "openrouter", "recent-model");
+  g_assert_null (natter_model_choice_provider_to_resolve (&choice));
+
+  /* Named without a model: that provider's first, not the default's. */
+  choice.recent = recent_unnamed;
+  assert_shown (&choice, "openrouter", NULL);
+  assert_descriptor (&choice, NULL, NULL);
+  g_assert_cmpstr (natter_model_choice_provider_to_resolve (&choice), ==, "openrouter");
+
+  /* The conversation's own last model and the agent's own come first. */
+  choice.recent = recent;
+  choice.last = last;
+  assert_shown (&choice, "ollama", "last-model");
+  assert_descriptor (&choice, "ollama", "last-model");
+  choice.last = NULL;
+  choice.agent_own = own;
+  assert_shown (&choice, "ollama", "agent-model");
+  assert_descriptor (&choice, NULL, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -142,6 +176,7 @@ main (int   argc,
   g_test_add_func ("/model-choice/agent-own-model", test_agent_own_model);
   g_test_add_func ("/model-choice/last-turn", test_last_turn);
   g_test_add_func ("/model-choice/default", test_default);
+  g_test_add_func ("/model-choice/recent", test_recent);
 
   return g_test_run ();
 }

@@ -391,6 +391,63 @@ test_scan_keeps_writes_made_during_it (Fixture       *f,
   g_free (turns[0]);
 }
 
+/* Puts a session into @index whose one turn was appended at @ts with
+ * @provider's @model. */
+static char *
+put_session_at (Fixture            *f,
+                NatterSessionIndex *index,
+                const char         *ts,
+                const char         *provider,
+                const char         *model)
+{
+  char *session_id = natter_id_generator_next (f->ids);
+  g_autofree char *turn_id = natter_id_generator_next (f->ids);
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(JsonObject) descriptor = json_object_new ();
+  g_autoptr(NatterSessionState) state = NULL;
+
+  json_object_set_string_member (descriptor, "provider", provider);
+  json_object_set_string_member (descriptor, "model", model);
+  g_ptr_array_add (events, natter_session_event_new_created (session_id, TS, "x", NULL, NULL, NULL));
+  g_ptr_array_add (events, natter_session_event_new_turn_appended (session_id, ts, turn_id, 1, "helper", descriptor));
+  state = natter_session_reduce (events, NULL);
+  natter_session_index_update_from_state (index, state, "completed");
+  return session_id;
+}
+
+/* What a new conversation goes on with when no default is set: the last
+ * model of the conversation with the latest activity, whichever was
+ * made first. */
+static void
+test_recent_model (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(NatterSessionIndex) index = natter_session_index_new ();
+  g_autofree char *older = NULL;
+  g_autofree char *newer = NULL;
+  g_autofree char *first = NULL;
+  JsonObject *recent;
+
+  g_assert_null (natter_session_index_get_recent_model (index));
+
+  newer = put_session_at (f, index, "2026-12-01T10:00:00.000Z", "mine", "used-last");
+  older = put_session_at (f, index, "2026-11-30T10:00:00.000Z", "ollama", "used-before");
+  recent = natter_session_index_get_recent_model (index);
+  g_assert_nonnull (recent);
+  g_assert_cmpstr (json_object_get_string_member (recent, "provider"), ==, "mine");
+  g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-last");
+
+  /* Going on with the older one makes its model the recent one. */
+  first = put_session_at (f, index, "2026-12-02T10:00:00.000Z", "ollama", "used-again");
+  recent = natter_session_index_get_recent_model (index);
+  g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-again");
+
+  /* A conversation deleted takes its model with it. */
+  g_assert_true (natter_session_index_remove (index, first));
+  recent = natter_session_index_get_recent_model (index);
+  g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-last");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -406,6 +463,7 @@ main (int   argc,
   ADD ("entry/json-has-exactly-the-spec-fields", test_entry_json_fields);
   ADD ("write-through/items-changed-and-notify-on-change-only", test_write_through);
   ADD ("write-through/keeps-a-latest-turn-error", test_write_through_keeps_latest_turn_error);
+  ADD ("recent-model/latest-activity-wins", test_recent_model);
 
   return g_test_run ();
 }

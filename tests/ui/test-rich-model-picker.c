@@ -532,6 +532,138 @@ test_rich_model_picker_other_providers (void)
   natter_test_server_free (two);
 }
 
+typedef struct
+{
+  UiWorld      *u;
+  NatterWindow *window;
+} NewChatSent;
+
+/* Whether the window's new conversation has been made and its first
+ * answer has come. */
+static gboolean
+new_chat_answered (gpointer data)
+{
+  NewChatSent *sent = data;
+  const char *session_id = natter_window_get_session_id (sent->window);
+  NatterSessionIndexEntry *entry = session_id != NULL ? natter_session_index_lookup (sent->u->index, session_id)
+                                                      : NULL;
+
+  return entry != NULL && natter_session_index_entry_get_turn_count (entry) == 1 &&
+         g_strcmp0 (natter_session_index_entry_get_latest_turn_status (entry), "completed") == 0;
+}
+
+/* Opens a new conversation as Ctrl+N does. */
+static void
+new_chat (NatterWindow *window)
+{
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL));
+  g_assert_null (natter_window_get_session_id (window));
+}
+
+/* Sends @text from the window's new conversation and returns the model
+ * its turn was made with. */
+static JsonObject *
+send_new_chat (UiWorld      *u,
+               NatterWindow *window,
+               const char   *text)
+{
+  NewChatSent sent = { u, window };
+  NatterSessionIndexEntry *entry;
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *created;
+
+  natter_composer_set_text (natter_window_get_composer (window), text);
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_until (new_chat_answered, &sent);
+  entry = natter_session_index_lookup (u->index, natter_window_get_session_id (window));
+  events = ui_get_turn (u, natter_session_index_entry_get_latest_turn_id (entry));
+  created = json_node_get_object (g_ptr_array_index (events, 0));
+  return json_object_ref (json_object_get_object_member (json_object_get_object_member (json_object_get_object_member (created, "agent"),
+                                                                                        "resolved"),
+                                                         "model"));
+}
+
+/* A first run: the person adds a provider of theirs after the built-in
+ * Ollama (which does not run here) and sets no default. The model they
+ * pick in their first chat is the next chat's too, shown and sent; once
+ * Preferences name a default, a new chat goes to the default. */
+void
+test_rich_model_picker_new_chat_goes_on (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(NatterSettings) settings = NULL;
+  g_autoptr(JsonObject) first = NULL;
+  g_autoptr(JsonObject) second = NULL;
+  g_autoptr(NatterMessageRequest) request = natter_message_request_new ("Hello default");
+  g_autoptr(GPtrArray) popovers = NULL;
+  NatterTestServer *builtin = NULL;
+  NatterTestServer *mine = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkListBoxRow *row;
+  RowWait wait;
+
+  builtin = natter_test_server_new_models (TWO_MODELS);
+  mine = natter_test_server_new_models (ONE_MODELS);
+  natter_provider_registry_add_provider (registry, "ollama", "Ollama", builtin->base_url);
+  natter_provider_registry_add_provider (registry, "mine", "My Server", mine->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP,
+                            NULL);
+
+  window = ui_window_new (app, u);
+  g_assert_cmpstr (natter_settings_get_default_provider (window->settings), ==, "");
+  g_assert_cmpstr (natter_settings_get_default_model (window->settings), ==, "");
+  new_chat (window);
+  /* What the application gives a window with no default set: the first
+   * provider of the list, its first model. */
+  natter_window_set_model_provider (window, registry, "ollama", NULL);
+  picker = natter_window_get_model_picker (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "ollama");
+
+  /* The first chat: a model of the person's own provider, picked. */
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  wait = (RowWait) { g_ptr_array_index (popovers, 0), "mine", "beta" };
+  ui_wait_until (row_shown, &wait);
+  row = find_model_row (wait.popover, "mine", "beta");
+  g_signal_emit_by_name (gtk_widget_get_parent (GTK_WIDGET (row)), "row-activated", row);
+  natter_model_picker_popdown (picker);
+  first = send_new_chat (u, window, "Hello mine");
+  assert_descriptor (first, "mine", "beta");
+
+  /* Ctrl+N: the new chat goes on with it, not to the built-in Ollama. */
+  new_chat (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "mine");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  second = send_new_chat (u, window, "Hello again");
+  assert_descriptor (second, "mine", "beta");
+
+  /* A default set in Preferences wins. The application gives its windows
+   * the new default (natter-application.c); so does the test, with its
+   * registry. */
+  natter_settings_set_default_provider (window->settings, "ollama");
+  natter_settings_set_default_model (window->settings, "gamma");
+  natter_window_set_model_provider (window, registry, "ollama", "gamma");
+  new_chat (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "ollama");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "gamma");
+  /* The default is the agent's to apply (the runtime's, not an override
+   * of the window's): the message names no model of its own. */
+  _natter_window_choose_for (window, request);
+  g_assert_null (natter_message_request_get_provider (request));
+  g_assert_null (natter_message_request_get_model (request));
+
+  settings = g_object_ref (window->settings);
+  ui_destroy_window (window);
+  /* The settings are the process's: the next test starts from none. */
+  natter_settings_set_default_provider (settings, "");
+  natter_settings_set_default_model (settings, "");
+  ui_world_free (u);
+  natter_test_server_free (builtin);
+  natter_test_server_free (mine);
+}
+
 /* A session whose provider is gone, or was a bare endpoint URL: the
  * unknown state with Preferences, never another provider's list. */
 void

@@ -16,6 +16,7 @@
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-settings.h"
 #include "natter-store-watch.h"
+#include "natter-toast-guard.h"
 #include "test-sidebar.h"
 
 static gboolean
@@ -409,6 +410,81 @@ test_sidebar_delete_stops_answer (void)
   /* Said on the turn, for whoever waited for the answer (a `natter
    * send` the window ran tells its caller). */
   g_assert_cmpstr (last_member (u, stopped, "reason"), ==, "The conversation was deleted");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static gboolean
+any_toast (gpointer window)
+{
+  return !ui_no_toasts (window);
+}
+
+static gboolean
+toasts_settled (gpointer window)
+{
+  return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window)));
+}
+
+static void
+count_dismissed_cb (AdwToast *toast,
+                    guint    *count)
+{
+  (*count)++;
+}
+
+/* Undo of a conversation deleted while its answer streams takes the
+ * toast away with the deletion, not only when the toast's own button
+ * was pressed: the conversation is back, its answer going on, and
+ * nothing is left to undo. */
+void
+test_sidebar_delete_undo_while_streaming (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Streaming");
+  g_autofree char *turn_id = NULL;
+  NatterFakeModel *model = u->w->fakes->model;
+  NatterWindow *window = ui_window_new (app, u);
+  g_autoptr(AdwToast) toast = NULL;
+  guint dismissed = 0;
+
+  natter_fake_model_script (model, NATTER_FAKE_STEP_HOLD, NATTER_FAKE_TEXT_STEP, NULL);
+  g_assert_true (natter_window_open_session (window, session_id));
+  wait_row (window, session_id, "Streaming");
+  /* Sent from the window, as a person sends, and streaming. */
+  natter_composer_set_text (natter_window_get_composer (window), "Take your time");
+  g_assert_true (natter_composer_send (natter_window_get_composer (window)));
+  ui_wait_model_held (u);
+  turn_id = g_strdup (natter_session_index_entry_get_latest_turn_id (natter_session_index_lookup (u->index, session_id)));
+  natter_fake_model_stream_text (model, "Streaming ");
+
+  /* Undone through the action, not the toast's button (whose own
+   * dismissal libadwaita makes): the toast goes with the deletion. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete", "s", session_id);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
+  natter_fake_model_stream_text (model, " still");
+  ui_wait_until (any_toast, window);
+  ui_wait_until (toasts_settled, window);
+  toast = g_object_ref (g_hash_table_lookup (window->sidebar.pending_deletes, session_id));
+  g_signal_connect (toast, "dismissed", G_CALLBACK (count_dismissed_cb), &dismissed);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
+  g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 0);
+  natter_fake_model_stream_text (model, " going");
+  /* Dismissed by the undo, in the first frame the guard allows, not by
+   * its own timeout later. */
+  ui_wait_until (toasts_settled, window);
+  g_assert_cmpuint (dismissed, ==, 1);
+  ui_wait_until (ui_no_toasts, window);
+  g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, session_id), !=,
+                    GTK_INVALID_LIST_POSITION);
+  g_assert_true (natter_sessions_is_turn_running (u->sessions, turn_id));
+
+  natter_fake_model_release (model);
+  ui_wait_turn (u, turn_id);
+  g_assert_cmpstr (last_type (u, turn_id), ==, "turn_completed");
+  g_assert_true (ui_no_toasts (window));
+  g_assert_true (file_exists (u, session_id));
 
   ui_destroy_window (window);
   ui_world_free (u);

@@ -37,6 +37,7 @@ void test_sidebar_delete_keeps_placed (void);
 void test_sidebar_delete_keeps_answered (void);
 void test_sidebar_delete_keeps_placed_elsewhere (void);
 void test_sidebar_delete_stops_answer (void);
+void test_sidebar_delete_undo_while_streaming (void);
 void test_sidebar_pending_delete_done_on_close (void);
 void test_sidebar_delete_long_title_toast (void);
 void test_sidebar_deleted_elsewhere (void);

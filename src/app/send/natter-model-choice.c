@@ -6,7 +6,10 @@
  * is the user's: a model picked for this conversation wins; else the
  * chosen agent's own model (the runtime resolves it, so the window sends
  * no override); else the model of the conversation's last turn, so a
- * conversation keeps its model; else the default from Preferences. A
+ * conversation keeps its model; else, for a conversation with none of its
+ * own while Preferences name no default, the model most recently picked
+ * or used, so that a new chat goes on where the person was; else the
+ * default from Preferences. A
  * provider without a model name means its first model, which the provider
  * registry is asked for before sending, the same rule the command line
  * uses. Kept apart from the window so the rule can be read, and tested,
@@ -26,7 +29,7 @@
  *
  * The `{provider, model?}` the model picker shows for the session: the
  * pick, else the agent's own model, else the last turn's, else the
- * default. The strings belong to @choice's members.
+ * recent one, else the default. The strings belong to @choice's members.
  */
 void
 natter_model_choice_shown (const NatterModelChoice  *choice,
@@ -38,6 +41,8 @@ natter_model_choice_shown (const NatterModelChoice  *choice,
   g_return_if_fail (choice != NULL && provider != NULL && model != NULL);
 
   chosen = choice->picked != NULL ? choice->picked : choice->agent_own != NULL ? choice->agent_own : choice->last;
+  if (chosen == NULL)
+    chosen = choice->recent;
   if (chosen != NULL)
     {
       *provider = json_object_get_string_member_with_default (chosen, "provider", NULL);
@@ -54,7 +59,8 @@ natter_model_choice_shown (const NatterModelChoice  *choice,
  *
  * What the send configuration's `agent.model` (docs/sessions.md §9)
  * carries: the pick, else (with a registry) the last turn's model, so a
- * conversation keeps the model and provider of its last turn. An agent
+ * conversation keeps the model and provider of its last turn, else the
+ * recent one. An agent
  * naming its own model gets no override unless the user picked one, so the
  * runtime's resolver uses the agent's. A choice without a model name gives
  * no descriptor either.
@@ -72,7 +78,9 @@ natter_model_choice_dup_descriptor (const NatterModelChoice *choice)
 
   if (choice->picked == NULL && choice->agent_own != NULL)
     return NULL;
-  chosen = choice->picked != NULL ? choice->picked : choice->has_registry ? choice->last : NULL;
+  chosen = choice->picked;
+  if (chosen == NULL && choice->has_registry)
+    chosen = choice->last != NULL ? choice->last : choice->recent;
   if (chosen == NULL || !json_object_has_member (chosen, "model"))
     return NULL;
   descriptor = json_object_new ();

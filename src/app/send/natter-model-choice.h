@@ -22,6 +22,10 @@ G_BEGIN_DECLS
  *   provider's first model
  * @has_registry: whether providers can be listed and resolved at all; without
  *   them only an explicit pick counts
+ * @recent: (nullable): the `{provider, model?}` most recently picked or
+ *   used in another conversation, which stands in for the default of a
+ *   conversation with no model of its own; the caller gives it only
+ *   when Preferences name no default, so a default set there wins
  *
  * What is known about the open session when deciding which model its next
  * message goes to. The members are borrowed: the caller keeps them alive
@@ -35,6 +39,7 @@ typedef struct
   const char *default_provider;
   const char *default_model;
   gboolean    has_registry;
+  JsonObject *recent;
 } NatterModelChoice;
 
 void        natter_model_choice_shown               (const NatterModelChoice  *choice,

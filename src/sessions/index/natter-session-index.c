@@ -312,6 +312,46 @@ natter_session_index_dup_damaged (NatterSessionIndex *self)
 }
 
 /**
+ * natter_session_index_get_recent_model:
+ * @self: the index
+ *
+ * The model of the conversation with the latest activity
+ * (natter_session_index_entry_get_latest_turn_at()): what was used last,
+ * which a new conversation goes on with when Preferences name no default
+ * model. A damaged conversation, or one whose latest turn was imported
+ * (its model is a label of where it came from), is passed over.
+ *
+ * Returns: (transfer none) (nullable): the `{provider, model}` of that
+ *   conversation's last turn, or %NULL when no conversation has one
+ */
+JsonObject *
+natter_session_index_get_recent_model (NatterSessionIndex *self)
+{
+  NatterSessionIndexEntry *recent = NULL;
+  const char *recent_at = NULL;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  for (guint i = 0; i < self->entries->len; i++)
+    {
+      NatterSessionIndexEntry *entry = g_ptr_array_index (self->entries, i);
+      const char *at = natter_session_index_entry_get_latest_turn_at (entry);
+
+      /* Natter writes its timestamps in UTC, all of one width
+       * (natter_format_ts()): they sort as text. Of two at the same
+       * moment, the later session (ids are in time order) wins. */
+      if (at == NULL || natter_session_index_entry_get_error (entry) != NULL ||
+          natter_session_index_entry_get_latest_turn_imported (entry) ||
+          natter_session_index_entry_get_last_model (entry) == NULL ||
+          (recent_at != NULL && strcmp (at, recent_at) < 0))
+        continue;
+      recent = entry;
+      recent_at = at;
+    }
+  return recent != NULL ? natter_session_index_entry_get_last_model (recent) : NULL;
+}
+
+/**
  * natter_session_index_get_loaded:
  * @self: the index
  *

@@ -26,6 +26,7 @@ gboolean                 natter_session_index_get_loaded            (NatterSessi
 void                     natter_session_index_set_cache_file        (NatterSessionIndex   *self,
                                                                      GFile                *file);
 GPtrArray               *natter_session_index_dup_damaged           (NatterSessionIndex   *self);
+JsonObject              *natter_session_index_get_recent_model      (NatterSessionIndex   *self);
 
 void                     natter_session_index_load_async            (NatterSessionIndex   *self,
                                                                      NatterJsonlRepo      *session_repo,
