@@ -40,7 +40,9 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 /* GApplication uniqueness (architecture.md, "Process and data"): a second
- * `natter` activates this primary instance, which presents its window. */
+ * `natter` activates this primary instance, which presents its window;
+ * one started for another data directory is refused, the window saying
+ * so (refuse_other_data_dir()). */
 /* The header's model picker resolves each session's provider in the
  * services' registry, with the defaults of the settings. */
 static void
