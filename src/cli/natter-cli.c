@@ -528,28 +528,6 @@ loaded_cb (GObject      *object,
   start_command (run);
 }
 
-/* Whether @a and @b name the same directory: the same path, or the
- * same inode reached through another path (a symbolic link). */
-static gboolean
-same_directory (GFile *a,
-                GFile *b)
-{
-  g_autoptr(GFileInfo) info_a = NULL;
-  g_autoptr(GFileInfo) info_b = NULL;
-  const char *id_a;
-  const char *id_b;
-
-  if (g_file_equal (a, b))
-    return TRUE;
-  info_a = g_file_query_info (a, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
-  info_b = g_file_query_info (b, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
-  if (info_a == NULL || info_b == NULL)
-    return FALSE;
-  id_a = g_file_info_get_attribute_string (info_a, G_FILE_ATTRIBUTE_ID_FILE);
-  id_b = g_file_info_get_attribute_string (info_b, G_FILE_ATTRIBUTE_ID_FILE);
-  return id_a != NULL && g_strcmp0 (id_a, id_b) == 0;
-}
-
 /* A command forwarded by another process must act on the data directory
  * that process was given, never on this one's in its place: it runs here
  * only when both are the same. The other process forwards only when its
@@ -577,7 +555,7 @@ check_data_dir (Run *run)
       return FALSE;
     }
   theirs = g_application_command_line_create_file_for_arg (run->cmdline, given);
-  if (same_directory (ours, theirs))
+  if (natter_services_uses_data_dir (run->services, theirs))
     return TRUE;
   their_path = g_file_get_parse_name (theirs);
   natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,

@@ -40,7 +40,9 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 /* GApplication uniqueness (architecture.md, "Process and data"): a second
- * `natter` activates this primary instance, which presents its window. */
+ * `natter` activates this primary instance, which presents its window;
+ * one started for another data directory is refused, the window saying
+ * so (refuse_other_data_dir()). */
 /* The header's model picker resolves each session's provider in the
  * services' registry, with the defaults of the settings. */
 static void
@@ -84,6 +86,73 @@ natter_application_activate (GApplication *app)
   gtk_window_present (window);
 }
 
+/* The key, in the platform data of a forwarded command line, of the data
+ * directory the forwarding process was started for
+ * (natter_application_add_platform_data()). */
+#define PLATFORM_DATA_DIR "natter-data-dir"
+
+/* The data directory a plain `natter` forwarded here was started for, or
+ * %NULL when it did not say (a launch by D-Bus activation, or by an older
+ * Natter). */
+static GFile *
+dup_forwarded_data_dir (GApplicationCommandLine *cmdline)
+{
+  g_autoptr(GVariant) platform_data = g_application_command_line_get_platform_data (cmdline);
+  g_autoptr(GVariantDict) dict = NULL;
+  const char *path = NULL;
+
+  if (platform_data == NULL)
+    return NULL;
+  dict = g_variant_dict_new (platform_data);
+  if (!g_variant_dict_lookup (dict, PLATFORM_DATA_DIR, "^&ay", &path) || path[0] == '\0')
+    return NULL;
+  return g_file_new_for_path (path);
+}
+
+/* A second `natter` started for another data directory than this one's
+ * (NATTER_DATA_DIR) cannot be served by this window, which would show
+ * its own conversations as if they were the other folder's; nor can it
+ * run beside it, since both would be the one application to the desktop
+ * (its name, its search provider, its settings). The window comes up and
+ * says which folder it has open and how to open the other one; the
+ * second process fails, saying the same on its standard error. Returns
+ * whether it was refused so. */
+static gboolean
+refuse_other_data_dir (NatterApplication       *self,
+                       GApplicationCommandLine *cmdline)
+{
+  g_autoptr(GFile) theirs = NULL;
+  g_autofree char *our_path = NULL;
+  g_autofree char *their_path = NULL;
+  g_autofree char *message = NULL;
+  g_autofree char *body = NULL;
+  GtkWindow *window;
+  AdwMessageDialog *dialog;
+
+  if (!g_application_command_line_get_is_remote (cmdline) || self->services == NULL)
+    return FALSE;
+  theirs = dup_forwarded_data_dir (cmdline);
+  if (theirs == NULL || natter_services_uses_data_dir (self->services, theirs))
+    return FALSE;
+
+  our_path = g_file_get_parse_name (natter_services_get_data_dir (self->services));
+  their_path = g_file_get_parse_name (theirs);
+  /* Translators: both %s are folders */
+  message = g_strdup_printf (_("Natter is already open with the data folder %s; close it to open %s"),
+                             our_path, their_path);
+  g_application_command_line_printerr (cmdline, "natter: %s\n", message);
+  g_application_activate (G_APPLICATION (self));
+  window = gtk_application_get_active_window (GTK_APPLICATION (self));
+  /* Translators: both %s are folders */
+  body = g_strdup_printf (_("Natter is already open with the data folder “%s”. To open “%s”, "
+                            "close this window and start Natter again."),
+                          our_path, their_path);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Natter Is Already Open"), body));
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
 /* A plain `natter` presents the window; `natter SUBCOMMAND …`, typed here
  * or forwarded by a second process, runs headless against this window's
  * services, so the window shows its effects live and no second process
@@ -97,6 +166,8 @@ natter_application_command_line (GApplication            *app,
 
   if (arguments[0] == NULL || arguments[1] == NULL)
     {
+      if (refuse_other_data_dir (self, cmdline))
+        return 1;
       g_application_activate (app);
       return 0;
     }
@@ -122,6 +193,22 @@ natter_application_handle_local_options (GApplication *app,
     }
 
   return -1;
+}
+
+/* Every launch says which data directory it was started for (its
+ * NATTER_DATA_DIR, else the default), as an absolute path, so that the
+ * running Natter it is forwarded to can tell whether that is its own
+ * (refuse_other_data_dir()). */
+static void
+natter_application_add_platform_data (GApplication    *app,
+                                      GVariantBuilder *builder)
+{
+  g_autoptr(GFile) dir = natter_services_get_default_data_dir ();
+  g_autofree char *path = g_file_get_path (dir);
+
+  G_APPLICATION_CLASS (natter_application_parent_class)->add_platform_data (app, builder);
+  if (path != NULL)
+    g_variant_builder_add (builder, "{sv}", PLATFORM_DATA_DIR, g_variant_new_bytestring (path));
 }
 
 /* Quitting closes the windows, as their close buttons would: a window
@@ -424,6 +511,7 @@ natter_application_class_init (NatterApplicationClass *klass)
   app_class->dbus_unregister = natter_application_dbus_unregister;
   app_class->command_line = natter_application_command_line;
   app_class->handle_local_options = natter_application_handle_local_options;
+  app_class->add_platform_data = natter_application_add_platform_data;
 
   /**
    * NatterApplication:services:

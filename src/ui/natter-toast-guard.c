@@ -284,7 +284,10 @@ natter_toast_guard_dismiss (AdwToastOverlay *overlay,
  * added or dismissed. Only then is a click on a toast's own button safe
  * under libadwaita 1.2: the button dismisses the toast itself, past this
  * guard. A person cannot click a toast that is still sliding in; a test
- * that clicks one waits for this first.
+ * that clicks one waits for this first, keeping the overlay's frames
+ * coming meanwhile (a tick callback): only time has to pass, and time
+ * passing wakes no main loop, which may otherwise sleep until the toast's
+ * own timeout dismisses it.
  *
  * Returns: %TRUE when no toast of @overlay is still appearing
  */

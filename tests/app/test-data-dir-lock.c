@@ -403,6 +403,39 @@ test_leftovers_kept_while_another_process_writes (void)
   leftovers_free (&l);
 }
 
+/* Whether another process's directory is the services' own: the same
+ * path, written otherwise or through a link, is; another folder, or one
+ * that does not exist, is not. */
+static void
+test_uses_data_dir (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) other = natter_test_make_temp_dir ();
+  g_autoptr(GFile) links = natter_test_make_temp_dir ();
+  g_autoptr(GFile) link = g_file_get_child (links, "to-dir");
+  g_autoptr(GFile) missing = g_file_get_child (links, "missing");
+  g_autofree char *path = g_file_get_path (dir);
+  g_autofree char *dotted = g_build_filename (path, ".", NULL);
+  g_autoptr(GFile) same = g_file_new_for_commandline_arg (dotted);
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+
+  g_file_make_symbolic_link (link, path, NULL, &error);
+  g_assert_no_error (error);
+  services = natter_services_new (dir, NULL, NULL, NULL, NULL);
+
+  g_assert_true (natter_services_uses_data_dir (services, dir));
+  g_assert_true (natter_services_uses_data_dir (services, same));
+  g_assert_true (natter_services_uses_data_dir (services, link));
+  g_assert_false (natter_services_uses_data_dir (services, other));
+  g_assert_false (natter_services_uses_data_dir (services, missing));
+
+  g_assert_finalize_object (services);
+  natter_test_remove_tree (dir);
+  natter_test_remove_tree (other);
+  natter_test_remove_tree (links);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -410,6 +443,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/data-dir-lock/second-open-refused-then-free", test_second_fd_refused);
+  g_test_add_func ("/data-dir-lock/uses-data-dir", test_uses_data_dir);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
   g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
   g_test_add_func ("/data-dir-lock/live-write-kept", test_live_write_kept);

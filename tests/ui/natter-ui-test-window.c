@@ -131,6 +131,39 @@ toasts_settled (gpointer window)
   return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window)));
 }
 
+static gboolean
+keep_ticking_cb (GtkWidget     *widget,
+                 GdkFrameClock *clock,
+                 gpointer       user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * ui_wait_toasts_settled:
+ * @window: a #NatterWindow
+ *
+ * Waits until every toast of @window has finished appearing
+ * (natter_toast_guard_is_settled()), as a person's click on a toast
+ * comes. Only time has to pass for that, and time passing wakes nobody:
+ * once the window has drawn its last frame, the main loop sleeps until
+ * its next source, which may well be the toast's own timeout, 5 s later,
+ * dismissing the very toast the test meant to act on. The first window of
+ * a process happened to go on drawing for long enough; later ones, faster
+ * to settle, did not, and a test that ran after another failed. The
+ * overlay's frame clock is kept ticking for the wait, so the guard's
+ * clock is looked at every frame.
+ */
+void
+ui_wait_toasts_settled (gpointer window)
+{
+  GtkWidget *overlay = GTK_WIDGET (natter_window_get_toast_overlay (window));
+  guint tick_id = gtk_widget_add_tick_callback (overlay, keep_ticking_cb, NULL, NULL);
+
+  ui_wait_until (toasts_settled, window);
+  gtk_widget_remove_tick_callback (overlay, tick_id);
+}
+
 /* Clicks the button labelled @label of the toast on @window, once every
  * toast there has finished appearing, as a person's click comes: the
  * button dismisses its toast past the window's toast guard, and
@@ -142,7 +175,7 @@ ui_click_toast_button (gpointer    window,
 {
   GtkWidget *button;
 
-  ui_wait_until (toasts_settled, window);
+  ui_wait_toasts_settled (window);
   button = ui_find_button (natter_window_get_toast_overlay (window), label);
   g_assert_nonnull (button);
   g_signal_emit_by_name (button, "clicked");

@@ -213,6 +213,7 @@ GtkEditable       *ui_open_search         (NatterWindow       *window);
 gboolean           ui_error_bar_shown     (gpointer            window);
 gboolean           ui_error_bar_hidden    (gpointer            window);
 gboolean           ui_no_toasts           (gpointer            window);
+void               ui_wait_toasts_settled (gpointer            window);
 void               ui_click_toast_button  (gpointer            window,
                                            const char         *label);
 NatterSessionRow  *ui_find_session_row    (NatterWindow       *window,

@@ -330,6 +330,60 @@ test_other_data_dir (void)
   natter_test_remove_tree (c);
 }
 
+/* A second window launched on another data directory than the running
+ * window's is not silently shown the running one's data: it fails,
+ * naming both folders (the running window says the same in a dialog),
+ * and the window goes on. Launched on the window's own directory, or on
+ * a link to it, it brings the window up as ever. */
+static void
+test_window_other_data_dir (void)
+{
+  g_autoptr(GFile) a = natter_test_make_temp_dir ();
+  g_autoptr(GFile) b = natter_test_make_temp_dir ();
+  g_autoptr(GFile) links = natter_test_make_temp_dir ();
+  g_autoptr(GFile) link = g_file_get_child (links, "to-a");
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a_path = g_file_get_path (a);
+  g_autofree char *b_path = g_file_get_path (b);
+  const char * const no_args[] = { NULL };
+  NatterTestRun gui = { 0 };
+  NatterTestRun second = { 0 };
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  g_file_make_symbolic_link (link, a_path, NULL, &error);
+  g_assert_no_error (error);
+
+  window = spawn_window (bus, a, &gui);
+
+  run_cli (b, no_args, &second);
+  g_assert_cmpint (second.status, ==, 1);
+  g_assert_true (g_str_has_prefix (second.err, "natter: "));
+  g_assert_nonnull (strstr (second.err, a_path));
+  g_assert_nonnull (strstr (second.err, b_path));
+  natter_test_run_clear (&second);
+
+  run_cli (a, no_args, &second);
+  g_assert_cmpint (second.status, ==, 0);
+  g_assert_cmpstr (second.err, ==, "");
+  natter_test_run_clear (&second);
+
+  run_cli (link, no_args, &second);
+  g_assert_cmpint (second.status, ==, 0);
+  g_assert_cmpstr (second.err, ==, "");
+  natter_test_run_clear (&second);
+
+  quit_window (bus, &gui);
+  /* The dialog came up on the window without a complaint. */
+  g_assert_null (strstr (gui.err, "CRITICAL"));
+  natter_test_run_clear (&gui);
+  natter_test_remove_tree (a);
+  natter_test_remove_tree (b);
+  natter_test_remove_tree (links);
+}
+
 #define SAY_HELLO \
   { .status = 200, .content_type = "text/event-stream", \
     .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n", \
@@ -591,6 +645,7 @@ main (int   argc,
 
   g_test_add_func ("/cli/forwarded-to-window", test_forwarded_to_window);
   g_test_add_func ("/cli/other-data-dir", test_other_data_dir);
+  g_test_add_func ("/cli/window-other-data-dir", test_window_other_data_dir);
   g_test_add_func ("/cli/forwarded-queue-runs-to-settle", test_forwarded_queue_runs_to_settle);
   g_test_add_func ("/cli/forwarded-show-running", test_forwarded_show_running);
   g_test_add_func ("/cli/forwarded-in-callers-language", test_forwarded_in_callers_language);

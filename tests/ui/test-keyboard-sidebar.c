@@ -567,7 +567,10 @@ test_keyboard_undo_after_new_folder (void)
        * conversation still opening) or a frame later (round 4), else
        * once all is settled. */
       if (round < 3)
-        ui_wait_until (settled_after_delete, window);
+        {
+          ui_wait_toasts_settled (window);
+          ui_wait_until (settled_after_delete, window);
+        }
       else if (round == 4)
         ui_settle ();
 

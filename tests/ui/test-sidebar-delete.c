@@ -16,7 +16,6 @@
 #include "natter-session-schema-upgrade.h"
 #include "natter-sessions-settings.h"
 #include "natter-store-watch.h"
-#include "natter-toast-guard.h"
 #include "test-sidebar.h"
 
 static gboolean
@@ -421,12 +420,6 @@ any_toast (gpointer window)
   return !ui_no_toasts (window);
 }
 
-static gboolean
-toasts_settled (gpointer window)
-{
-  return natter_toast_guard_is_settled (ADW_TOAST_OVERLAY (natter_window_get_toast_overlay (window)));
-}
-
 static void
 count_dismissed_cb (AdwToast *toast,
                     guint    *count)
@@ -465,7 +458,7 @@ test_sidebar_delete_undo_while_streaming (void)
   g_assert_cmpuint (natter_window_get_n_pending_deletes (window), ==, 1);
   natter_fake_model_stream_text (model, " still");
   ui_wait_until (any_toast, window);
-  ui_wait_until (toasts_settled, window);
+  ui_wait_toasts_settled (window);
   toast = g_object_ref (g_hash_table_lookup (window->sidebar.pending_deletes, session_id));
   g_signal_connect (toast, "dismissed", G_CALLBACK (count_dismissed_cb), &dismissed);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.undo-delete", "s", session_id);
@@ -473,7 +466,7 @@ test_sidebar_delete_undo_while_streaming (void)
   natter_fake_model_stream_text (model, " going");
   /* Dismissed by the undo, in the first frame the guard allows, not by
    * its own timeout later. */
-  ui_wait_until (toasts_settled, window);
+  ui_wait_toasts_settled (window);
   g_assert_cmpuint (dismissed, ==, 1);
   ui_wait_until (ui_no_toasts, window);
   g_assert_cmpuint (natter_sidebar_find_position (window->session_sidebar, session_id), !=,

@@ -794,6 +794,41 @@ natter_services_get_data_dir (NatterServices *self)
 }
 
 /**
+ * natter_services_uses_data_dir:
+ * @self: the services
+ * @dir: a directory
+ *
+ * Whether @dir is @self's data directory: the same path, or the same
+ * directory reached through another path (a symbolic link). Another
+ * Natter process that names a different one must not be served from
+ * this one's data.
+ *
+ * Returns: %TRUE when @dir is the data directory
+ */
+gboolean
+natter_services_uses_data_dir (NatterServices *self,
+                               GFile          *dir)
+{
+  g_autoptr(GFileInfo) info_ours = NULL;
+  g_autoptr(GFileInfo) info_theirs = NULL;
+  const char *id_ours;
+  const char *id_theirs;
+
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (dir), FALSE);
+
+  if (g_file_equal (self->data_dir, dir))
+    return TRUE;
+  info_ours = g_file_query_info (self->data_dir, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  info_theirs = g_file_query_info (dir, G_FILE_ATTRIBUTE_ID_FILE, G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  if (info_ours == NULL || info_theirs == NULL)
+    return FALSE;
+  id_ours = g_file_info_get_attribute_string (info_ours, G_FILE_ATTRIBUTE_ID_FILE);
+  id_theirs = g_file_info_get_attribute_string (info_theirs, G_FILE_ATTRIBUTE_ID_FILE);
+  return id_ours != NULL && g_strcmp0 (id_ours, id_theirs) == 0;
+}
+
+/**
  * natter_services_get_settings:
  * @self: the services
  *

@@ -85,6 +85,8 @@ gboolean                natter_services_flush_blocking           (NatterServices
                                                                   guint                 timeout_ms);
 
 GFile                  *natter_services_get_data_dir             (NatterServices       *self);
+gboolean                natter_services_uses_data_dir            (NatterServices       *self,
+                                                                  GFile                *dir);
 NatterSettings         *natter_services_get_settings             (NatterServices       *self);
 NatterSessions         *natter_services_get_sessions             (NatterServices       *self);
 NatterSessionIndex     *natter_services_get_index                (NatterServices       *self);
