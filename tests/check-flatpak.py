@@ -35,6 +35,7 @@ PROVIDERS = {
     "libadwaita-1": "runtime",
     "gtksourceview-5": "runtime",
     "libsecret-1": "runtime",
+    "fribidi": "runtime",  # Pango's bidi library, in the freedesktop base
     "sqlite3": "runtime",  # the freedesktop base of org.gnome.Platform ships it, with FTS5
     "libcmark": "cmark",
     # PDF attachments reach the model as their text; the GNOME runtime has

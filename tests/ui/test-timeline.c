@@ -110,6 +110,8 @@ test_timeline_right_to_left (void)
   g_assert_cmpint (natter_text_direction_of (MIXED_RTL), ==, GTK_TEXT_DIR_RTL);
   g_assert_cmpint (natter_text_direction_of (MIXED_LTR), ==, GTK_TEXT_DIR_LTR);
   g_assert_cmpint (natter_text_direction_of ("42 — !"), ==, GTK_TEXT_DIR_NONE);
+  /* A right-to-left mark ahead of neutral text decides it, as in Pango. */
+  g_assert_cmpint (natter_text_direction_of ("\u200F1. (x)"), ==, GTK_TEXT_DIR_RTL);
 
   natter_fake_model_script (u->w->fakes->model,
                             "{\"role\":\"assistant\",\"content\":\"" ARABIC "\\n\\n" MIXED_LTR "\"}",

@@ -8,58 +8,33 @@
  * label's lines by the widget's direction, which comes from the
  * window's language: an Arabic answer in an English window started at
  * the left. A label that shows what a person or a model wrote takes its
- * direction from its text instead, as Pango decides a paragraph's base
- * direction: by its first strongly directional character. Pango's own
- * function for that (pango_find_base_dir()) is deprecated, so the
- * scripts are looked up here.
+ * direction from its text instead, decided as Pango decides a
+ * paragraph's base direction, by FriBidi (the library Pango uses for
+ * it; Pango's own function, pango_find_base_dir(), is deprecated).
  */
 
 #define G_LOG_DOMAIN "natter-text-direction"
 
 #include "config.h"
 
+#include <fribidi.h>
+
 #include "natter-text-direction.h"
 
-/* The scripts written from right to left that Unicode has letters of. */
-static gboolean
-is_rtl_script (GUnicodeScript script)
-{
-  switch (script)
-    {
-    case G_UNICODE_SCRIPT_ARABIC:
-    case G_UNICODE_SCRIPT_HEBREW:
-    case G_UNICODE_SCRIPT_SYRIAC:
-    case G_UNICODE_SCRIPT_THAANA:
-    case G_UNICODE_SCRIPT_NKO:
-    case G_UNICODE_SCRIPT_SAMARITAN:
-    case G_UNICODE_SCRIPT_MANDAIC:
-    case G_UNICODE_SCRIPT_ADLAM:
-    case G_UNICODE_SCRIPT_HANIFI_ROHINGYA:
-    case G_UNICODE_SCRIPT_MENDE_KIKAKUI:
-    case G_UNICODE_SCRIPT_IMPERIAL_ARAMAIC:
-    case G_UNICODE_SCRIPT_PHOENICIAN:
-    case G_UNICODE_SCRIPT_AVESTAN:
-    case G_UNICODE_SCRIPT_NABATAEAN:
-    case G_UNICODE_SCRIPT_PALMYRENE:
-    case G_UNICODE_SCRIPT_OLD_SOUTH_ARABIAN:
-    case G_UNICODE_SCRIPT_OLD_NORTH_ARABIAN:
-    case G_UNICODE_SCRIPT_KHAROSHTHI:
-    case G_UNICODE_SCRIPT_YEZIDI:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
+/* How far into a text its direction is looked for: a text is read as it
+ * changes (an answer as it streams), and a paragraph's first letter is
+ * near its start. */
+#define DIRECTION_SCAN_CHARS 1024
 
 /**
  * natter_text_direction_of:
  * @text: (nullable): UTF-8 text
  *
- * The base direction of @text's first paragraph: that of its first
- * strongly directional character (a letter of a script; digits,
- * punctuation, spaces and symbols have none), as the Unicode
- * bidirectional algorithm and Pango decide it. The right-to-left marks
- * count as well.
+ * The base direction of @text as the Unicode bidirectional algorithm
+ * gives it (fribidi_get_par_direction()): that of its first strongly
+ * directional character (a letter, or a directional mark; digits,
+ * punctuation, spaces and symbols have none), looked for in its first
+ * 1,024 characters.
  *
  * Returns: %GTK_TEXT_DIR_RTL or %GTK_TEXT_DIR_LTR, or
  *   %GTK_TEXT_DIR_NONE when @text has no strongly directional character
@@ -67,27 +42,28 @@ is_rtl_script (GUnicodeScript script)
 GtkTextDirection
 natter_text_direction_of (const char *text)
 {
-  if (text == NULL)
+  g_autofree gunichar *chars = NULL;
+  g_autofree FriBidiCharType *types = NULL;
+  const char *end;
+  glong n;
+
+  if (text == NULL || text[0] == '\0')
     return GTK_TEXT_DIR_NONE;
-
-  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+  end = text;
+  for (guint i = 0; i < DIRECTION_SCAN_CHARS && *end != '\0'; i++)
+    end = g_utf8_next_char (end);
+  chars = g_utf8_to_ucs4_fast (text, end - text, &n);
+  types = g_new (FriBidiCharType, n);
+  fribidi_get_bidi_types (chars, n, types);
+  switch (fribidi_get_par_direction (types, n))
     {
-      gunichar c = g_utf8_get_char (p);
-      GUnicodeScript script;
-
-      /* RIGHT-TO-LEFT MARK, ARABIC LETTER MARK; LEFT-TO-RIGHT MARK. */
-      if (c == 0x200F || c == 0x061C)
-        return GTK_TEXT_DIR_RTL;
-      if (c == 0x200E)
-        return GTK_TEXT_DIR_LTR;
-      if (!g_unichar_isalpha (c))
-        continue;
-      script = g_unichar_get_script (c);
-      if (script == G_UNICODE_SCRIPT_COMMON || script == G_UNICODE_SCRIPT_INHERITED)
-        continue;
-      return is_rtl_script (script) ? GTK_TEXT_DIR_RTL : GTK_TEXT_DIR_LTR;
+    case FRIBIDI_PAR_RTL:
+      return GTK_TEXT_DIR_RTL;
+    case FRIBIDI_PAR_LTR:
+      return GTK_TEXT_DIR_LTR;
+    default:
+      return GTK_TEXT_DIR_NONE;
     }
-  return GTK_TEXT_DIR_NONE;
 }
 
 /**
