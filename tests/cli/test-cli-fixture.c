@@ -391,23 +391,10 @@ char *
 session_status (Fixture    *f,
                 const char *session_id)
 {
-  g_auto(NatterTestRun) r;
-  g_autoptr(JsonNode) json = NULL;
-  JsonArray *entries;
+  g_autoptr(JsonObject) entry = listed_entry (f, session_id);
 
-  RUN (f, &r, "sessions", "--json");
-  g_assert_cmpint (r.status, ==, 0);
-  json = natter_test_json (r.out);
-  entries = json_node_get_array (json);
-  for (guint i = 0; i < json_array_get_length (entries); i++)
-    {
-      JsonObject *entry = json_array_get_object_element (entries, i);
-
-      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), session_id))
-        return g_strdup_printf ("%s %" G_GINT64_FORMAT, json_object_get_string_member (entry, "latestTurnStatus"),
-                                json_object_get_int_member (entry, "turnCount"));
-    }
-  g_assert_not_reached ();
+  return g_strdup_printf ("%s %" G_GINT64_FORMAT, json_object_get_string_member (entry, "latestTurnStatus"),
+                          json_object_get_int_member (entry, "turnCount"));
 }
 
 /* Runs `natter send @extra… --base-url … --model m1 hello` and kills it

@@ -786,22 +786,9 @@ static char *
 listed_version_of (Fixture    *f,
                    const char *id)
 {
-  g_auto(NatterTestRun) r;
-  g_autoptr(JsonNode) json = NULL;
-  JsonArray *entries;
+  g_autoptr(JsonObject) entry = listed_entry (f, id);
 
-  RUN (f, &r, "sessions", "--json");
-  g_assert_cmpint (r.status, ==, 0);
-  json = natter_test_json (r.out);
-  entries = json_node_get_array (json);
-  for (guint i = 0; i < json_array_get_length (entries); i++)
-    {
-      JsonObject *entry = json_array_get_object_element (entries, i);
-
-      if (g_str_equal (json_object_get_string_member (entry, "sessionId"), id))
-        return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
-    }
-  g_assert_not_reached ();
+  return g_strdup (json_object_get_string_member_with_default (entry, "versionOf", ""));
 }
 
 /* The temperature the last model call was sent with. */

@@ -400,12 +400,12 @@ test_damage_found_by_worker (Fixture       *f,
   g_assert_cmpstr (found, ==, fresh);
 }
 
+/* @hits as lines of their session and turn, and with @snippets, the
+ * snippet; %NULL for no @hits. */
 static char *
-query_lines (NatterSearchDb  *db,
-             const char      *text,
-             GError         **error)
+hit_lines (GPtrArray *hits,
+           gboolean   snippets)
 {
-  g_autoptr(GPtrArray) hits = natter_search_db_query (db, text, 50, NATTER_SEARCH_MATCH_CAP, NULL, error);
   GString *out;
 
   if (hits == NULL)
@@ -415,9 +415,20 @@ query_lines (NatterSearchDb  *db,
     {
       NatterSearchHit *hit = g_ptr_array_index (hits, i);
 
-      g_string_append_printf (out, "%s %s\n", hit->session_id, hit->turn_id);
+      g_string_append_printf (out, "%s %s%s%s\n", hit->session_id, hit->turn_id, snippets ? " " : "",
+                              snippets ? hit->snippet : "");
     }
   return g_string_free (out, FALSE);
+}
+
+static char *
+query_lines (NatterSearchDb  *db,
+             const char      *text,
+             GError         **error)
+{
+  g_autoptr(GPtrArray) hits = natter_search_db_query (db, text, 50, NATTER_SEARCH_MATCH_CAP, NULL, error);
+
+  return hit_lines (hits, FALSE);
 }
 
 /* A connection whose first search found the words' index damaged:
@@ -465,18 +476,8 @@ search_in (NatterSearchIndex  *index,
            GError            **error)
 {
   g_autoptr(GPtrArray) hits = natter_search_index_search_sync (index, text, 50, NULL, NULL, error);
-  GString *out;
 
-  if (hits == NULL)
-    return NULL;
-  out = g_string_new (NULL);
-  for (guint i = 0; i < hits->len; i++)
-    {
-      NatterSearchHit *hit = g_ptr_array_index (hits, i);
-
-      g_string_append_printf (out, "%s %s %s\n", hit->session_id, hit->turn_id, hit->snippet);
-    }
-  return g_string_free (out, FALSE);
+  return hit_lines (hits, TRUE);
 }
 
 /* The search index of a second process over the same data folder, one
