@@ -7,6 +7,7 @@
  * error in plain words and keeps what had arrived.
  */
 
+#include "natter-provider-error.h"
 #include "test-provider-e2e.h"
 
 /* (4) */
@@ -124,6 +125,49 @@ test_connection_refused (Fixture       *f,
   run_clear (&run);
 }
 
+/* A reply that cannot be read (@garbled, after a good chunk): the turn
+ * fails with the provider named in the words the window recognises as
+ * an unreadable reply (natter_error_is_unreadable_reply()), which it
+ * says in plain words. */
+static void
+assert_garbled_chunk_fails (Fixture    *f,
+                            const char *garbled)
+{
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  const char *error;
+  Run run = { 0 };
+
+  SERVE (f, { .status = 200, .content_type = SSE, .chunks = NATTER_TEST_CHUNKS (CHUNK ("Hello"), garbled) });
+  turn_id = create_turn (f);
+  advance (f, turn_id, NULL, &run);
+
+  g_assert_cmpint (run.outcome->kind, ==, NATTER_TURN_OUTCOME_FAILED);
+  g_assert_true (g_str_has_prefix (run.outcome->error, "E2E Model sent a chunk that is not "));
+  events = read_events (f, turn_id);
+  error = json_object_get_string_member (find_event (events, "turn_failed"), "error");
+  g_assert_cmpstr (error, ==, run.outcome->error);
+  g_assert_true (natter_error_is_unreadable_reply (error));
+  g_assert_false (natter_error_is_unreadable_reply ("E2E Model returned HTTP 500 Internal Server Error: boom"));
+  run_clear (&run);
+}
+
+/* A chunk cut off inside its JSON. */
+static void
+test_garbled_chunk_cut (Fixture       *f,
+                        gconstpointer  data)
+{
+  assert_garbled_chunk_fails (f, "data: {\"id\":\"c1\",\"choices\":[{\"delta\":{\"content\":\"bro\n\n");
+}
+
+/* A chunk that is JSON, but no object. */
+static void
+test_garbled_chunk_array (Fixture       *f,
+                          gconstpointer  data)
+{
+  assert_garbled_chunk_fails (f, "data: [1,2,3]\n\n");
+}
+
 void
 provider_e2e_add_failures_tests (void)
 {
@@ -131,4 +175,6 @@ provider_e2e_add_failures_tests (void)
   ADD ("mid-stream-disconnect", test_mid_stream_disconnect);
   ADD ("cancel-mid-stream", test_cancel_mid_stream);
   ADD ("connection-refused", test_connection_refused);
+  ADD ("garbled-chunk/cut", test_garbled_chunk_cut);
+  ADD ("garbled-chunk/array", test_garbled_chunk_array);
 }

@@ -64,7 +64,8 @@ natter_error_is_context_overflow (const char *message)
  *
  * Whether a model call failed because the server's reply (a streamed
  * chunk, or the whole response) could not be read as JSON, as the chat
- * stream words it (natter-chat-stream.c). Its message is the parser's,
+ * stream words it (natter-chat-stream.c), whatever name the provider
+ * put in place of "The provider". Its message is the parser's,
  * with the bytes that did not parse: for whoever looks into it, not
  * for the headline of the failure. Pure.
  *
@@ -73,10 +74,15 @@ natter_error_is_context_overflow (const char *message)
 gboolean
 natter_error_is_unreadable_reply (const char *message)
 {
-  if (message == NULL || !g_str_has_prefix (message, "The provider sent "))
+  const char *sent;
+
+  /* The stream's words begin "The provider sent …", and a provider names
+   * itself in them before the turn keeps them ("Ollama sent …",
+   * natter_openai_provider_stream_error()): the name is not looked at. */
+  sent = message != NULL ? strstr (message, " sent ") : NULL;
+  if (sent == NULL)
     return FALSE;
-  return strstr (message, " that is not JSON (") != NULL ||
-         strstr (message, " that is not a JSON object: ") != NULL;
+  return strstr (sent, " that is not JSON (") != NULL || strstr (sent, " that is not a JSON object: ") != NULL;
 }
 
 /**
