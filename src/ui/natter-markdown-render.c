@@ -817,10 +817,18 @@ add_table_row (GtkGrid    *grid,
        * cells are written in. */
       gtk_widget_set_direction (label, GTK_TEXT_DIR_NONE);
       gtk_label_set_xalign (GTK_LABEL (label), g_array_index (aligns, float, col));
-      /* Short cells never wrap; long ones wrap at a readable width and
-       * wide tables scroll sideways instead of squeezing. */
-      gtk_label_set_width_chars (GTK_LABEL (label), MIN (chars, 16));
+      /* A cell is as wide as its text up to a readable width, where a
+       * longer one wraps; a wide table scrolls sideways instead of
+       * squeezing. Its least width is that width too: the table's
+       * scroller measures its height at the cells' least width, and a
+       * cell wrapped narrower there than it is drawn left an empty band
+       * under the last row. `width-chars` counts average characters, so
+       * a cell that fits in it does not wrap at all (a word in bold or
+       * of wide letters is wider than its count). */
+      gtk_label_set_width_chars (GTK_LABEL (label), MIN (chars, 40));
       gtk_label_set_max_width_chars (GTK_LABEL (label), 40);
+      if (chars <= 40)
+        gtk_label_set_wrap (GTK_LABEL (label), FALSE);
       /* The lines between cells: each draws the one above and before it. */
       if (col > 0)
         gtk_widget_add_css_class (label, "natter-md-table-after");
