@@ -404,8 +404,9 @@ rebuild_others (NatterModelPicker *self)
       else if (g_hash_table_contains (self->fetching, other->key))
         note = g_strdup (_("Loading models…"));
       else if (failure != NULL)
-        /* Translators: %s is why a provider's models could not be listed */
-        note = g_strdup_printf (_("Could not be reached: %s"), failure);
+        /* Why the models could not be listed says it in its own words
+         * ("Could not reach Ollama at …"): a lead-in would say it twice. */
+        note = g_strdup (failure);
       else
         continue;
       builder = gtk_builder_new_from_resource ("/io/github/natter/Natter/ui/natter-model-picker-section.ui");
