@@ -468,6 +468,28 @@ render_children (cmark_node *parent,
     }
 }
 
+/* The direction @node's text reads in: that of the first of its text
+ * pieces that has a letter (natter_text_direction_of()), or
+ * %GTK_TEXT_DIR_NONE. A list item or a quote takes it, so that in a
+ * right-to-left text its marker or its bar is beside it, at the right. */
+static GtkTextDirection
+node_direction (cmark_node *node)
+{
+  cmark_iter *iter = cmark_iter_new (node);
+  GtkTextDirection direction = GTK_TEXT_DIR_NONE;
+  cmark_event_type event;
+
+  while (direction == GTK_TEXT_DIR_NONE && (event = cmark_iter_next (iter)) != CMARK_EVENT_DONE)
+    {
+      cmark_node *current = cmark_iter_get_node (iter);
+
+      if (event == CMARK_EVENT_ENTER && cmark_node_get_type (current) == CMARK_NODE_TEXT)
+        direction = natter_text_direction_of (cmark_node_get_literal (current));
+    }
+  cmark_iter_free (iter);
+  return direction;
+}
+
 static GtkWidget *
 render_list (cmark_node *list,
              int         depth,
@@ -500,6 +522,7 @@ render_list (cmark_node *list,
       gtk_label_set_xalign (GTK_LABEL (bullet), 1.0);
 
       gtk_widget_add_css_class (row, "natter-md-list-item");
+      gtk_widget_set_direction (row, node_direction (item));
       gtk_widget_set_hexpand (content, TRUE);
       render_children (item, content, depth + 1, list_level + 1, formulas);
       gtk_box_append (GTK_BOX (row), bullet);
@@ -650,6 +673,7 @@ render_block (cmark_node *node,
 
     case CMARK_NODE_BLOCK_QUOTE:
       widget = new_vbox (BLOCK_SPACING, "natter-md-blockquote");
+      gtk_widget_set_direction (widget, node_direction (node));
       render_children (node, widget, depth + 1, list_level, formulas);
       return widget;
 

@@ -123,6 +123,13 @@ static const char css[] =
   "  border-left: 3px solid alpha(currentColor, 0.25);"
   "  padding-left: 12px;"
   "}"
+  /* A quote in a right-to-left text has its bar at the right. */
+  ".natter-md-blockquote:dir(rtl) {"
+  "  border-left: none;"
+  "  padding-left: 0;"
+  "  border-right: 3px solid alpha(currentColor, 0.25);"
+  "  padding-right: 12px;"
+  "}"
   ".natter-md-bullet { min-width: 1.2em; }"
   /* Tables as GNOME draws lists: a rounded frame, lines between the
    * cells, the header row shaded above a stronger rule. Colours come

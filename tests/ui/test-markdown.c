@@ -994,6 +994,59 @@ test_markdown_table_ends_at_last_row (void)
                                  "characters, into lines of its own. |\n", 1);
 }
 
+/* A list item or a quote written right to left has its marker or its
+ * bar beside its text, at the right; one in a left-to-right language
+ * keeps them at the left. */
+static void
+test_markdown_right_to_left_blocks (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = natter_markdown_view_new ();
+  g_autoptr(GPtrArray) items = NULL;
+  g_autoptr(GPtrArray) bullets = NULL;
+  GtkWidget *quote;
+  int frames = 0;
+  guint tick;
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
+                                     "- عنصر أول\n- English item\n\n"
+                                     "1. **البند** الأول\n\n"
+                                     "> اقتباس بالعربية\n");
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (view);
+  quote = find_one (view, GTK_TYPE_BOX, "natter-md-blockquote");
+  ui_wait_until (widget_allocated, quote);
+  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
+  ui_wait_until (frames_drawn, &frames);
+  gtk_widget_remove_tick_callback (window, tick);
+  ui_save_window (window, "markdown-right-to-left.png");
+
+  items = find_all (view, GTK_TYPE_BOX, "natter-md-list-item");
+  bullets = find_all (view, GTK_TYPE_LABEL, "natter-md-bullet");
+  g_assert_cmpuint (items->len, ==, 3);
+  g_assert_cmpuint (bullets->len, ==, 3);
+  for (guint i = 0; i < items->len; i++)
+    {
+      GtkWidget *bullet = g_ptr_array_index (bullets, i);
+      GtkWidget *content = gtk_widget_get_next_sibling (bullet);
+      graphene_rect_t bullet_box = bounds_in (bullet, view);
+      graphene_rect_t content_box = bounds_in (content != NULL ? content : gtk_widget_get_prev_sibling (bullet),
+                                               view);
+      gboolean rtl = i != 1;
+
+      g_assert_cmpint (gtk_widget_get_direction (g_ptr_array_index (items, i)), ==,
+                       rtl ? GTK_TEXT_DIR_RTL : GTK_TEXT_DIR_LTR);
+      if (rtl)
+        g_assert_cmpfloat (bullet_box.origin.x, >, content_box.origin.x);
+      else
+        g_assert_cmpfloat (bullet_box.origin.x, <, content_box.origin.x);
+    }
+  g_assert_cmpint (gtk_widget_get_direction (quote), ==, GTK_TEXT_DIR_RTL);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_markdown_screenshots (void)
 {
@@ -1024,6 +1077,7 @@ main (int   argc,
   g_test_add_func ("/markdown/links", test_markdown_links);
   g_test_add_func ("/markdown/code-everywhere", test_markdown_code_everywhere);
   g_test_add_func ("/markdown/table-ends-at-last-row", test_markdown_table_ends_at_last_row);
+  g_test_add_func ("/markdown/right-to-left-blocks", test_markdown_right_to_left_blocks);
   g_test_add_func ("/markdown/screenshots", test_markdown_screenshots);
 
   return g_test_run ();
