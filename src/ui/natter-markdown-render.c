@@ -502,7 +502,6 @@ render_list (cmark_node *list,
   char delim = cmark_node_get_list_delim (list) == CMARK_PAREN_DELIM ? ')' : '.';
   int number = cmark_node_get_list_start (list);
 
-  gtk_widget_set_margin_start (box, 6);
   for (cmark_node *item = cmark_node_first_child (list);
        item != NULL;
        item = cmark_node_next (item), number++)
@@ -523,6 +522,8 @@ render_list (cmark_node *list,
 
       gtk_widget_add_css_class (row, "natter-md-list-item");
       gtk_widget_set_direction (row, node_direction (item));
+      /* Its start is where its marker is: the right, right to left. */
+      gtk_widget_set_margin_start (row, 6);
       gtk_widget_set_hexpand (content, TRUE);
       render_children (item, content, depth + 1, list_level + 1, formulas);
       gtk_box_append (GTK_BOX (row), bullet);

@@ -1038,10 +1038,19 @@ test_markdown_right_to_left_blocks (void)
 
       g_assert_cmpint (gtk_widget_get_direction (g_ptr_array_index (items, i)), ==,
                        rtl ? GTK_TEXT_DIR_RTL : GTK_TEXT_DIR_LTR);
+      graphene_rect_t item_box = bounds_in (g_ptr_array_index (items, i), view);
+
+      /* The marker is beside the text, the item's margin before it. */
       if (rtl)
-        g_assert_cmpfloat (bullet_box.origin.x, >, content_box.origin.x);
+        {
+          g_assert_cmpfloat (bullet_box.origin.x, >, content_box.origin.x);
+          g_assert_cmpfloat (item_box.origin.x + item_box.size.width, <=, gtk_widget_get_width (view) - 6);
+        }
       else
-        g_assert_cmpfloat (bullet_box.origin.x, <, content_box.origin.x);
+        {
+          g_assert_cmpfloat (bullet_box.origin.x, <, content_box.origin.x);
+          g_assert_cmpfloat (item_box.origin.x, >=, 6);
+        }
     }
   g_assert_cmpint (gtk_widget_get_direction (quote), ==, GTK_TEXT_DIR_RTL);
   gtk_window_destroy (GTK_WINDOW (window));
