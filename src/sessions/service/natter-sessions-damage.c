@@ -520,11 +520,13 @@ check_attachments (NatterJsonlRepo     *turn_repo,
       }
 }
 
-/* The text parts of the message of the turn at @index of @prefix, the
- * first one a copy leaves out, as far as its log reads: the message is
- * the turn's first line, readable when the damage is further on. %NULL
- * when there is no such turn, its first line does not read, or its
- * message has no text. */
+/* The text of the message of the turn at @index of @prefix, the first
+ * one a copy leaves out, as far as its log reads: the message is the
+ * turn's first line, readable when the damage is further on. Read as
+ * every other place reads a message's text (natter_session_message_text(),
+ * so valid UTF-8 for the message field), its text parts joined by line
+ * breaks. %NULL when there is no such turn, its first line does not
+ * read, or its message has no text. */
 static char *
 left_out_message (NatterJsonlRepo    *turn_repo,
                   NatterSessionState *prefix,
@@ -532,11 +534,11 @@ left_out_message (NatterJsonlRepo    *turn_repo,
                   GCancellable       *cancellable)
 {
   g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GString) text = NULL;
   g_autofree char *reason = NULL;
+  g_autofree char *text = NULL;
   JsonObject *first;
-  JsonObject *input;
   JsonNode *content;
+  gsize len;
   guint line;
 
   if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
@@ -550,27 +552,14 @@ left_out_message (NatterJsonlRepo    *turn_repo,
       !json_object_has_member (first, "input") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (first, "input")))
     return NULL;
-  input = json_object_get_object_member (first, "input");
-  content = json_object_get_member (input, "content");
-  if (content == NULL)
-    return NULL;
-  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
-    return json_node_get_string (content)[0] != '\0' ? g_strdup (json_node_get_string (content)) : NULL;
-  if (!JSON_NODE_HOLDS_ARRAY (content))
-    return NULL;
-  text = g_string_new (NULL);
-  for (guint i = 0; i < json_array_get_length (json_node_get_array (content)); i++)
-    {
-      JsonNode *element = json_array_get_element (json_node_get_array (content), i);
-      JsonObject *part = JSON_NODE_HOLDS_OBJECT (element) ? json_node_get_object (element) : NULL;
-
-      if (part == NULL || g_strcmp0 (json_object_get_string_member_with_default (part, "type", NULL), "text") != 0)
-        continue;
-      if (text->len > 0)
-        g_string_append_c (text, '\n');
-      g_string_append (text, json_object_get_string_member_with_default (part, "text", ""));
-    }
-  return text->len > 0 ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
+  content = json_object_get_member (json_object_get_object_member (first, "input"), "content");
+  text = natter_session_message_text (content);
+  /* Each text part is followed by a line break: the last one ends the
+   * message, and is no line of it. */
+  len = strlen (text);
+  if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) && len > 0 && text[len - 1] == '\n')
+    text[len - 1] = '\0';
+  return text[0] != '\0' ? g_steal_pointer (&text) : NULL;
 }
 
 static void
