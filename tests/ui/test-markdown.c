@@ -812,14 +812,24 @@ count_frame_cb (GtkWidget     *widget,
   return G_SOURCE_CONTINUE;
 }
 
+/* Waits until @window has drawn some frames, so what it shows is
+ * settled. */
+static void
+wait_frames_drawn (GtkWidget *window)
+{
+  int frames = 0;
+  guint tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
+
+  ui_wait_until (frames_drawn, &frames);
+  gtk_widget_remove_tick_callback (window, tick);
+}
+
 static void
 save_screenshot (AdwColorScheme scheme,
                  const char    *name)
 {
   GtkWidget *window = gtk_window_new ();
   GtkWidget *view = natter_markdown_view_new ();
-  int frames = 0;
-  guint tick;
 
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), scheme);
   gtk_widget_set_margin_start (view, 18);
@@ -840,9 +850,7 @@ save_screenshot (AdwColorScheme scheme,
     "```c\n#include <stdio.h>\n\nint\nmain (void)\n{\n  printf (\"hello\\n\");\n  return 0;\n}\n```\n");
   gtk_window_present (GTK_WINDOW (window));
   wait_ready (view);
-  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
-  ui_wait_until (frames_drawn, &frames);
-  gtk_widget_remove_tick_callback (window, tick);
+  wait_frames_drawn (window);
 
   ui_save_window (window, name);
 
@@ -930,36 +938,46 @@ bounds_in (GtkWidget *widget,
   return bounds;
 }
 
+/* A 640 × 480 window showing @markdown, built, laid out and drawn, the
+ * view in @view; its widget of @type with @css_class allocated. Saved
+ * as @screenshot. */
+static GtkWidget *
+show_drawn (const char  *markdown,
+            GType        type,
+            const char  *css_class,
+            const char  *screenshot,
+            GtkWidget  **view)
+{
+  GtkWidget *window = gtk_window_new ();
+
+  *view = natter_markdown_view_new ();
+  gtk_window_set_child (GTK_WINDOW (window), *view);
+  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (*view), markdown);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_ready (*view);
+  ui_wait_until (widget_allocated, find_one (*view, type, css_class));
+  wait_frames_drawn (window);
+  ui_save_window (window, screenshot);
+  return window;
+}
+
 /* A table ends with its last row: no empty band under it, inside its
  * frame or below it, and the block after it is as far from it as the
- * block before it is. */
-/* The frame of a table closes under its last row, with nothing below
- * it inside: for cells of one character, and for words, bold in the
- * header, a width a cell's `width-chars` does not measure exactly (it
- * was laid out as if wrapped, a line taller than it is drawn). */
+ * block before it is. So for cells of one character, and for words,
+ * bold in the header, a width a cell's `width-chars` does not measure
+ * exactly (it was laid out as if wrapped, a line taller than it is
+ * drawn). */
 static void
 assert_table_ends_at_last_row (const char *table,
                                int         last_row)
 {
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *view = natter_markdown_view_new ();
-  GtkWidget *grid, *scroller, *last, *before, *after;
-  graphene_rect_t grid_box, scroller_box, last_box, before_box, after_box;
   g_autofree char *markdown = g_strconcat ("Before the table.\n\n", table, "\nAfter the table.\n", NULL);
-  int frames = 0;
-  guint tick;
-
-  gtk_window_set_child (GTK_WINDOW (window), view);
-  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
-  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), markdown);
-  gtk_window_present (GTK_WINDOW (window));
-  wait_ready (view);
-  grid = find_one (view, GTK_TYPE_GRID, "natter-md-table");
-  ui_wait_until (widget_allocated, grid);
-  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
-  ui_wait_until (frames_drawn, &frames);
-  gtk_widget_remove_tick_callback (window, tick);
-  ui_save_window (window, "markdown-table.png");
+  GtkWidget *view;
+  GtkWidget *window = show_drawn (markdown, GTK_TYPE_GRID, "natter-md-table", "markdown-table.png", &view);
+  GtkWidget *grid = find_one (view, GTK_TYPE_GRID, "natter-md-table");
+  GtkWidget *scroller, *last, *before, *after;
+  graphene_rect_t grid_box, scroller_box, last_box, before_box, after_box;
 
   scroller = gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW);
   last = gtk_grid_get_child_at (GTK_GRID (grid), 0, last_row);
@@ -1000,28 +1018,14 @@ test_markdown_table_ends_at_last_row (void)
 static void
 test_markdown_right_to_left_blocks (void)
 {
-  GtkWidget *window = gtk_window_new ();
-  GtkWidget *view = natter_markdown_view_new ();
+  GtkWidget *view;
+  GtkWidget *window = show_drawn ("- عنصر أول\n- English item\n\n"
+                                  "1. **البند** الأول\n\n"
+                                  "> اقتباس بالعربية\n",
+                                  GTK_TYPE_BOX, "natter-md-blockquote", "markdown-right-to-left.png", &view);
+  GtkWidget *quote = find_one (view, GTK_TYPE_BOX, "natter-md-blockquote");
   g_autoptr(GPtrArray) items = NULL;
   g_autoptr(GPtrArray) bullets = NULL;
-  GtkWidget *quote;
-  int frames = 0;
-  guint tick;
-
-  gtk_window_set_child (GTK_WINDOW (window), view);
-  gtk_window_set_default_size (GTK_WINDOW (window), 640, 480);
-  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view),
-                                     "- عنصر أول\n- English item\n\n"
-                                     "1. **البند** الأول\n\n"
-                                     "> اقتباس بالعربية\n");
-  gtk_window_present (GTK_WINDOW (window));
-  wait_ready (view);
-  quote = find_one (view, GTK_TYPE_BOX, "natter-md-blockquote");
-  ui_wait_until (widget_allocated, quote);
-  tick = gtk_widget_add_tick_callback (window, count_frame_cb, &frames, NULL);
-  ui_wait_until (frames_drawn, &frames);
-  gtk_widget_remove_tick_callback (window, tick);
-  ui_save_window (window, "markdown-right-to-left.png");
 
   items = find_all (view, GTK_TYPE_BOX, "natter-md-list-item");
   bullets = find_all (view, GTK_TYPE_LABEL, "natter-md-bullet");
