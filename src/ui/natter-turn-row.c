@@ -21,6 +21,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-accessible.h"
+#include "natter-action-box.h"
 #include "natter-ask-human-card.h"
 #include "natter-attachment-chip.h"
 #include "natter-builder-part.h"
@@ -927,12 +928,15 @@ update (NatterTurnRow *self)
     set_status (self, TRUE, NULL, _("Arriving from another device…"), NULL, NULL);
   else if (error != NULL)
     {
-      g_autofree char *text = g_strdup_printf (_("This turn cannot be read: %s"), error);
-
       /* The way out is where the damage is said, as for an answer
-       * whose file lost its end. */
-      set_status (self, FALSE, "dialog-error-symbolic", text, _("_Copy Readable Part"), "win.recover-conversation");
+       * whose file lost its end. The reader's words name a file path, a
+       * line and a turn id, which mean nothing to most people: kept
+       * under Details for whoever looks into the file. */
+      set_status (self, FALSE, "dialog-error-symbolic", _("This turn cannot be read: its file is damaged."),
+                  _("_Copy Readable Part"), "win.recover-conversation");
       gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+      natter_label_set_visible_text (self->status_details_label, error);
+      gtk_widget_set_visible (GTK_WIDGET (self->status_details), TRUE);
     }
   else if (state == NULL)
     set_status (self, TRUE, NULL, _("Loading…"), NULL, NULL);
@@ -1144,6 +1148,7 @@ natter_turn_row_class_init (NatterTurnRowClass *klass)
                   0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
+  g_type_ensure (NATTER_TYPE_ACTION_BOX);
   g_type_ensure (NATTER_TYPE_VERSION_SWITCHER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-turn-row.ui");
   gtk_widget_class_bind_template_child (widget_class, NatterTurnRow, input_bubble);

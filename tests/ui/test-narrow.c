@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "natter-action-box.h"
 #include "natter-agent-chooser.h"
 #include "natter-agent-store.h"
 #include "natter-turn-row.h"
@@ -549,6 +550,123 @@ test_header_short_model_at_360 (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  int           width;
+  gboolean      below;
+} StatusWait;
+
+#define DAMAGED_SAYS "This turn cannot be read: its file is damaged."
+
+/* The damaged turn's status line: its words, its box and its button. */
+static GtkWidget *
+damaged_status (NatterWindow  *window,
+                GtkWidget    **out_button)
+{
+  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_timeline_list (window), GTK_TYPE_LABEL);
+
+  for (guint i = 0; i < labels->len; i++)
+    if (gtk_widget_get_mapped (labels->pdata[i]) &&
+        g_strcmp0 (gtk_label_get_text (labels->pdata[i]), DAMAGED_SAYS) == 0)
+      {
+        GtkWidget *box = gtk_widget_get_ancestor (labels->pdata[i], NATTER_TYPE_ACTION_BOX);
+
+        *out_button = gtk_widget_get_last_child (box);
+        return labels->pdata[i];
+      }
+  return NULL;
+}
+
+/* Where the words have room and the button is whole: the button under
+ * the words at phone width, beside them at a desktop's. */
+static gboolean
+status_laid_out (gpointer data)
+{
+  StatusWait *w = data;
+  GtkWidget *button = NULL;
+  GtkWidget *words;
+  GtkWidget *box;
+
+  ui_settle ();
+  if (ABS (gtk_widget_get_width (GTK_WIDGET (w->window)) - w->width) > 10 ||
+      (words = damaged_status (w->window, &button)) == NULL)
+    return FALSE;
+  box = gtk_widget_get_parent (words);
+  return natter_action_box_get_action_below (NATTER_ACTION_BOX (box)) == w->below &&
+         gtk_widget_get_width (words) >= MIN (200, gtk_widget_get_width (box) - 40) &&
+         inside (w->window, button) && inside (w->window, words);
+}
+
+static char *
+describe_status (gpointer data)
+{
+  StatusWait *w = data;
+  GtkWidget *button = NULL;
+  GtkWidget *words = damaged_status (w->window, &button);
+
+  ui_save_window (GTK_WIDGET (w->window), "narrow-damaged-turn-failed.png");
+  if (words == NULL)
+    return g_strdup_printf ("at %d px (wanted %d) no damaged turn is shown",
+                            gtk_widget_get_width (GTK_WIDGET (w->window)), w->width);
+  return g_strdup_printf ("at %d px (wanted %d): words %d px wide, button %s (wanted %s)",
+                          gtk_widget_get_width (GTK_WIDGET (w->window)), w->width, gtk_widget_get_width (words),
+                          natter_action_box_get_action_below (NATTER_ACTION_BOX (gtk_widget_get_parent (words)))
+                            ? "under them" : "beside them",
+                          w->below ? "under them" : "beside them");
+}
+
+/* An earlier turn damaged, at phone width: its words are said across the row, not
+ * in a column a few letters wide beside Copy Readable Part, which goes
+ * under them; at a desktop width the button is beside them again. The
+ * reader's own words (file path, line, turn id) are under Details, not
+ * in the sentence. */
+static void
+test_damaged_turn_at_360 (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Damaged at phone width");
+  g_autofree char *turn = NULL;
+  g_autofree char *later = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *damaged = NULL;
+  const char *second;
+  NatterWindow *window;
+  StatusWait wait;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Fine.\"}",
+                            "{\"role\":\"assistant\",\"content\":\"Still fine.\"}", NULL);
+  turn = ui_send (u, sid, "How are you?");
+  ui_wait_turn (u, turn);
+  later = ui_send (u, sid, "And now?");
+  ui_wait_turn (u, later);
+  file = natter_jsonl_repo_get_file (u->w->turn_repo, turn, NULL);
+  /* A line in the middle another program garbled: every line after it
+   * still reads, so nothing passes it for a write cut short. */
+  g_assert_true (g_file_get_contents (g_file_peek_path (file), &contents, NULL, NULL));
+  second = strchr (contents, '\n') + 1;
+  damaged = g_strdup_printf ("%.*s{\"garbled\n%s", (int) (second - contents), contents, second);
+  g_assert_true (g_file_set_contents (g_file_peek_path (file), damaged, -1, NULL));
+  ui_world_restart (u);
+
+  window = ui_window_new (app, u);
+  gtk_window_set_default_size (GTK_WINDOW (window), WIDTH, 700);
+  g_assert_true (natter_window_open_session (window, sid));
+  adw_leaflet_navigate (ADW_LEAFLET (ui_find_first (window, ADW_TYPE_LEAFLET)), ADW_NAVIGATION_DIRECTION_FORWARD);
+  wait = (StatusWait) { window, WIDTH, TRUE };
+  ui_wait_until_full (status_laid_out, describe_status, &wait);
+  g_assert_false (ui_label_shown (window, turn));
+  ui_save_window (GTK_WIDGET (window), "narrow-damaged-turn.png");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  wait = (StatusWait) { window, 1000, FALSE };
+  ui_wait_until_full (status_laid_out, describe_status, &wait);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -561,6 +679,7 @@ main (int   argc,
   g_test_add_func ("/narrow/header-short-model-at-360", test_header_short_model_at_360);
   g_test_add_func ("/narrow/header-model-beside-long-title", test_header_model_beside_long_title);
   g_test_add_func ("/narrow/agent-chooser-name-or-icon", test_agent_chooser_name_or_icon);
+  g_test_add_func ("/narrow/damaged-turn-at-360", test_damaged_turn_at_360);
   status = g_test_run ();
   g_clear_object (&app);
   return status;
