@@ -27,6 +27,7 @@ struct _NatterApplication
   GError               *startup_error;
   NatterSearchProvider *search_provider;
   const NatterCommands *commands;
+  AdwMessageDialog     *other_data_dir_dialog;  /* weak: shown while up */
 };
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
@@ -114,9 +115,10 @@ dup_forwarded_data_dir (GApplicationCommandLine *cmdline)
  * its own conversations as if they were the other folder's; nor can it
  * run beside it, since both would be the one application to the desktop
  * (its name, its search provider, its settings). The window comes up and
- * says which folder it has open and how to open the other one; the
- * second process fails, saying the same on its standard error. Returns
- * whether it was refused so. */
+ * says which folder it has open and how to open the other one
+ * (natter_application_refuse_data_dir()); the second process fails,
+ * saying the same on its standard error. Returns whether it was refused
+ * so. */
 static gboolean
 refuse_other_data_dir (NatterApplication       *self,
                        GApplicationCommandLine *cmdline)
@@ -125,9 +127,6 @@ refuse_other_data_dir (NatterApplication       *self,
   g_autofree char *our_path = NULL;
   g_autofree char *their_path = NULL;
   g_autofree char *message = NULL;
-  g_autofree char *body = NULL;
-  GtkWindow *window;
-  AdwMessageDialog *dialog;
 
   if (!g_application_command_line_get_is_remote (cmdline) || self->services == NULL)
     return FALSE;
@@ -141,15 +140,7 @@ refuse_other_data_dir (NatterApplication       *self,
   message = g_strdup_printf (_("Natter is already open with the data folder %s; close it to open %s"),
                              our_path, their_path);
   g_application_command_line_printerr (cmdline, "natter: %s\n", message);
-  g_application_activate (G_APPLICATION (self));
-  window = gtk_application_get_active_window (GTK_APPLICATION (self));
-  /* Translators: both %s are folders */
-  body = g_strdup_printf (_("Natter is already open with the data folder “%s”. To open “%s”, "
-                            "close this window and start Natter again."),
-                          our_path, their_path);
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Natter Is Already Open"), body));
-  adw_message_dialog_add_response (dialog, "close", _("_Close"));
-  gtk_window_present (GTK_WINDOW (dialog));
+  natter_application_refuse_data_dir (self, theirs);
   return TRUE;
 }
 
@@ -471,6 +462,7 @@ natter_application_finalize (GObject *object)
 {
   NatterApplication *self = NATTER_APPLICATION (object);
 
+  g_clear_weak_pointer (&self->other_data_dir_dialog);
   g_clear_object (&self->services);
   g_clear_object (&self->search_provider);
   g_clear_error (&self->startup_error);
@@ -604,4 +596,50 @@ natter_application_get_startup_error (NatterApplication *self)
   g_return_val_if_fail (NATTER_IS_APPLICATION (self), NULL);
 
   return self->startup_error;
+}
+
+/**
+ * natter_application_refuse_data_dir:
+ * @self: the application
+ * @theirs: the data folder a launch forwarded here was started for, not
+ *   this application's own
+ *
+ * Brings the window up and says in a dialog which data folder it has
+ * open, and that @theirs opens once it is closed (architecture.md,
+ * "Process and data"). One dialog says it however many launches were
+ * refused while it is up: a later one names its own folder in it and
+ * raises it, rather than stacking a dialog per launch.
+ */
+void
+natter_application_refuse_data_dir (NatterApplication *self,
+                                    GFile             *theirs)
+{
+  g_autofree char *our_path = NULL;
+  g_autofree char *their_path = NULL;
+  g_autofree char *body = NULL;
+  GtkWindow *window;
+
+  g_return_if_fail (NATTER_IS_APPLICATION (self));
+  g_return_if_fail (G_IS_FILE (theirs));
+  g_return_if_fail (self->services != NULL);
+
+  our_path = g_file_get_parse_name (natter_services_get_data_dir (self->services));
+  their_path = g_file_get_parse_name (theirs);
+  /* Translators: both %s are folders */
+  body = g_strdup_printf (_("Natter is already open with the data folder “%s”. To open “%s”, "
+                            "close this window and start Natter again."),
+                          our_path, their_path);
+  g_application_activate (G_APPLICATION (self));
+  if (self->other_data_dir_dialog != NULL)
+    adw_message_dialog_set_body (self->other_data_dir_dialog, body);
+  else
+    {
+      window = gtk_application_get_active_window (GTK_APPLICATION (self));
+      self->other_data_dir_dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (window, _("Natter Is Already Open"),
+                                                                                body));
+      g_object_add_weak_pointer (G_OBJECT (self->other_data_dir_dialog),
+                                 (gpointer *) &self->other_data_dir_dialog);
+      adw_message_dialog_add_response (self->other_data_dir_dialog, "close", _("_Close"));
+    }
+  gtk_window_present (GTK_WINDOW (self->other_data_dir_dialog));
 }

@@ -19,5 +19,7 @@ G_DECLARE_FINAL_TYPE (NatterApplication, natter_application, NATTER, APPLICATION
 NatterApplication *natter_application_new               (const NatterCommands *commands);
 NatterServices    *natter_application_get_services      (NatterApplication *self);
 const GError      *natter_application_get_startup_error (NatterApplication *self);
+void               natter_application_refuse_data_dir   (NatterApplication *self,
+                                                         GFile             *theirs);
 
 G_END_DECLS

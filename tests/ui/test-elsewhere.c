@@ -11,6 +11,8 @@
  * first; Cancel changes nothing; Continue Here finishes the answer on
  * this device, the first new event naming it. The messages queued
  * behind such a turn are that device's: shown read only, saying so.
+ * And Natter launched on another data folder while this one runs: the
+ * window says so, once.
  */
 
 #include <string.h>
@@ -354,6 +356,49 @@ test_queue_elsewhere_narrow (void)
   ui_world_free (u);
 }
 
+static gboolean
+dialog_says (gpointer data)
+{
+  const char *words = data;
+  g_autoptr(GPtrArray) dialogs = g_ptr_array_new ();
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        g_ptr_array_add (dialogs, toplevel);
+    }
+  /* One dialog, whatever the number of launches refused. */
+  return dialogs->len == 1 && strstr (adw_message_dialog_get_body (dialogs->pdata[0]), words) != NULL;
+}
+
+/* Launches of Natter on other data folders while this one runs (another
+ * folder, where the window is elsewhere than this one's): the window
+ * says so in one dialog, which names the folder of the latest launch,
+ * not a dialog stacked per launch. */
+static void
+test_other_data_dir_launches (void)
+{
+  g_autoptr(GFile) first = g_file_new_for_path ("/tmp/natter-first-other-folder");
+  g_autoptr(GFile) second = g_file_new_for_path ("/tmp/natter-second-other-folder");
+  GtkWindow *dialog;
+  GtkWindow *window;
+
+  natter_application_refuse_data_dir (app, first);
+  ui_wait_until (dialog_says, (gpointer) "/tmp/natter-first-other-folder");
+  natter_application_refuse_data_dir (app, second);
+  natter_application_refuse_data_dir (app, second);
+  ui_wait_until (dialog_says, (gpointer) "/tmp/natter-second-other-folder");
+
+  dialog = ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  window = gtk_window_get_transient_for (dialog);
+  g_assert_true (NATTER_IS_WINDOW (window));
+  gtk_window_destroy (dialog);
+  ui_destroy_window (NATTER_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -364,6 +409,7 @@ main (int   argc,
   g_test_add_func ("/elsewhere/continue-here", test_continue_here);
   g_test_add_func ("/elsewhere/queue", test_queue_elsewhere);
   g_test_add_func ("/elsewhere/queue-narrow", test_queue_elsewhere_narrow);
+  g_test_add_func ("/elsewhere/other-data-dir-launches", test_other_data_dir_launches);
   status = g_test_run ();
   g_clear_object (&app);
   return status;

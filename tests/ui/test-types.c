@@ -11,6 +11,7 @@
 #define G_SETTINGS_ENABLE_BACKEND
 #include <gio/gsettingsbackend.h>
 
+#include "natter-action-box.h"
 #include "natter-agent-chooser.h"
 #include "natter-ask-human-card.h"
 #include "natter-branch-row.h"
@@ -255,6 +256,17 @@ make_model_picker (Fixture *f)
   return own (natter_model_picker_new ());
 }
 
+/* With words and an action, whose children it unparents as it goes. */
+static GObject *
+make_action_box (Fixture *f)
+{
+  GtkWidget *box = natter_action_box_new ();
+
+  gtk_widget_set_parent (gtk_label_new ("Stopped"), box);
+  gtk_widget_set_parent (gtk_button_new_with_label ("Continue"), box);
+  return own (box);
+}
+
 static GObject *
 make_application (Fixture *f)
 {
@@ -283,6 +295,7 @@ static const TypeCase type_cases[] = {
   { "NatterPermissionsList", make_permissions_list },
   { "NatterVersionSwitcher", make_version_switcher },
   { "NatterAttachmentChip", make_attachment_chip },
+  { "NatterActionBox", make_action_box },
   { "NatterApplication", make_application },
 };
 
