@@ -180,10 +180,10 @@ reorders_or_breaks (gunichar c)
  * becomes a dash, and so does what would make the name read otherwise
  * in Files ("Photo" RLO "gnp.exe.md" reads "Photo dm.exe.png"). */
 static char *
-suggested_name (NatterWindow *self,
-                const char   *extension)
+suggested_name (NatterSessionIndexEntry *entry,
+                const char              *extension)
 {
-  const char *title = natter_session_index_entry_get_title (self->conversation.entry);
+  const char *title = natter_session_index_entry_get_title (entry);
   g_autofree char *valid = g_utf8_make_valid (title != NULL && title[0] != '\0' ? title : _("Conversation"), -1);
   g_autoptr(GString) base = g_string_new (NULL);
 
@@ -197,29 +197,62 @@ suggested_name (NatterWindow *self,
   return g_strdup_printf ("%s.%s", g_strstrip (base->str), extension);
 }
 
+/* Asks where to write @session_id's conversation as @format
+ * ("markdown" or "json"), then writes it there (_natter_window_export_to()). */
+static void
+choose_export_file (NatterWindow            *self,
+                    const char              *session_id,
+                    NatterSessionIndexEntry *entry,
+                    const char              *format)
+{
+  gboolean json = g_str_equal (format, "json");
+  g_autofree char *name = NULL;
+  GtkFileChooserNative *dialog;
+
+  if (!json && !g_str_equal (format, "markdown"))
+    return;
+  dialog = json ? chooser_new (self, _("Export as Archive"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                               _("Natter archives"), "application/json", "*.json")
+                : chooser_new (self, _("Export as Markdown"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+                               _("Markdown"), "text/markdown", "*.md");
+  name = suggested_name (entry, json ? "json" : "md");
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (session_id), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "format", g_strdup (format), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (export_response_cb), self, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* The open conversation's menu: the format is the target. */
 static void
 export_activated (GtkWidget  *widget,
                   const char *action_name,
                   GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
-  const char *format = g_variant_get_string (parameter, NULL);
-  gboolean json = g_str_equal (format, "json");
-  g_autofree char *name = NULL;
-  GtkFileChooserNative *dialog;
 
-  if (!_natter_window_open_is_usable (self) || (!json && !g_str_equal (format, "markdown")))
+  if (!_natter_window_open_is_usable (self))
     return;
-  dialog = json ? chooser_new (self, _("Export as Archive"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-                               _("Natter archives"), "application/json", "*.json")
-                : chooser_new (self, _("Export as Markdown"), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-                               _("Markdown"), "text/markdown", "*.md");
-  name = suggested_name (self, json ? "json" : "md");
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  g_object_set_data_full (G_OBJECT (dialog), "session-id", g_strdup (self->conversation.session_id), g_free);
-  g_object_set_data_full (G_OBJECT (dialog), "format", g_strdup (format), g_free);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (export_response_cb), self, 0);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  choose_export_file (self, self->conversation.session_id, self->conversation.entry,
+                      g_variant_get_string (parameter, NULL));
+}
+
+/* A row's menu in the sidebar: the conversation and the format are the
+ * target, and the conversation is not opened to be exported. */
+static void
+export_conversation_activated (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *parameter)
+{
+  NatterWindow *self = NATTER_WINDOW (widget);
+  const char *session_id = NULL;
+  const char *format = NULL;
+  NatterSessionIndexEntry *entry;
+
+  g_variant_get (parameter, "(&s&s)", &session_id, &format);
+  entry = _natter_window_lookup_target (self, session_id, TRUE);
+  if (entry != NULL)
+    choose_export_file (self, session_id, entry, format);
 }
 
 /* Import */
@@ -372,5 +405,6 @@ void
 _natter_window_class_archive_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "win.export", "s", export_activated);
+  gtk_widget_class_install_action (widget_class, "win.export-conversation", "(ss)", export_conversation_activated);
   gtk_widget_class_install_action (widget_class, "win.import", "s", import_activated);
 }

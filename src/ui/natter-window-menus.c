@@ -5,8 +5,8 @@
  * The menus that place a conversation (docs/sessions.md §16): the open
  * conversation's Pin to Top or Unpin and Move to Folder, and each row's
  * own menu in the sidebar, made as it shows. They are built from the
- * index and the folders alone: the actions they name are -folders.c's
- * and -actions.c's, which call here, never the other way.
+ * index and the folders alone: the actions they name are -folders.c's,
+ * -actions.c's and -archive.c's, which call here, never the other way.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -243,15 +243,28 @@ place_items_append (NatterWindow *self,
   g_menu_append_submenu (section, _("Move to _Folder"), folder_menu);
 }
 
+static void
+export_item_append (GMenu      *section,
+                    const char *label,
+                    const char *session_id,
+                    const char *format)
+{
+  g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
+
+  g_menu_item_set_action_and_target_value (item, "win.export-conversation",
+                                           g_variant_new ("(ss)", session_id, format));
+  g_menu_append_item (section, item);
+}
+
 /**
  * _natter_window_conversation_menu_new:
  * @self: the window
  * @session_id: a conversation listed in the sidebar
  *
  * The menu of @session_id's row in the sidebar: Rename…, Pin to Top or
- * Unpin, Move to Folder and Delete, each naming that conversation, so
- * that it is not opened for them. One that cannot be read offers Delete
- * only.
+ * Unpin, Move to Folder, Delete and the two ways to export it, each
+ * naming that conversation, so that it is not opened for them. One that
+ * cannot be read offers Delete only.
  *
  * Returns: (transfer full): the menu
  */
@@ -263,6 +276,7 @@ _natter_window_conversation_menu_new (NatterWindow *self,
   g_autoptr(GMenu) first = g_menu_new ();
   g_autoptr(GMenu) place = g_menu_new ();
   g_autoptr(GMenu) last = g_menu_new ();
+  g_autoptr(GMenu) export = g_menu_new ();
   g_autoptr(GMenuItem) rename = g_menu_item_new (_("_Rename…"), NULL);
   g_autoptr(GMenuItem) delete = g_menu_item_new (_("_Delete"), NULL);
 
@@ -277,6 +291,13 @@ _natter_window_conversation_menu_new (NatterWindow *self,
   g_menu_item_set_action_and_target_value (delete, "win.delete", g_variant_new_string (session_id));
   g_menu_append_item (last, delete);
   g_menu_append_section (menu, NULL, G_MENU_MODEL (last));
+  if (_natter_window_lookup_target (self, session_id, TRUE) != NULL)
+    {
+      /* As in the open conversation's menu, after Delete. */
+      export_item_append (export, _("_Export as Markdown…"), session_id, "markdown");
+      export_item_append (export, _("Export as _Archive…"), session_id, "json");
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (export));
+    }
   return G_MENU_MODEL (menu);
 }
 

@@ -113,6 +113,34 @@ test_archive_menus (void)
   ui_world_free (u);
 }
 
+/* A row's own menu in the sidebar exports that conversation, open or
+ * not, in either format; a conversation that cannot be read offers
+ * Delete only, there being nothing to export. */
+static void
+test_row_menu_exports (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *listed = ui_create_session (u, "Listed");
+  g_autofree char *bad = ui_create_session (u, "Bad");
+  g_autoptr(GFile) bad_file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(GMenuModel) menu = NULL;
+  g_autoptr(GMenuModel) bad_menu = NULL;
+  NatterWindow *window;
+
+  g_assert_true (g_file_set_contents (g_file_peek_path (bad_file), "not a session\n", -1, NULL));
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  menu = _natter_window_conversation_menu_new (window, listed);
+  g_assert_true (ui_menu_item_has_target (menu, "win.export-conversation",
+                                          g_variant_new ("(ss)", listed, "markdown")));
+  g_assert_true (ui_menu_item_has_target (menu, "win.export-conversation", g_variant_new ("(ss)", listed, "json")));
+  bad_menu = _natter_window_conversation_menu_new (window, bad);
+  g_assert_false (ui_menu_has_action (bad_menu, "win.export-conversation"));
+  g_assert_true (ui_menu_has_action (bad_menu, "win.delete"));
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 #if !defined(__SANITIZE_ADDRESS__)
 /* The chooser an action shows, with its title and its one filter, and
  * the name it suggests (@name, or NULL where it suggests none); it goes
@@ -120,7 +148,7 @@ test_archive_menus (void)
 static void
 assert_chooser (NatterWindow *window,
                 const char   *action,
-                const char   *target,
+                GVariant     *target,
                 const char   *title,
                 const char   *filter_name,
                 const char   *name)
@@ -130,7 +158,7 @@ assert_chooser (NatterWindow *window,
   g_autoptr(GtkFileFilter) filter = NULL;
   g_autofree char *current_name = NULL;
 
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), action, "s", target));
+  g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (window), action, target));
   ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (GTK_TYPE_FILE_CHOOSER_DIALOG));
   dialog = ui_find_toplevel (GTK_TYPE_FILE_CHOOSER_DIALOG);
   g_assert_cmpstr (gtk_window_get_title (dialog), ==, title);
@@ -169,10 +197,23 @@ test_archive_choosers (void)
 
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (ui_timeline_loaded, window);
-  assert_chooser (window, "win.export", "markdown", "Export as Markdown", "Markdown", "Picnic - plans.md");
-  assert_chooser (window, "win.export", "json", "Export as Archive", "Natter archives", "Picnic - plans.json");
-  assert_chooser (window, "win.import", "natter", "Import Conversation", "Natter archives", NULL);
-  assert_chooser (window, "win.import", "chatgpt", "Import from ChatGPT", "ChatGPT conversations.json", NULL);
+  assert_chooser (window, "win.export", g_variant_new_string ("markdown"), "Export as Markdown", "Markdown",
+                  "Picnic - plans.md");
+  assert_chooser (window, "win.export", g_variant_new_string ("json"), "Export as Archive", "Natter archives",
+                  "Picnic - plans.json");
+  assert_chooser (window, "win.import", g_variant_new_string ("natter"), "Import Conversation", "Natter archives",
+                  NULL);
+  assert_chooser (window, "win.import", g_variant_new_string ("chatgpt"), "Import from ChatGPT",
+                  "ChatGPT conversations.json", NULL);
+  /* From another conversation's row, which stays closed: named after
+   * that one. */
+  {
+    g_autofree char *other = ui_create_session (u, "Holiday notes");
+
+    assert_chooser (window, "win.export-conversation", g_variant_new ("(ss)", other, "json"), "Export as Archive",
+                    "Natter archives", "Holiday notes.json");
+    g_assert_cmpstr (natter_window_get_session_id (window), ==, session_id);
+  }
 
   /* A bidirectional override or isolate in the title would turn the
    * name around in Files ("Photo" RLO "gnp.exe.md" reads
@@ -182,7 +223,8 @@ test_archive_choosers (void)
 
     g_assert_true (natter_window_open_session (window, odd));
     ui_wait_until (ui_timeline_loaded, window);
-    assert_chooser (window, "win.export", "markdown", "Export as Markdown", "Markdown", "Photo -gnp.exe -x-.md");
+    assert_chooser (window, "win.export", g_variant_new_string ("markdown"), "Export as Markdown", "Markdown",
+                    "Photo -gnp.exe -x-.md");
   }
 
   ui_destroy_window (window);
@@ -316,6 +358,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/archive/menus", test_archive_menus);
+  g_test_add_func ("/archive/row-menu-exports", test_row_menu_exports);
   g_test_add_func ("/archive/choosers", test_archive_choosers);
   g_test_add_func ("/archive/export-import", test_export_import);
   g_test_add_func ("/archive/import-damaged", test_import_damaged);
