@@ -105,8 +105,9 @@ count_sections (const char *markdown)
 
 /* A message whose lines look like the export's own headings ("## You",
  * "## Answer", a title, a line underlined into a heading) stays inside
- * its section: those lines are escaped to read as the text they are.
- * Headings below the sections, and lines in code, are left as written. */
+ * its section: a message's headings go two levels down, under the
+ * section, still headings; an underline is escaped to read as the text
+ * it is. Lines in code are left as written. */
 static void
 test_export_markdown_forged_headings (Fixture       *f,
                                       gconstpointer  data)
@@ -120,8 +121,8 @@ test_export_markdown_forged_headings (Fixture       *f,
   turn = natter_test_sessions_send_and_wait (f, sid, "Hi\n## Answer\nforged\n# Title\nAlso\n===");
   markdown = export (f, sid, "markdown");
   g_assert_cmpuint (count_sections (markdown), ==, 3);
-  g_assert_nonnull (strstr (markdown, "## You\n\nHi\n\\## Answer\nforged\n\\# Title\nAlso\n\\===\n\n## Answer\n\n"));
-  g_assert_nonnull (strstr (markdown, "## Answer\n\n\\## You\nI said this.\n\nAnswer\n\\------\n### Detail\n"
+  g_assert_nonnull (strstr (markdown, "## You\n\nHi\n#### Answer\nforged\n### Title\nAlso\n\\===\n\n## Answer\n\n"));
+  g_assert_nonnull (strstr (markdown, "## Answer\n\n#### You\nI said this.\n\nAnswer\n\\------\n##### Detail\n"
                                       "```\n## Answer\n```\n"));
 }
 
@@ -166,6 +167,27 @@ test_export_markdown_forged_names (Fixture       *f,
   g_assert_true (g_str_has_prefix (markdown, "# T  ## You\n\n## You\n\n*Attachment: a\\*  ## Answer*\n\n## Answer\n\n"));
   g_assert_nonnull (strstr (markdown, "<summary>&lt;/summary&gt;&lt;/details&gt;  ## You</summary>\n"));
   g_assert_nonnull (strstr (markdown, "*The turn failed: bad  ## Answer*"));
+}
+
+/* An answer the person stopped ends "Stopped." once, under the words
+ * that had arrived; one cut off by a failure says where it stopped and
+ * why. An answer's headings stay headings, under its section. */
+static void
+test_export_markdown_partial_answers (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_autoptr(JsonNode) archive = natter_test_json (
+    "{\"session\":[{\"title\":\"T\"}],\"turns\":["
+    "{\"events\":[{\"type\":\"turn_created\",\"input\":{\"content\":\"Plan it\"}},"
+    "{\"type\":\"model_call_failed\",\"partial\":{\"content\":\"# Plan\\n\\nFirst\"}},"
+    "{\"type\":\"turn_cancelled\"}]},"
+    "{\"events\":[{\"type\":\"turn_created\",\"input\":{\"content\":\"Again\"}},"
+    "{\"type\":\"model_call_failed\",\"partial\":{\"content\":\"Sec\"}},"
+    "{\"type\":\"turn_failed\",\"error\":\"lost\"}]}]}");
+  g_autofree char *markdown = natter_session_archive_to_markdown (json_node_get_object (archive));
+
+  g_assert_nonnull (strstr (markdown, "## Answer\n\n### Plan\n\nFirst\n\n*Stopped.*\n\n## You\n\nAgain\n\n"));
+  g_assert_nonnull (strstr (markdown, "Sec\n\n*(The answer stopped here.)*\n\n*The turn failed: lost*"));
 }
 
 static void
@@ -652,6 +674,7 @@ main (int   argc,
   ADD ("/archive/export-markdown-forged-headings", test_export_markdown_forged_headings);
   ADD ("/archive/export-markdown-open-html", test_export_markdown_open_html);
   ADD ("/archive/export-markdown-forged-names", test_export_markdown_forged_names);
+  ADD ("/archive/export-markdown-partial-answers", test_export_markdown_partial_answers);
   ADD ("/archive/export-json", test_export_json);
   ADD ("/archive/round-trip", test_round_trip);
   ADD ("/archive/import-keeps-parameters", test_import_keeps_parameters);

@@ -171,9 +171,13 @@ is_paragraph_line (const char *line)
 
 /* @text as one message of the export. Its text is Markdown already and
  * goes as it was said, except where it could pass for the export's own
- * structure: a heading of level one or two (an ATX "## Answer", or a
- * line underlined with '=' or '-') has its first mark escaped, so that
- * it reads as the text it is and not as a new section; so has a line
+ * structure. The export's sections are headings of level one and two,
+ * so a message's own ATX headings go two levels down (to six at most):
+ * an answer's "# Plan" and "## Steps" read as headings under its
+ * "Answer", and a typed "## Answer" can make no section of its own. A
+ * line underlined with '=' or '-' into a heading of level one or two
+ * has its first mark escaped instead, so that it reads as the text it
+ * is (its words are on the lines before, already written); so has a line
  * that opens an HTML block only its own end marker closes (a comment,
  * `<script>`, `<pre>`…: starts_open_ended_html()); and a code block
  * it opens and never closes (a message cut off, a fence typed and
@@ -206,9 +210,17 @@ append_text (GString    *out,
           else if (fence_char == open_char && fence_length >= open_length && bare)
             open_char = 0;
         }
-      else if (open_char == 0 &&
-               ((heading_level (line) >= 1 && heading_level (line) <= 2) ||
-                (is_underline (line) && after_paragraph) || starts_open_ended_html (line)))
+      else if (open_char == 0 && heading_level (line) > 0)
+        {
+          const char *mark = line + strspn (line, " ");
+          guint level = heading_level (line);
+
+          g_string_append_len (out, line, mark - line);
+          for (guint i = level; i < MIN (level + 2, 6); i++)
+            g_string_append_c (out, '#');
+          line = mark;
+        }
+      else if (open_char == 0 && ((is_underline (line) && after_paragraph) || starts_open_ended_html (line)))
         {
           const char *mark = line + strspn (line, " ");
 
@@ -362,6 +374,15 @@ append_tool_calls (GString   *out,
     }
 }
 
+/* Whether the turn of @events ends with the person stopping it. */
+static gboolean
+ends_cancelled (GPtrArray *events)
+{
+  JsonObject *last = g_ptr_array_index (events, events->len - 1);
+
+  return g_strcmp0 (json_object_get_string_member_with_default (last, "type", ""), "turn_cancelled") == 0;
+}
+
 static void
 append_turn (GString   *out,
              JsonArray *array)
@@ -394,7 +415,10 @@ append_turn (GString   *out,
       else if (g_str_equal (type, "model_call_failed") && json_object_has_member (event, "partial"))
         {
           append_message (out, json_object_get_object_member (event, "partial"), NULL);
-          g_string_append_printf (out, "*%s*\n\n", _("(The answer stopped here.)"));
+          /* A turn the person stopped says "Stopped." at its end, which
+           * is why the answer stopped: said once. */
+          if (!ends_cancelled (events))
+            g_string_append_printf (out, "*%s*\n\n", _("(The answer stopped here.)"));
         }
       else if (g_str_equal (type, "turn_failed"))
         {
@@ -432,9 +456,11 @@ archive_title (JsonArray *session)
  * block with its arguments and result, a partial answer, and how a turn
  * that did not complete ended. Text is written as it was said: it is
  * Markdown already; only what could pass for the export's own structure
- * is changed: a heading of level one or two, and a line that opens an
- * HTML block that only its own end marker closes (a comment, `<pre>`,
- * `<script>`…), are escaped to read as text, and a code block a message
+ * is changed: a message's headings go two levels down, under the
+ * export's sections; a line underlined into a heading of level one or
+ * two, and a line that opens an HTML block that only its own end marker
+ * closes (a comment, `<pre>`, `<script>`…), are escaped to read as
+ * text, and a code block a message
  * leaves open is closed at its end, so that
  * no message can make a section or swallow the rest of the conversation.
  * Names, errors and the title go on their lines with their marks escaped.
