@@ -543,6 +543,7 @@ model_chosen_cb (NatterWindow *self,
   json_object_set_string_member (choice, "model", model);
   g_hash_table_replace (self->choice.chosen_models, g_strdup (_natter_window_choice_key (self)), choice);
   remember_recent (self, provider, model);
+  _natter_window_hide_provider_error (self);
   /* Another provider's model: the picker follows it to that provider. */
   if (other)
     _natter_window_update_model_picker (self);

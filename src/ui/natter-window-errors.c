@@ -318,6 +318,22 @@ provider_settings_changed (NatterWindow *self,
   _natter_window_hide_error (self);
 }
 
+/**
+ * _natter_window_hide_provider_error:
+ * @self: the window
+ *
+ * The person picked a model in the header: a bar saying a provider
+ * could not be reached or used was about where the last message went,
+ * which the next one no longer goes to; it goes, and the next send says
+ * what is true of the new model. An error about anything else stays.
+ */
+void
+_natter_window_hide_provider_error (NatterWindow *self)
+{
+  if (self->errors.about_provider && gtk_revealer_get_reveal_child (self->errors.revealer))
+    _natter_window_hide_error (self);
+}
+
 static void
 providers_changed_cb (NatterWindow *self)
 {

@@ -318,6 +318,8 @@ _natter_window_show_error_toast (NatterWindow *self,
 void
 _natter_window_hide_error (NatterWindow *self);
 void
+_natter_window_hide_provider_error (NatterWindow *self);
+void
 _natter_window_show_error (NatterWindow *self,
                            const char *session_id,
                            const char *heading,

@@ -248,8 +248,8 @@ send_unreachable (NatterWindow *window)
 
 /* An error bar saying that a provider could not be reached goes once
  * that provider's settings change — its address edited, its key stored,
- * a connection test in Preferences that succeeds, another default model
- * — as the next send would say whether it still holds; a change of
+ * a connection test in Preferences that succeeds, another default model,
+ * another model picked — as the next send would say whether it still holds; a change of
  * another provider leaves it, and an error about something else (an
  * agent that does not resolve) stays whatever the providers do. */
 void
@@ -302,6 +302,12 @@ test_window_provider_error_goes_with_settings (void)
   natter_settings_set_default_model (settings, "m2");
   ui_wait_until (ui_error_bar_hidden, window);
   natter_settings_set_default_model (settings, "");
+
+  /* Another model picked in the header, as the person does once told
+   * the server cannot be reached: the next message goes there. */
+  send_unreachable (window);
+  g_signal_emit_by_name (window->choice.model_picker, "model-chosen", "other", "m3");
+  ui_wait_until (ui_error_bar_hidden, window);
 
   /* An error about something else stays: another copy of Natter
    * holding the data folder. */
