@@ -29,6 +29,7 @@ typedef struct
 static const char * const keys[] = {
   "window-width", "window-height", "window-maximized", "last-session", "max-model-calls",
   "auto-permission", "auto-title", "default-provider", "default-model", "providers", "mcp-timeout",
+  "recent-model",
 };
 
 static void
@@ -409,6 +410,56 @@ test_transcription_models (Fixture       *f,
   g_assert_null (natter_settings_dup_transcription_model (f->settings, "groq"));
 }
 
+/* The model last picked in the window, with when, kept across restarts;
+ * an empty provider forgets it, and the built-in defaults remember
+ * nothing. */
+static void
+test_recent_model (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(NatterSettings) defaults = natter_settings_new (NULL);
+  g_autoptr(GVariant) stored = NULL;
+  g_autoptr(GVariant) user_value = NULL;
+  g_autofree char *printed = NULL;
+  g_autofree char *provider = g_strdup ("unset");
+  g_autofree char *model = g_strdup ("unset");
+  g_autofree char *at = g_strdup ("unset");
+
+  g_assert_false (natter_settings_dup_recent_model (f->settings, NULL, NULL, NULL));
+  natter_settings_set_recent_model (f->settings, "mine", "beta", "2026-12-01T10:00:00.000Z");
+  stored = g_settings_get_value (f->gsettings, "recent-model");
+  printed = g_variant_print (stored, FALSE);
+  g_assert_cmpstr (printed, ==, "('mine', 'beta', '2026-12-01T10:00:00.000Z')");
+  g_clear_pointer (&provider, g_free);
+  g_clear_pointer (&model, g_free);
+  g_clear_pointer (&at, g_free);
+  g_assert_true (natter_settings_dup_recent_model (f->settings, &provider, &model, &at));
+  g_assert_cmpstr (provider, ==, "mine");
+  g_assert_cmpstr (model, ==, "beta");
+  g_assert_cmpstr (at, ==, "2026-12-01T10:00:00.000Z");
+
+  /* A provider's first model, of unknown time: both come back NULL. */
+  natter_settings_set_recent_model (f->settings, "mine", NULL, NULL);
+  g_clear_pointer (&provider, g_free);
+  g_clear_pointer (&model, g_free);
+  g_clear_pointer (&at, g_free);
+  g_assert_true (natter_settings_dup_recent_model (f->settings, &provider, &model, &at));
+  g_assert_cmpstr (provider, ==, "mine");
+  g_assert_null (model);
+  g_assert_null (at);
+
+  natter_settings_set_recent_model (f->settings, "", "beta", NULL);
+  g_clear_pointer (&provider, g_free);
+  g_assert_false (natter_settings_dup_recent_model (f->settings, &provider, NULL, NULL));
+  g_assert_null (provider);
+  /* Forgotten is the key's default again, not a value of its own. */
+  user_value = g_settings_get_user_value (f->gsettings, "recent-model");
+  g_assert_null (user_value);
+
+  natter_settings_set_recent_model (defaults, "mine", "beta", NULL);
+  g_assert_false (natter_settings_dup_recent_model (defaults, NULL, NULL, NULL));
+}
+
 static void
 test_endpoint_ids (void)
 {
@@ -440,6 +491,7 @@ main (int   argc,
   ADD ("/settings/default-provider/first-of-list", test_services_default_is_first_of_list);
   ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
   ADD ("/settings/transcription-models", test_transcription_models);
+  ADD ("/settings/recent-model", test_recent_model);
 
   return g_test_run ();
 }

@@ -1045,6 +1045,87 @@ natter_settings_set_transcription_model (NatterSettings *self,
 }
 
 /**
+ * natter_settings_dup_recent_model:
+ * @self: the settings
+ * @provider: (out) (transfer full) (optional) (nullable): the provider id
+ * @model: (out) (transfer full) (optional) (nullable): the model; %NULL
+ *   for the provider's first
+ * @at: (out) (transfer full) (optional) (nullable): when it was picked or
+ *   sent with, as natter_format_ts() writes it; %NULL when not known
+ *
+ * The model the window remembers as last picked or sent with, across
+ * restarts: the `recent-model` key (docs/sessions.md §1, "Who answers").
+ * The outputs are left %NULL when none is remembered (or the settings
+ * are the built-in defaults, which remember nothing).
+ *
+ * Returns: whether a model is remembered
+ */
+gboolean
+natter_settings_dup_recent_model (NatterSettings  *self,
+                                  char           **provider,
+                                  char           **model,
+                                  char           **at)
+{
+  g_autoptr(GVariant) value = NULL;
+  const char *stored_provider = "";
+  const char *stored_model = "";
+  const char *stored_at = "";
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
+
+  if (provider != NULL)
+    *provider = NULL;
+  if (model != NULL)
+    *model = NULL;
+  if (at != NULL)
+    *at = NULL;
+  if (self->settings == NULL)
+    return FALSE;
+  value = g_settings_get_value (self->settings, "recent-model");
+  g_variant_get (value, "(&s&s&s)", &stored_provider, &stored_model, &stored_at);
+  if (stored_provider[0] == '\0')
+    return FALSE;
+  if (provider != NULL)
+    *provider = g_strdup (stored_provider);
+  if (model != NULL && stored_model[0] != '\0')
+    *model = g_strdup (stored_model);
+  if (at != NULL && stored_at[0] != '\0')
+    *at = g_strdup (stored_at);
+  return TRUE;
+}
+
+/**
+ * natter_settings_set_recent_model:
+ * @self: the settings
+ * @provider: (nullable): the provider id; %NULL or empty forgets the
+ *   model remembered
+ * @model: (nullable): the model; %NULL or empty for the provider's first
+ * @at: (nullable): when it was picked or sent with, as
+ *   natter_format_ts() writes it
+ *
+ * Sets the `recent-model` key. Does nothing on the built-in defaults
+ * (settings without a #GSettings).
+ */
+void
+natter_settings_set_recent_model (NatterSettings *self,
+                                  const char     *provider,
+                                  const char     *model,
+                                  const char     *at)
+{
+  g_return_if_fail (NATTER_IS_SETTINGS (self));
+
+  if (self->settings == NULL)
+    return;
+  if (provider == NULL || provider[0] == '\0')
+    {
+      g_settings_reset (self->settings, "recent-model");
+      return;
+    }
+  g_settings_set_value (self->settings, "recent-model",
+                        g_variant_new ("(sss)", provider, model != NULL ? model : "", at != NULL ? at : ""));
+}
+
+/**
  * natter_settings_get_auto_title:
  * @self: the settings
  *
