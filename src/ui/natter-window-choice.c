@@ -615,8 +615,12 @@ _natter_window_choose_for (NatterWindow         *self,
     natter_message_request_set_model (request, json_object_get_string_member_with_default (chosen, "provider", NULL),
                                       json_object_get_string_member_with_default (chosen, "model", NULL));
   /* What a message goes to is what was used last, unless the agent
-   * chose it. */
-  if (choice.picked != NULL || choice.agent_own == NULL)
+   * chose it, or nothing was chosen at all: a message that went to the
+   * default is no choice of a model, and must not stop the first
+   * provider a person adds from becoming the default
+   * (natter_settings_adopt_first_provider()). */
+  if ((choice.picked != NULL || choice.agent_own == NULL) &&
+      (choice.picked != NULL || choice.last != NULL || choice.recent != NULL))
     {
       natter_model_choice_shown (&choice, &provider, &model);
       if (model == NULL || model[0] == '\0')

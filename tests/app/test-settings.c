@@ -460,6 +460,73 @@ test_recent_model (Fixture       *f,
   g_assert_false (natter_settings_dup_recent_model (defaults, NULL, NULL, NULL));
 }
 
+/* Adds an entry (@id, "Mine", a local URL) to the `providers` key. */
+static void
+add_provider (Fixture    *f,
+              const char *id)
+{
+  g_autoptr(GPtrArray) providers = natter_settings_dup_providers (f->settings);
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (providers, natter_provider_config_new (id, "Mine", "http://127.0.0.1:8080/v1"));
+  g_assert_true (natter_settings_set_providers (f->settings, providers, &error));
+  g_assert_no_error (error);
+}
+
+/* The first-run rule: the first provider a person adds of their own,
+ * before any model was chosen, picked or used, becomes the default, so
+ * a message goes to it and not to the built-in Ollama; anything chosen
+ * before keeps it from changing what was chosen. */
+static void
+test_adopt_first_provider (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *effective = NULL;
+
+  add_provider (f, "provider-1");
+  effective = natter_settings_dup_effective_provider (f->settings);
+  g_assert_cmpstr (effective, ==, NATTER_DEFAULT_PROVIDER_ID);
+
+  /* Something chosen or used before: nothing changes. */
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", TRUE));
+  natter_settings_set_recent_model (f->settings, NATTER_DEFAULT_PROVIDER_ID, "llama3.2", "2026-12-01T10:00:00.000Z");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_recent_model (f->settings, NULL, NULL, NULL);
+  natter_settings_set_default_model (f->settings, "llama3.2");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_default_model (f->settings, "");
+  natter_settings_set_default_provider (f->settings, NATTER_DEFAULT_PROVIDER_ID);
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_default_provider (f->settings, "");
+  /* Not a provider of their own, or not one that is listed. */
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, NATTER_DEFAULT_PROVIDER_ID, FALSE));
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "absent", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "");
+
+  /* Nothing chosen: the provider added is the default from now on, for
+   * the window and the command line alike. */
+  g_assert_true (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "provider-1");
+  g_assert_cmpstr (natter_settings_get_default_model (f->settings), ==, "");
+  g_clear_pointer (&effective, g_free);
+  effective = natter_settings_dup_effective_provider (f->settings);
+  g_assert_cmpstr (effective, ==, "provider-1");
+
+  /* A second provider of their own is no first one: the default stays,
+   * even were it unset again. */
+  add_provider (f, "provider-2");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-2", FALSE));
+  natter_settings_set_default_provider (f->settings, "");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-2", FALSE));
+
+  /* The built-in provider taken out of the list is no provider of their
+   * own either. */
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('provider-3', 'Mine', 'http://127.0.0.1:8080/v1')]"));
+  g_assert_true (natter_settings_adopt_first_provider (f->settings, "provider-3", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "provider-3");
+}
+
 static void
 test_endpoint_ids (void)
 {
@@ -492,6 +559,7 @@ main (int   argc,
   ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
   ADD ("/settings/transcription-models", test_transcription_models);
   ADD ("/settings/recent-model", test_recent_model);
+  ADD ("/settings/default-provider/adopt-first-provider", test_adopt_first_provider);
 
   return g_test_run ();
 }

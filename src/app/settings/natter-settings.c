@@ -1126,6 +1126,55 @@ natter_settings_set_recent_model (NatterSettings *self,
 }
 
 /**
+ * natter_settings_adopt_first_provider:
+ * @self: the settings
+ * @provider_id: a provider the person just added to `providers`
+ * @model_used: whether any conversation has a model of its own (the
+ *   index's natter_session_index_get_recent_model())
+ *
+ * The first-run rule of README, "Pointing Natter at a server": the
+ * first provider a person adds of their own becomes the default, so a
+ * message never goes to the built-in Ollama they did not choose (and
+ * that may not run) while the server they set up waits. Only while
+ * nothing was chosen: no default provider or model is set, no model is
+ * remembered as picked (natter_settings_dup_recent_model()), no
+ * conversation has a model, and every other entry of `providers` is the
+ * built-in one. Otherwise what the person chose or used goes on, and
+ * nothing changes.
+ *
+ * Returns: whether `default-provider` is now @provider_id
+ */
+gboolean
+natter_settings_adopt_first_provider (NatterSettings *self,
+                                      const char     *provider_id,
+                                      gboolean        model_used)
+{
+  g_autoptr(GPtrArray) providers = NULL;
+  gboolean listed = FALSE;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
+  g_return_val_if_fail (provider_id != NULL, FALSE);
+
+  if (model_used || g_str_equal (provider_id, NATTER_DEFAULT_PROVIDER_ID) || self->default_provider[0] != '\0' ||
+      self->default_model[0] != '\0' || natter_settings_dup_recent_model (self, NULL, NULL, NULL))
+    return FALSE;
+  providers = natter_settings_dup_providers (self);
+  for (guint i = 0; i < providers->len; i++)
+    {
+      NatterProviderConfig *config = g_ptr_array_index (providers, i);
+
+      if (g_str_equal (config->id, provider_id))
+        listed = TRUE;
+      else if (!g_str_equal (config->id, NATTER_DEFAULT_PROVIDER_ID))
+        return FALSE;
+    }
+  if (!listed)
+    return FALSE;
+  natter_settings_set_default_provider (self, provider_id);
+  return TRUE;
+}
+
+/**
  * natter_settings_get_auto_title:
  * @self: the settings
  *
