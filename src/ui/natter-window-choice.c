@@ -15,6 +15,7 @@
 
 #include <glib/gi18n.h>
 
+#include "natter-clock.h"
 #include "natter-model-choice.h"
 #include "natter-send-pipeline.h"
 #include "natter-sync-conflict-name.h"
@@ -222,24 +223,29 @@ default_is_set (NatterWindow *self)
 }
 
 /* What a new conversation goes on with when Preferences name no
- * default: the model last picked or sent with in this window, else the
- * last model of the conversation with the latest activity, so that the
- * model a person chose in one chat is the next chat's too (on a first
- * run, the provider they added rather than a built-in one that may not
- * run). A provider no longer configured is no way to go on: then the
- * default. */
+ * default: the model last picked or sent with in this window; before
+ * this run picks or sends, the later of the one an earlier run
+ * remembered and the last model of the conversation with the latest
+ * activity, so that a model a person chose in one chat is the next
+ * chat's too, after a restart as well (on a first run, the provider
+ * they added rather than a built-in one that may not run). A provider
+ * no longer configured is no way to go on: then the default. */
 static JsonObject *
 recent_model (NatterWindow *self)
 {
   g_auto(GStrv) configured = NULL;
-  JsonObject *recent;
+  JsonObject *recent = self->choice.recent;
   const char *provider;
 
   if (self->conversation.entry != NULL || !self->conversation.new_chat || self->choice.registry == NULL ||
       default_is_set (self))
     return NULL;
-  recent = self->choice.recent != NULL ? self->choice.recent
-           : self->index != NULL ? natter_session_index_get_recent_model (self->index) : NULL;
+  if (recent == NULL && self->index != NULL)
+    recent = natter_model_choice_later_recent (self->choice.remembered, self->choice.remembered_at,
+                                               natter_session_index_get_recent_model (self->index),
+                                               natter_session_index_get_recent_model_at (self->index));
+  else if (recent == NULL)
+    recent = self->choice.remembered;
   if (recent == NULL)
     return NULL;
   provider = json_object_get_string_member_with_default (recent, "provider", NULL);
@@ -251,7 +257,9 @@ recent_model (NatterWindow *self)
 }
 
 /* Remembers @provider's @model (%NULL: its first) as the one a new
- * conversation goes on with (recent_model()). */
+ * conversation goes on with (recent_model()), in this run and the
+ * next: a model picked in an empty conversation is the one offered
+ * after a restart, as the README promises. */
 static void
 remember_recent (NatterWindow *self,
                  const char   *provider,
@@ -262,13 +270,34 @@ remember_recent (NatterWindow *self,
   /* The names may be the old object's own. */
   if (provider != NULL)
     {
+      g_autofree char *at = natter_format_ts (g_get_real_time ());
+
       recent = json_object_new ();
       json_object_set_string_member (recent, "provider", provider);
       if (model != NULL && model[0] != '\0')
         json_object_set_string_member (recent, "model", model);
+      natter_settings_set_recent_model (self->settings, provider, model, at);
     }
   g_clear_pointer (&self->choice.recent, json_object_unref);
   self->choice.recent = recent;
+}
+
+/* Reads the model an earlier run remembered (remember_recent()), once,
+ * when the window gets its settings. */
+void
+_natter_window_load_remembered_model (NatterWindow *self)
+{
+  g_autofree char *provider = NULL;
+  g_autofree char *model = NULL;
+
+  g_clear_pointer (&self->choice.remembered, json_object_unref);
+  g_clear_pointer (&self->choice.remembered_at, g_free);
+  if (!natter_settings_dup_recent_model (self->settings, &provider, &model, &self->choice.remembered_at))
+    return;
+  self->choice.remembered = json_object_new ();
+  json_object_set_string_member (self->choice.remembered, "provider", provider);
+  if (model != NULL)
+    json_object_set_string_member (self->choice.remembered, "model", model);
 }
 
 /* What the model choice (natter-model-choice.c) is made from, for the
@@ -587,8 +616,12 @@ _natter_window_choose_for (NatterWindow         *self,
     natter_message_request_set_model (request, json_object_get_string_member_with_default (chosen, "provider", NULL),
                                       json_object_get_string_member_with_default (chosen, "model", NULL));
   /* What a message goes to is what was used last, unless the agent
-   * chose it. */
-  if (choice.picked != NULL || choice.agent_own == NULL)
+   * chose it, or nothing was chosen at all: a message that went to the
+   * default is no choice of a model, and must not stop the first
+   * provider a person adds from becoming the default
+   * (natter_settings_adopt_first_provider()). */
+  if ((choice.picked != NULL || choice.agent_own == NULL) &&
+      (choice.picked != NULL || choice.last != NULL || choice.recent != NULL))
     {
       natter_model_choice_shown (&choice, &provider, &model);
       if (model == NULL || model[0] == '\0')

@@ -98,6 +98,11 @@ typedef struct
   /* The {provider, model?} last picked or sent with here, which a new
    * conversation goes on with while Preferences name no default. */
   JsonObject           *recent;           /* nullable */
+  /* The same as an earlier run left it (the settings' `recent-model`),
+   * and when it was picked: it stands in for @recent until this run
+   * picks or sends, if no conversation was active after it. */
+  JsonObject           *remembered;       /* nullable */
+  char                 *remembered_at;    /* nullable */
 } NatterWindowChoice;
 
 /* natter-window.c and -conversation.c: the open conversation */
@@ -432,6 +437,8 @@ void
 _natter_window_class_choice_init (GtkWidgetClass *widget_class);
 void
 _natter_window_choice_init (NatterWindow *self);
+void
+_natter_window_load_remembered_model (NatterWindow *self);
 
 /* natter-window-opening.c */
 void

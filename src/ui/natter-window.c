@@ -226,6 +226,8 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->choice.branch_models, g_hash_table_unref);
   g_clear_pointer (&self->choice.first_models, g_hash_table_unref);
   g_clear_pointer (&self->choice.recent, json_object_unref);
+  g_clear_pointer (&self->choice.remembered, json_object_unref);
+  g_clear_pointer (&self->choice.remembered_at, g_free);
   g_clear_pointer (&self->choice.chosen_agents, g_hash_table_unref);
   g_clear_pointer (&self->choice.last_agent_toast, g_free);
   g_clear_pointer (&self->archive.last_import_details, g_free);
@@ -512,6 +514,7 @@ natter_window_new (NatterApplication  *application,
   self->settings = services != NULL ? g_object_ref (natter_services_get_settings (services))
                                     : natter_settings_new_default ();
   attachment_limit_cb (self);
+  _natter_window_load_remembered_model (self);
   g_signal_connect_object (self->settings, "notify::attachment-size-limit", G_CALLBACK (attachment_limit_cb), self,
                            G_CONNECT_SWAPPED);
   _natter_window_voice_init (self);

@@ -4,8 +4,9 @@
  *
  * Which model the next message goes to: a pick, else the agent's own
  * model, else the last turn's, else (no default set) the model used most
- * recently, else the default (a provider's first model when no model is
- * named).
+ * recently (a pick remembered from an earlier run, or the model of the
+ * conversation active since, whichever is later), else the default (a
+ * provider's first model when no model is named).
  */
 
 #include "natter-model-choice.h"
@@ -166,6 +167,37 @@ test_recent (void)
   assert_descriptor (&choice, NULL, NULL);
 }
 
+/* A pick remembered from an earlier run against the model of the
+ * conversation active last: the later one is what a new chat goes on
+ * with, so a pick never sent with survives a restart and a conversation
+ * continued since (elsewhere) is not overruled by an older pick. */
+static void
+test_later_recent (void)
+{
+  g_autoptr(JsonObject) picked = model_new ("mine", "picked-model");
+  g_autoptr(JsonObject) used = model_new ("ollama", "used-model");
+
+  g_assert_null (natter_model_choice_later_recent (NULL, NULL, NULL, NULL));
+  /* Only one known: that one. */
+  g_assert_true (natter_model_choice_later_recent (picked, "2026-12-01T10:00:00.000Z", NULL, NULL) == picked);
+  g_assert_true (natter_model_choice_later_recent (NULL, NULL, used, "2026-12-01T10:00:00.000Z") == used);
+
+  /* Picked after the last conversation's activity: the pick. */
+  g_assert_true (natter_model_choice_later_recent (picked, "2026-12-01T10:00:00.001Z",
+                                                   used, "2026-12-01T10:00:00.000Z") == picked);
+  /* A conversation went on after the pick: its model. */
+  g_assert_true (natter_model_choice_later_recent (picked, "2026-11-30T23:59:59.999Z",
+                                                   used, "2026-12-01T00:00:00.000Z") == used);
+  /* At the same moment the pick, made to be used. */
+  g_assert_true (natter_model_choice_later_recent (picked, "2026-12-01T10:00:00.000Z",
+                                                   used, "2026-12-01T10:00:00.000Z") == picked);
+  /* A pick of unknown time gives way to a model used; a use of unknown
+   * time to a pick. */
+  g_assert_true (natter_model_choice_later_recent (picked, NULL, used, "2026-12-01T10:00:00.000Z") == used);
+  g_assert_true (natter_model_choice_later_recent (picked, "", used, "2026-12-01T10:00:00.000Z") == used);
+  g_assert_true (natter_model_choice_later_recent (picked, "2026-12-01T10:00:00.000Z", used, NULL) == picked);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -177,6 +209,7 @@ main (int   argc,
   g_test_add_func ("/model-choice/last-turn", test_last_turn);
   g_test_add_func ("/model-choice/default", test_default);
   g_test_add_func ("/model-choice/recent", test_recent);
+  g_test_add_func ("/model-choice/later-recent", test_later_recent);
 
   return g_test_run ();
 }

@@ -29,6 +29,7 @@ typedef struct
 static const char * const keys[] = {
   "window-width", "window-height", "window-maximized", "last-session", "max-model-calls",
   "auto-permission", "auto-title", "default-provider", "default-model", "providers", "mcp-timeout",
+  "recent-model",
 };
 
 static void
@@ -409,6 +410,123 @@ test_transcription_models (Fixture       *f,
   g_assert_null (natter_settings_dup_transcription_model (f->settings, "groq"));
 }
 
+/* The model last picked in the window, with when, kept across restarts;
+ * an empty provider forgets it, and the built-in defaults remember
+ * nothing. */
+static void
+test_recent_model (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(NatterSettings) defaults = natter_settings_new (NULL);
+  g_autoptr(GVariant) stored = NULL;
+  g_autoptr(GVariant) user_value = NULL;
+  g_autofree char *printed = NULL;
+  g_autofree char *provider = g_strdup ("unset");
+  g_autofree char *model = g_strdup ("unset");
+  g_autofree char *at = g_strdup ("unset");
+
+  g_assert_false (natter_settings_dup_recent_model (f->settings, NULL, NULL, NULL));
+  natter_settings_set_recent_model (f->settings, "mine", "beta", "2026-12-01T10:00:00.000Z");
+  stored = g_settings_get_value (f->gsettings, "recent-model");
+  printed = g_variant_print (stored, FALSE);
+  g_assert_cmpstr (printed, ==, "('mine', 'beta', '2026-12-01T10:00:00.000Z')");
+  g_clear_pointer (&provider, g_free);
+  g_clear_pointer (&model, g_free);
+  g_clear_pointer (&at, g_free);
+  g_assert_true (natter_settings_dup_recent_model (f->settings, &provider, &model, &at));
+  g_assert_cmpstr (provider, ==, "mine");
+  g_assert_cmpstr (model, ==, "beta");
+  g_assert_cmpstr (at, ==, "2026-12-01T10:00:00.000Z");
+
+  /* A provider's first model, of unknown time: both come back NULL. */
+  natter_settings_set_recent_model (f->settings, "mine", NULL, NULL);
+  g_clear_pointer (&provider, g_free);
+  g_clear_pointer (&model, g_free);
+  g_clear_pointer (&at, g_free);
+  g_assert_true (natter_settings_dup_recent_model (f->settings, &provider, &model, &at));
+  g_assert_cmpstr (provider, ==, "mine");
+  g_assert_null (model);
+  g_assert_null (at);
+
+  natter_settings_set_recent_model (f->settings, "", "beta", NULL);
+  g_clear_pointer (&provider, g_free);
+  g_assert_false (natter_settings_dup_recent_model (f->settings, &provider, NULL, NULL));
+  g_assert_null (provider);
+  /* Forgotten is the key's default again, not a value of its own. */
+  user_value = g_settings_get_user_value (f->gsettings, "recent-model");
+  g_assert_null (user_value);
+
+  natter_settings_set_recent_model (defaults, "mine", "beta", NULL);
+  g_assert_false (natter_settings_dup_recent_model (defaults, NULL, NULL, NULL));
+}
+
+/* Adds an entry (@id, "Mine", a local URL) to the `providers` key. */
+static void
+add_provider (Fixture    *f,
+              const char *id)
+{
+  g_autoptr(GPtrArray) providers = natter_settings_dup_providers (f->settings);
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (providers, natter_provider_config_new (id, "Mine", "http://127.0.0.1:8080/v1"));
+  g_assert_true (natter_settings_set_providers (f->settings, providers, &error));
+  g_assert_no_error (error);
+}
+
+/* The first-run rule: the first provider a person adds of their own,
+ * before any model was chosen, picked or used, becomes the default, so
+ * a message goes to it and not to the built-in Ollama; anything chosen
+ * before keeps it from changing what was chosen. */
+static void
+test_adopt_first_provider (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *effective = NULL;
+
+  add_provider (f, "provider-1");
+  effective = natter_settings_dup_effective_provider (f->settings);
+  g_assert_cmpstr (effective, ==, NATTER_DEFAULT_PROVIDER_ID);
+
+  /* Something chosen or used before: nothing changes. */
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", TRUE));
+  natter_settings_set_recent_model (f->settings, NATTER_DEFAULT_PROVIDER_ID, "llama3.2", "2026-12-01T10:00:00.000Z");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_recent_model (f->settings, NULL, NULL, NULL);
+  natter_settings_set_default_model (f->settings, "llama3.2");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_default_model (f->settings, "");
+  natter_settings_set_default_provider (f->settings, NATTER_DEFAULT_PROVIDER_ID);
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  natter_settings_set_default_provider (f->settings, "");
+  /* Not a provider of their own, or not one that is listed. */
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, NATTER_DEFAULT_PROVIDER_ID, FALSE));
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "absent", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "");
+
+  /* Nothing chosen: the provider added is the default from now on, for
+   * the window and the command line alike. */
+  g_assert_true (natter_settings_adopt_first_provider (f->settings, "provider-1", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "provider-1");
+  g_assert_cmpstr (natter_settings_get_default_model (f->settings), ==, "");
+  g_clear_pointer (&effective, g_free);
+  effective = natter_settings_dup_effective_provider (f->settings);
+  g_assert_cmpstr (effective, ==, "provider-1");
+
+  /* A second provider of their own is no first one: the default stays,
+   * even were it unset again. */
+  add_provider (f, "provider-2");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-2", FALSE));
+  natter_settings_set_default_provider (f->settings, "");
+  g_assert_false (natter_settings_adopt_first_provider (f->settings, "provider-2", FALSE));
+
+  /* The built-in provider taken out of the list is no provider of their
+   * own either. */
+  g_settings_set_value (f->gsettings, "providers",
+                        g_variant_new_parsed ("[('provider-3', 'Mine', 'http://127.0.0.1:8080/v1')]"));
+  g_assert_true (natter_settings_adopt_first_provider (f->settings, "provider-3", FALSE));
+  g_assert_cmpstr (natter_settings_get_default_provider (f->settings), ==, "provider-3");
+}
+
 static void
 test_endpoint_ids (void)
 {
@@ -440,6 +558,8 @@ main (int   argc,
   ADD ("/settings/default-provider/first-of-list", test_services_default_is_first_of_list);
   ADD ("/settings/services-mcp-timeout", test_services_mcp_timeout);
   ADD ("/settings/transcription-models", test_transcription_models);
+  ADD ("/settings/recent-model", test_recent_model);
+  ADD ("/settings/default-provider/adopt-first-provider", test_adopt_first_provider);
 
   return g_test_run ();
 }

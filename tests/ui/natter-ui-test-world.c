@@ -40,6 +40,10 @@ ui_world_new (void)
 
   u->w = natter_test_world_new ();
   ui_world_start_service (u);
+  /* A new world is a first run: no model remembered as picked by a
+   * window of an earlier test in this process (they share the memory
+   * settings backend). */
+  natter_settings_set_recent_model (u->settings, NULL, NULL, NULL);
   return u;
 }
 

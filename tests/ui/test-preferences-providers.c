@@ -304,3 +304,114 @@ test_remove_default (Fixture       *f,
   g_assert_cmpstr (provider, ==, "");
   ui_wait_preferences_idle (f->window);
 }
+
+/* The name the General page's Provider row shows as the default. */
+static const char *
+default_provider_shown (Fixture *f)
+{
+  AdwComboRow *row = ADW_COMBO_ROW (natter_preferences_window_get_widget (f->window, "provider"));
+  gpointer item = adw_combo_row_get_selected_item (row);
+
+  return item != NULL ? gtk_string_object_get_string (GTK_STRING_OBJECT (item)) : NULL;
+}
+
+/* Adds a provider with the Add Provider row, as a person does. */
+static void
+click_add_provider (Fixture *f)
+{
+  g_signal_emit_by_name (natter_preferences_window_get_widget (f->window, "add-provider"), "activated");
+  ui_wait_preferences_idle (f->window);
+}
+
+/* A first run: only the built-in Ollama (not running), no default, no
+ * model picked or used. The first provider the person adds becomes the
+ * default, shown in General and told in a toast whose Change leads
+ * there, so the first message goes to their server and not to an
+ * Ollama they never set up; a second one changes nothing. With the
+ * provider removed again the next one added becomes the default too. */
+void
+test_first_provider_default (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *provider = NULL;
+  g_autofree char *model = NULL;
+  g_autofree char *effective = NULL;
+  GtkWidget *change;
+
+  g_settings_reset (f->settings, "providers");
+  g_settings_reset (f->settings, "default-provider");
+  g_settings_reset (f->settings, "default-model");
+  g_settings_reset (f->settings, "recent-model");
+  ui_wait_preferences_idle (f->window);
+  g_assert_cmpstr (default_provider_shown (f), ==, "Ollama");
+
+  click_add_provider (f);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "provider-1");
+  model = g_settings_get_string (f->settings, "default-model");
+  g_assert_cmpstr (model, ==, "");
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "New chats use the first model of “New Provider”");
+  /* The window and the command line ask the services: both use it. */
+  effective = natter_services_dup_default_provider (f->services);
+  g_assert_cmpstr (effective, ==, "provider-1");
+  g_assert_cmpstr (default_provider_shown (f), ==, "New Provider");
+
+  /* Named while the toast shows: the toast and General follow. */
+  apply_text (provider_widget (f, "provider-1", "name"), "My <b>Server</b>");
+  ui_wait_label (f->window, "New chats use the first model of “My <b>Server</b>”");
+  g_assert_cmpstr (default_provider_shown (f), ==, "My <b>Server</b>");
+
+  /* Change shows where the default is chosen. */
+  change = ui_find_button (f->window, "_Change");
+  g_assert_nonnull (change);
+  ui_assert_named_as_shown (change, "Change");
+  g_signal_emit_by_name (change, "clicked");
+  g_assert_cmpstr (adw_preferences_window_get_visible_page_name (ADW_PREFERENCES_WINDOW (f->window)), ==, "general");
+  ui_wait_preferences_idle (f->window);
+
+  /* A second provider of their own is no first one. */
+  click_add_provider (f);
+  g_free (provider);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "provider-1");
+  /* No toast since the first one (the window keeps its words as shown
+   * first). */
+  g_assert_cmpstr (natter_preferences_window_get_last_toast (f->window), ==,
+                   "New chats use the first model of “New Provider”");
+
+  /* Both removed: only the built-in one is left, as out of the box, and
+   * the next provider added is the default again. */
+  g_signal_emit_by_name (provider_widget (f, "provider-2", "remove"), "clicked");
+  ui_wait_preferences_idle (f->window);
+  g_signal_emit_by_name (provider_widget (f, "provider-1", "remove"), "clicked");
+  ui_wait_preferences_idle (f->window);
+  g_free (provider);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "");
+  click_add_provider (f);
+  g_free (provider);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "provider-1");
+}
+
+/* Whoever chose a default, picked a model or used one keeps it: adding a
+ * provider then changes nothing and says nothing. */
+void
+test_added_provider_keeps_choice (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *provider = NULL;
+
+  g_settings_reset (f->settings, "providers");
+  g_settings_reset (f->settings, "default-provider");
+  g_settings_set_value (f->settings, "recent-model",
+                        g_variant_new ("(sss)", "ollama", "llama3.2", "2026-12-01T10:00:00.000Z"));
+  ui_wait_preferences_idle (f->window);
+
+  click_add_provider (f);
+  provider = g_settings_get_string (f->settings, "default-provider");
+  g_assert_cmpstr (provider, ==, "");
+  g_assert_null (ui_find_button (f->window, "_Change"));
+  g_assert_cmpstr (default_provider_shown (f), ==, "Ollama");
+}

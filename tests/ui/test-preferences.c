@@ -92,6 +92,8 @@ main (int   argc,
   ADD ("/preferences/context-window", test_context_window);
   ADD ("/preferences/remove-undo-add", test_remove_undo_add);
   ADD ("/preferences/remove-default", test_remove_default);
+  ADD ("/preferences/first-provider-default", test_first_provider_default);
+  ADD ("/preferences/added-provider-keeps-choice", test_added_provider_keeps_choice);
   ADD ("/preferences/agents", test_agents);
   ADD ("/preferences/agent-model-picker", test_agent_model_picker);
   ADD ("/preferences/screenshots", test_screenshots);

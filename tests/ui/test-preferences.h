@@ -79,6 +79,8 @@ void test_connection_test (Fixture *f, gconstpointer data);
 void test_manage_models (Fixture *f, gconstpointer data);
 void test_remove_undo_add (Fixture *f, gconstpointer data);
 void test_remove_default (Fixture *f, gconstpointer data);
+void test_first_provider_default (Fixture *f, gconstpointer data);
+void test_added_provider_keeps_choice (Fixture *f, gconstpointer data);
 /* test-preferences-general.c */
 void test_default_model (Fixture *f, gconstpointer data);
 void test_limit_and_switch (Fixture *f, gconstpointer data);

@@ -852,3 +852,109 @@ test_rich_model_picker_model_gone (void)
   ui_world_free (u);
   natter_test_server_free (ms);
 }
+
+/* Picks @provider_id's @model in @window's model picker, as a person
+ * does: opens its list, waits for the row, activates it. */
+static void
+pick_model (NatterWindow *window,
+            const char   *provider_id,
+            const char   *model)
+{
+  NatterModelPicker *picker = natter_window_get_model_picker (window);
+  g_autoptr(GPtrArray) popovers = NULL;
+  GtkListBoxRow *row;
+  RowWait wait;
+
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  wait = (RowWait) { g_ptr_array_index (popovers, 0), provider_id, model };
+  ui_wait_until (row_shown, &wait);
+  row = find_model_row (wait.popover, provider_id, model);
+  g_signal_emit_by_name (gtk_widget_get_parent (GTK_WIDGET (row)), "row-activated", row);
+  natter_model_picker_popdown (picker);
+}
+
+/* A window as the application opens it at a start: a new conversation,
+ * with what the application gives a window while no default is set
+ * (the first provider of the list, its first model). */
+static NatterWindow *
+open_window_new_chat (UiWorld                *u,
+                      NatterProviderRegistry *registry,
+                      const char             *provider,
+                      const char             *model)
+{
+  NatterWindow *window = ui_window_new (app, u);
+
+  new_chat (window);
+  natter_window_set_model_provider (window, registry, provider, model);
+  return window;
+}
+
+/* The README's "a new chat goes on with the model you last picked",
+ * across a restart: a model picked in an empty conversation and never
+ * sent with is the one the next run offers and sends with, not the
+ * built-in Ollama's; a default set in Preferences still wins over it. */
+void
+test_rich_model_picker_pick_survives_restart (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(NatterSettings) settings = NULL;
+  g_autoptr(JsonObject) sent = NULL;
+  g_autofree char *remembered_provider = NULL;
+  g_autofree char *remembered_model = NULL;
+  NatterTestServer *builtin = NULL;
+  NatterTestServer *mine = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+
+  builtin = natter_test_server_new_models (TWO_MODELS);
+  mine = natter_test_server_new_models (ONE_MODELS);
+  natter_provider_registry_add_provider (registry, "ollama", "Ollama", builtin->base_url);
+  natter_provider_registry_add_provider (registry, "mine", "My Server", mine->base_url);
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+
+  /* A first run: nothing remembered, no default, no conversation. */
+  window = open_window_new_chat (u, registry, "ollama", NULL);
+  settings = g_object_ref (window->settings);
+  g_assert_false (natter_settings_dup_recent_model (settings, NULL, NULL, NULL));
+  g_assert_cmpstr (natter_settings_get_default_provider (settings), ==, "");
+  picker = natter_window_get_model_picker (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "ollama");
+  pick_model (window, "mine", "beta");
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "mine");
+  g_assert_true (natter_settings_dup_recent_model (settings, &remembered_provider, &remembered_model, NULL));
+  g_assert_cmpstr (remembered_provider, ==, "mine");
+  g_assert_cmpstr (remembered_model, ==, "beta");
+
+  /* Quit without sending, start again: the pick is offered. */
+  ui_destroy_window (window);
+  ui_world_restart (u);
+  window = open_window_new_chat (u, registry, "ollama", NULL);
+  picker = natter_window_get_model_picker (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "mine");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "beta");
+  /* And it is what the message goes to. */
+  sent = send_new_chat (u, window, "Hello after a restart");
+  assert_descriptor (sent, "mine", "beta");
+  ui_destroy_window (window);
+
+  /* A default set in Preferences wins over what was picked, after a
+   * restart too. */
+  natter_settings_set_default_provider (settings, "ollama");
+  natter_settings_set_default_model (settings, "gamma");
+  ui_world_restart (u);
+  window = open_window_new_chat (u, registry, "ollama", "gamma");
+  picker = natter_window_get_model_picker (window);
+  g_assert_cmpstr (natter_model_picker_get_provider_id (picker), ==, "ollama");
+  g_assert_cmpstr (natter_model_picker_get_model (picker), ==, "gamma");
+  ui_destroy_window (window);
+
+  /* The settings are the process's: the next test starts from none. */
+  natter_settings_set_default_provider (settings, "");
+  natter_settings_set_default_model (settings, "");
+  natter_settings_set_recent_model (settings, NULL, NULL, NULL);
+  ui_world_free (u);
+  natter_test_server_free (builtin);
+  natter_test_server_free (mine);
+}

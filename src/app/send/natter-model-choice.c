@@ -8,7 +8,9 @@
  * no override); else the model of the conversation's last turn, so a
  * conversation keeps its model; else, for a conversation with none of its
  * own while Preferences name no default, the model most recently picked
- * or used, so that a new chat goes on where the person was; else the
+ * or used, so that a new chat goes on where the person was (a pick
+ * remembered from an earlier run weighed by time against what the
+ * conversations used since, natter_model_choice_later_recent()); else the
  * default from Preferences. A
  * provider without a model name means its first model, which the provider
  * registry is asked for before sending, the same rule the command line
@@ -17,6 +19,8 @@
  */
 
 #include "config.h"
+
+#include <string.h>
 
 #include "natter-model-choice.h"
 
@@ -118,4 +122,46 @@ natter_model_choice_provider_to_resolve (const NatterModelChoice *choice)
   if (provider == NULL || (model != NULL && model[0] != '\0'))
     return NULL;
   return provider;
+}
+
+/**
+ * natter_model_choice_later_recent:
+ * @remembered: (nullable): the `{provider, model?}` last picked or sent
+ *   with in the window, as remembered across restarts (the settings'
+ *   `recent-model`)
+ * @remembered_at: (nullable): when, as natter_format_ts() writes it;
+ *   %NULL when not known
+ * @used: (nullable): the model of the conversation with the latest
+ *   activity (natter_session_index_get_recent_model())
+ * @used_at: (nullable): when that conversation was last active
+ *   (natter_session_index_get_recent_model_at())
+ *
+ * Which of the two a new conversation goes on with as
+ * #NatterModelChoice.recent when the window has seen no pick or send of
+ * its own yet (docs/sessions.md §1, "Who answers"): the later one. A
+ * model picked in an empty conversation and never sent with thus
+ * survives a restart, yet a conversation continued afterwards (from the
+ * command line, or on another device) counts as the later choice.
+ * Timestamps of one width in UTC sort as text; at the same moment the
+ * pick wins, as it was made to be used. A pick whose time is not known
+ * gives way to any model used.
+ *
+ * Returns: (transfer none) (nullable): @remembered or @used, or %NULL
+ *   when both are %NULL
+ */
+JsonObject *
+natter_model_choice_later_recent (JsonObject *remembered,
+                                  const char *remembered_at,
+                                  JsonObject *used,
+                                  const char *used_at)
+{
+  if (remembered == NULL)
+    return used;
+  if (used == NULL)
+    return remembered;
+  if (remembered_at == NULL || remembered_at[0] == '\0')
+    return used;
+  if (used_at == NULL || used_at[0] == '\0')
+    return remembered;
+  return strcmp (remembered_at, used_at) >= 0 ? remembered : used;
 }

@@ -47,5 +47,9 @@ void        natter_model_choice_shown               (const NatterModelChoice  *c
                                                      const char              **model);
 JsonObject *natter_model_choice_dup_descriptor      (const NatterModelChoice  *choice);
 const char *natter_model_choice_provider_to_resolve (const NatterModelChoice  *choice);
+JsonObject *natter_model_choice_later_recent        (JsonObject               *remembered,
+                                                     const char               *remembered_at,
+                                                     JsonObject               *used,
+                                                     const char               *used_at);
 
 G_END_DECLS

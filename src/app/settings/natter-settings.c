@@ -1045,6 +1045,136 @@ natter_settings_set_transcription_model (NatterSettings *self,
 }
 
 /**
+ * natter_settings_dup_recent_model:
+ * @self: the settings
+ * @provider: (out) (transfer full) (optional) (nullable): the provider id
+ * @model: (out) (transfer full) (optional) (nullable): the model; %NULL
+ *   for the provider's first
+ * @at: (out) (transfer full) (optional) (nullable): when it was picked or
+ *   sent with, as natter_format_ts() writes it; %NULL when not known
+ *
+ * The model the window remembers as last picked or sent with, across
+ * restarts: the `recent-model` key (docs/sessions.md §1, "Who answers").
+ * The outputs are left %NULL when none is remembered (or the settings
+ * are the built-in defaults, which remember nothing).
+ *
+ * Returns: whether a model is remembered
+ */
+gboolean
+natter_settings_dup_recent_model (NatterSettings  *self,
+                                  char           **provider,
+                                  char           **model,
+                                  char           **at)
+{
+  g_autoptr(GVariant) value = NULL;
+  const char *stored_provider = "";
+  const char *stored_model = "";
+  const char *stored_at = "";
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
+
+  if (provider != NULL)
+    *provider = NULL;
+  if (model != NULL)
+    *model = NULL;
+  if (at != NULL)
+    *at = NULL;
+  if (self->settings == NULL)
+    return FALSE;
+  value = g_settings_get_value (self->settings, "recent-model");
+  g_variant_get (value, "(&s&s&s)", &stored_provider, &stored_model, &stored_at);
+  if (stored_provider[0] == '\0')
+    return FALSE;
+  if (provider != NULL)
+    *provider = g_strdup (stored_provider);
+  if (model != NULL && stored_model[0] != '\0')
+    *model = g_strdup (stored_model);
+  if (at != NULL && stored_at[0] != '\0')
+    *at = g_strdup (stored_at);
+  return TRUE;
+}
+
+/**
+ * natter_settings_set_recent_model:
+ * @self: the settings
+ * @provider: (nullable): the provider id; %NULL or empty forgets the
+ *   model remembered
+ * @model: (nullable): the model; %NULL or empty for the provider's first
+ * @at: (nullable): when it was picked or sent with, as
+ *   natter_format_ts() writes it
+ *
+ * Sets the `recent-model` key. Does nothing on the built-in defaults
+ * (settings without a #GSettings).
+ */
+void
+natter_settings_set_recent_model (NatterSettings *self,
+                                  const char     *provider,
+                                  const char     *model,
+                                  const char     *at)
+{
+  g_return_if_fail (NATTER_IS_SETTINGS (self));
+
+  if (self->settings == NULL)
+    return;
+  if (provider == NULL || provider[0] == '\0')
+    {
+      g_settings_reset (self->settings, "recent-model");
+      return;
+    }
+  g_settings_set_value (self->settings, "recent-model",
+                        g_variant_new ("(sss)", provider, model != NULL ? model : "", at != NULL ? at : ""));
+}
+
+/**
+ * natter_settings_adopt_first_provider:
+ * @self: the settings
+ * @provider_id: a provider the person just added to `providers`
+ * @model_used: whether any conversation has a model of its own (the
+ *   index's natter_session_index_get_recent_model())
+ *
+ * The first-run rule of README, "Pointing Natter at a server": the
+ * first provider a person adds of their own becomes the default, so a
+ * message never goes to the built-in Ollama they did not choose (and
+ * that may not run) while the server they set up waits. Only while
+ * nothing was chosen: no default provider or model is set, no model is
+ * remembered as picked (natter_settings_dup_recent_model()), no
+ * conversation has a model, and every other entry of `providers` is the
+ * built-in one. Otherwise what the person chose or used goes on, and
+ * nothing changes.
+ *
+ * Returns: whether `default-provider` is now @provider_id
+ */
+gboolean
+natter_settings_adopt_first_provider (NatterSettings *self,
+                                      const char     *provider_id,
+                                      gboolean        model_used)
+{
+  g_autoptr(GPtrArray) providers = NULL;
+  gboolean listed = FALSE;
+
+  g_return_val_if_fail (NATTER_IS_SETTINGS (self), FALSE);
+  g_return_val_if_fail (provider_id != NULL, FALSE);
+
+  if (model_used || g_str_equal (provider_id, NATTER_DEFAULT_PROVIDER_ID) || self->default_provider[0] != '\0' ||
+      self->default_model[0] != '\0' || natter_settings_dup_recent_model (self, NULL, NULL, NULL))
+    return FALSE;
+  providers = natter_settings_dup_providers (self);
+  for (guint i = 0; i < providers->len; i++)
+    {
+      NatterProviderConfig *config = g_ptr_array_index (providers, i);
+
+      if (g_str_equal (config->id, provider_id))
+        listed = TRUE;
+      else if (!g_str_equal (config->id, NATTER_DEFAULT_PROVIDER_ID))
+        return FALSE;
+    }
+  if (!listed)
+    return FALSE;
+  natter_settings_set_default_provider (self, provider_id);
+  return TRUE;
+}
+
+/**
  * natter_settings_get_auto_title:
  * @self: the settings
  *

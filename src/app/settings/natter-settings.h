@@ -108,6 +108,17 @@ char           *natter_settings_dup_transcription_model (NatterSettings *self,
 void            natter_settings_set_transcription_model (NatterSettings *self,
                                                          const char     *provider,
                                                          const char     *model);
+gboolean        natter_settings_dup_recent_model   (NatterSettings  *self,
+                                                    char           **provider,
+                                                    char           **model,
+                                                    char           **at);
+void            natter_settings_set_recent_model   (NatterSettings  *self,
+                                                    const char      *provider,
+                                                    const char      *model,
+                                                    const char      *at);
+gboolean        natter_settings_adopt_first_provider (NatterSettings *self,
+                                                      const char     *provider_id,
+                                                      gboolean        model_used);
 const char     *natter_settings_get_last_session   (NatterSettings  *self);
 void            natter_settings_set_last_session   (NatterSettings  *self,
                                                     const char      *session_id);

@@ -311,26 +311,13 @@ natter_session_index_dup_damaged (NatterSessionIndex *self)
   return damaged;
 }
 
-/**
- * natter_session_index_get_recent_model:
- * @self: the index
- *
- * The model of the conversation with the latest activity
- * (natter_session_index_entry_get_latest_turn_at()): what was used last,
- * which a new conversation goes on with when Preferences name no default
- * model. A damaged conversation, or one whose latest turn was imported
- * (its model is a label of where it came from), is passed over.
- *
- * Returns: (transfer none) (nullable): the `{provider, model}` of that
- *   conversation's last turn, or %NULL when no conversation has one
- */
-JsonObject *
-natter_session_index_get_recent_model (NatterSessionIndex *self)
+/* The conversation with the latest activity that has a model of its
+ * own to go on with, or NULL. */
+static NatterSessionIndexEntry *
+find_recent (NatterSessionIndex *self)
 {
   NatterSessionIndexEntry *recent = NULL;
   const char *recent_at = NULL;
-
-  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
 
   for (guint i = 0; i < self->entries->len; i++)
     {
@@ -348,7 +335,55 @@ natter_session_index_get_recent_model (NatterSessionIndex *self)
       recent = entry;
       recent_at = at;
     }
+  return recent;
+}
+
+/**
+ * natter_session_index_get_recent_model:
+ * @self: the index
+ *
+ * The model of the conversation with the latest activity
+ * (natter_session_index_entry_get_latest_turn_at()): what was used last,
+ * which a new conversation goes on with when Preferences name no default
+ * model. A damaged conversation, or one whose latest turn was imported
+ * (its model is a label of where it came from), is passed over.
+ *
+ * Returns: (transfer none) (nullable): the `{provider, model}` of that
+ *   conversation's last turn, or %NULL when no conversation has one
+ */
+JsonObject *
+natter_session_index_get_recent_model (NatterSessionIndex *self)
+{
+  NatterSessionIndexEntry *recent;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  recent = find_recent (self);
   return recent != NULL ? natter_session_index_entry_get_last_model (recent) : NULL;
+}
+
+/**
+ * natter_session_index_get_recent_model_at:
+ * @self: the index
+ *
+ * When the model natter_session_index_get_recent_model() gives was
+ * used: the latest turn's time of its conversation, as
+ * natter_format_ts() writes it. A model picked in the window is weighed
+ * against it (docs/sessions.md §1, "Who answers"): the later of the two
+ * is what a new conversation goes on with.
+ *
+ * Returns: (transfer none) (nullable): the timestamp, or %NULL when no
+ *   conversation has a model
+ */
+const char *
+natter_session_index_get_recent_model_at (NatterSessionIndex *self)
+{
+  NatterSessionIndexEntry *recent;
+
+  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
+
+  recent = find_recent (self);
+  return recent != NULL ? natter_session_index_entry_get_latest_turn_at (recent) : NULL;
 }
 
 /**

@@ -27,6 +27,7 @@ void                     natter_session_index_set_cache_file        (NatterSessi
                                                                      GFile                *file);
 GPtrArray               *natter_session_index_dup_damaged           (NatterSessionIndex   *self);
 JsonObject              *natter_session_index_get_recent_model      (NatterSessionIndex   *self);
+const char              *natter_session_index_get_recent_model_at   (NatterSessionIndex   *self);
 
 void                     natter_session_index_load_async            (NatterSessionIndex   *self,
                                                                      NatterJsonlRepo      *session_repo,

@@ -62,6 +62,28 @@ natter_preferences_toast_new_undo (const char *text)
 }
 
 /**
+ * natter_preferences_toast_set_text:
+ * @toast: a toast built by natter_preferences_toast_new()
+ * @text: what it says now, plain text (not markup)
+ *
+ * Changes what @toast says, on screen too if it shows, escaped as
+ * natter_preferences_toast_new() escapes it.
+ */
+void
+natter_preferences_toast_set_text (AdwToast   *toast,
+                                   const char *text)
+{
+  g_autofree char *escaped = NULL;
+
+  g_return_if_fail (ADW_IS_TOAST (toast));
+  g_return_if_fail (text != NULL);
+
+  escaped = g_markup_escape_text (text, -1);
+  g_object_set_data_full (G_OBJECT (toast), TEXT_KEY, g_strdup (text), g_free);
+  adw_toast_set_title (toast, escaped);
+}
+
+/**
  * natter_preferences_toast_get_text:
  * @toast: a toast
  *

@@ -15,8 +15,10 @@
  * a page never calls the window: it hands its toasts up with
  * ::add-toast, which the window shows (remembering the last, for tests),
  * and the Providers page says with ::key-stored that the default
- * provider's models may be listed now. Tests wait until no page has work
- * under way (natter_preferences_window_get_n_pending()).
+ * provider's models may be listed now. A toast's button reaches the
+ * window through its actions (`preferences.show-default-model`). Tests
+ * wait until no page has work under way
+ * (natter_preferences_window_get_n_pending()).
  */
 
 #define G_LOG_DOMAIN "natter-preferences-window"
@@ -270,6 +272,19 @@ default_model_changed_cb (NatterPreferencesWindow *self)
     reload_models (self);
 }
 
+/* The default model's rows, where a toast that says which provider new
+ * chats use lets the person choose another. */
+static void
+show_default_model_activated (GtkWidget  *widget,
+                              const char *action_name,
+                              GVariant   *parameter)
+{
+  NatterPreferencesWindow *self = NATTER_PREFERENCES_WINDOW (widget);
+
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (self), "general");
+  gtk_widget_grab_focus (GTK_WIDGET (self->provider_row));
+}
+
 /* A key was stored: the default provider may list models now. */
 static void
 key_stored_cb (NatterPreferencesWindow *self)
@@ -351,6 +366,8 @@ natter_preferences_window_class_init (NatterPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, data_dir_row);
   gtk_widget_class_bind_template_child (widget_class, NatterPreferencesWindow, agents_page);
   gtk_widget_class_bind_template_callback (widget_class, model_refresh_clicked_cb);
+  gtk_widget_class_install_action (widget_class, "preferences.show-default-model", NULL,
+                                   show_default_model_activated);
   gtk_widget_class_bind_template_callback (widget_class, open_data_dir_clicked_cb);
 }
 

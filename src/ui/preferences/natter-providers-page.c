@@ -41,6 +41,10 @@ struct _NatterProvidersPage
 
   GHashTable          *rows;             /* id → NatterProviderRow (borrowed) */
   GPtrArray           *widgets;          /* NatterProviderRow, in order */
+  /* The toast that says a provider just added is the default, while it
+   * shows, so that it names the provider as it is renamed. */
+  AdwToast            *default_toast;    /* weak */
+  char                *default_toast_id;
 
   /* Template widgets */
   AdwPreferencesGroup *providers_group;
@@ -135,6 +139,33 @@ update_provider (NatterProvidersPage     *self,
   write_providers (self, providers);
 }
 
+/* What the toast says when provider @name became the default. */
+static char *
+default_toast_text (const char *name)
+{
+  /* Translators: %s is the name of a model provider the person just
+   * added, e.g. "OpenRouter"; it is now the default. */
+  return g_strdup_printf (_("New chats use the first model of “%s”"), name);
+}
+
+/* Says that the provider @id, just added, is now the default, and how
+ * to choose another: the toast's Change shows Preferences ▸ General. */
+static void
+show_default_toast (NatterProvidersPage *self,
+                    const char          *id,
+                    const char          *name)
+{
+  g_autofree char *text = default_toast_text (name);
+  g_autoptr(AdwToast) toast = natter_preferences_toast_new (text);
+
+  adw_toast_set_button_label (toast, _("_Change"));
+  adw_toast_set_action_name (toast, "preferences.show-default-model");
+  g_set_weak_pointer (&self->default_toast, toast);
+  g_free (self->default_toast_id);
+  self->default_toast_id = g_strdup (id);
+  g_signal_emit (self, signals[ADD_TOAST], 0, toast);
+}
+
 static void
 apply_name_cb (NatterProviderRow       *row,
                const char              *name,
@@ -147,6 +178,15 @@ apply_name_cb (NatterProviderRow       *row,
     }
   update_provider (self, natter_provider_row_get_provider_id (row), 1, name);
   natter_provider_row_set_name (row, name);
+  /* Named while the toast says it is the default: the toast names it
+   * as it is now called, not "New Provider". */
+  if (self->default_toast != NULL &&
+      g_strcmp0 (self->default_toast_id, natter_provider_row_get_provider_id (row)) == 0)
+    {
+      g_autofree char *text = default_toast_text (name);
+
+      natter_preferences_toast_set_text (self->default_toast, text);
+    }
 }
 
 static void
@@ -499,6 +539,12 @@ replace_default (NatterProvidersPage     *self,
   if (removed->default_model == NULL)
     removed->default_model = g_strdup ("");
   natter_settings_set_default_model (self->settings, "");
+  /* Only the built-in provider left: back to no default at all, as out
+   * of the box (the same provider is used), so that the next provider
+   * the person adds becomes the default again
+   * (natter_settings_adopt_first_provider()). */
+  if (first != NULL && g_str_equal (first->id, NATTER_DEFAULT_PROVIDER_ID) && providers->len == 1)
+    first = NULL;
   natter_settings_set_default_provider (self->settings, first != NULL ? first->id : "");
 }
 
@@ -554,6 +600,12 @@ add_provider_activated_cb (NatterProvidersPage *self)
   rebuild (self);
 
   natter_provider_row_focus_name (get_row (self, id));
+  /* A person who sets up a server of their own before choosing any
+   * model means to talk to it, not to the built-in Ollama (README,
+   * "Pointing Natter at a server"). */
+  if (natter_settings_adopt_first_provider (self->settings, id,
+                                            natter_session_index_get_recent_model (natter_services_get_index (self->services)) != NULL))
+    show_default_toast (self, id, _("New Provider"));
 }
 
 /* Building the provider rows */
@@ -634,6 +686,7 @@ natter_providers_page_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   if (self->settings != NULL)
     g_signal_handlers_disconnect_by_data (self->settings, self);
+  g_clear_weak_pointer (&self->default_toast);
   g_hash_table_remove_all (self->rows);
   g_ptr_array_set_size (self->widgets, 0);
   gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_PROVIDERS_PAGE);
@@ -647,6 +700,7 @@ natter_providers_page_finalize (GObject *object)
   NatterProvidersPage *self = NATTER_PROVIDERS_PAGE (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->default_toast_id, g_free);
   g_clear_object (&self->settings);
   g_clear_object (&self->services);
   g_clear_pointer (&self->rows, g_hash_table_unref);
