@@ -158,7 +158,8 @@ ask_model_cb (GObject      *object,
 static void
 ask_start (Run *run)
 {
-  natter_services_resolve_model_async (run->services, run->base_url, run->model,
+  natter_services_resolve_model_async (run->services, run->base_url != NULL ? run->base_url : run->provider,
+                                       run->model,
                                        g_task_get_cancellable (run->task), ask_model_cb, run);
 }
 
@@ -270,15 +271,19 @@ message_sent_cb (GObject      *object,
   natter_cli_wait_and_report (run);
 }
 
-/* The command's model options: --base-url names the provider (an
- * endpoint), --model the model (of the default provider without
- * --base-url). Without either, the conversation's rules choose. */
+/* The command's model options: --provider names one of the person's
+ * providers by its id, --base-url an endpoint of its own (never both),
+ * --model the model (of the default provider without either; the
+ * provider's first without it). Without any, the conversation's rules
+ * choose. */
 static void
 request_set_model (Run                  *run,
                    NatterMessageRequest *request)
 {
-  if (run->base_url != NULL || run->model != NULL)
-    natter_message_request_set_model (request, run->base_url, run->model);
+  const char *provider = run->base_url != NULL ? run->base_url : run->provider;
+
+  if (provider != NULL || run->model != NULL)
+    natter_message_request_set_model (request, provider, run->model);
 }
 
 /* Sends @request through the pipeline both front ends share, and reports

@@ -24,7 +24,7 @@ typedef struct _Run Run;
 
 typedef enum
 {
-  OPT_MODEL      = 1 << 0,   /* --base-url, --model, --max-model-calls */
+  OPT_MODEL      = 1 << 0,   /* --provider, --base-url, --model, --max-model-calls */
   OPT_SESSION    = 1 << 1,   /* --session, --auto-permission, --no-auto-title */
   OPT_JSON       = 1 << 2,   /* --json */
   OPT_KEEP       = 1 << 3,   /* --keep */

@@ -271,7 +271,7 @@ option_context_new (Run *run)
   const Command *command = run->command;
   g_autofree char *parameters = g_strdup_printf ("%s %s", command->name, natter_cli_tr (run, command->parameters));
   GOptionContext *context = g_option_context_new (parameters);
-  GOptionEntry entries[16];
+  GOptionEntry entries[20];
   guint n = 0;
 
   memset (entries, 0, sizeof entries);
@@ -293,6 +293,9 @@ option_context_new (Run *run)
                                     N_("ID") };
   if (command->options & OPT_MODEL)
     {
+      entries[n++] = (GOptionEntry) { "provider", 0, 0, G_OPTION_ARG_STRING, &run->provider,
+                                      N_("One of your providers, by its id, instead of the default one"),
+                                      N_("ID") };
       entries[n++] = (GOptionEntry) { "base-url", 0, 0, G_OPTION_ARG_STRING, &run->base_url,
                                       N_("An OpenAI-compatible endpoint instead of the default provider"),
                                       N_("URL") };
@@ -464,6 +467,11 @@ parse (Run   *run,
     {
       usage_error (run, n_args < command->min_args ? natter_cli_tr (run, "Missing arguments")
                                                    : natter_cli_tr (run, "Too many arguments"));
+      return FALSE;
+    }
+  if (command->options & OPT_MODEL && run->provider != NULL && run->base_url != NULL)
+    {
+      usage_error (run, natter_cli_tr (run, "Give --provider or --base-url, not both"));
       return FALSE;
     }
   if (run->max_model_calls < 0 || (command->options & OPT_MODEL && run->max_model_calls == 0 &&

@@ -79,6 +79,46 @@ test_send_first_listed_provider (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m1\""));
 }
 
+/* Two providers of the person's own, the default one down: --provider
+ * sends to the other by its id, in a new conversation and with --model;
+ * with --base-url as well it is refused before anything is sent, and an
+ * id of no provider says so plainly. */
+static void
+test_send_named_provider (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GFile) dir = g_file_resolve_relative_path (f->dir, "glib-2.0/settings");
+  g_autoptr(GFile) keyfile = g_file_get_child (dir, "keyfile");
+  g_autofree char *text = g_strdup_printf ("[io/github/natter/Natter]\n"
+                                           "providers=[('down', 'Down', 'http://127.0.0.1:%u/v1'), "
+                                           "('mine', 'Mine', '%s')]\n"
+                                           "default-provider='down'\n",
+                                           natter_test_closed_port (), f->server->base_url);
+  g_auto(NatterTestRun) r;
+  g_auto(NatterTestRun) both;
+  g_auto(NatterTestRun) unknown;
+  g_autofree char *session_id = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (g_file_peek_path (dir), 0700), ==, 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (keyfile), text, -1, NULL));
+  f->own_provider = TRUE;
+  script (f, &ANSWER, NULL);
+  RUN (f, &r, "send", "--no-auto-title", "--provider", "mine", "--model", "m2", "Say", "hello");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->server->bodies, 0), "\"model\":\"m2\""));
+  parse_ids (r.out, &session_id, NULL);
+
+  RUN (f, &both, "send", "--provider", "mine", "--base-url", f->server->base_url, "Again");
+  g_assert_cmpint (both.status, ==, 2);
+  g_assert_nonnull (strstr (both.err, "not both"));
+  RUN (f, &unknown, "send", "--provider", "nobody", "Again");
+  g_assert_cmpint (unknown.status, ==, 1);
+  g_assert_nonnull (strstr (unknown.err, "nobody"));
+  g_assert_cmpuint (f->server->bodies->len, ==, 1);
+}
+
 static void
 test_send_list_show (Fixture       *f,
                      gconstpointer  data)
@@ -987,6 +1027,7 @@ main (int   argc,
   ADD ("/cli/ask/provider-unreachable", test_ask_unreachable);
   ADD ("/cli/send/new-session-list-show", test_send_list_show);
   ADD ("/cli/send/first-listed-provider", test_send_first_listed_provider);
+  ADD ("/cli/send/named-provider", test_send_named_provider);
   ADD ("/cli/sessions/json-streamed", test_sessions_json_streamed);
   ADD ("/cli/send/permission-allow", test_permission_allow);
   ADD ("/cli/send/permission-deny", test_permission_deny);
