@@ -397,18 +397,29 @@ update_time (NatterSessionRow *self)
   update_accessible (self);
 }
 
-/* The name of a damaged session whose readable lines give it no title
- * (docs/sessions.md §8.1): never "New chat", which it may well not be.
- * A version is known by its original's title, as the other versions
- * are; a session nothing is known of is a damaged conversation. */
-static char *
-damaged_title (NatterSessionRow *self)
+/**
+ * natter_session_dup_damaged_title:
+ * @sessions: the session service
+ * @entry: the index entry of a damaged session whose readable lines give
+ *   it no title
+ *
+ * The name such a session goes by, in the list and in the header alike
+ * (docs/sessions.md §8.1): never "New chat", which it may well not be. A
+ * version is known by its original's title, as the other versions are;
+ * a session nothing is known of is a damaged conversation. Its control
+ * characters are their stand-ins.
+ *
+ * Returns: (transfer full): the name
+ */
+char *
+natter_session_dup_damaged_title (NatterSessions          *sessions,
+                                  NatterSessionIndexEntry *entry)
 {
-  const char *parent_id = natter_session_index_entry_get_parent_session (self->entry);
+  const char *parent_id = natter_session_index_entry_get_parent_session (entry);
   NatterSessionIndexEntry *parent = NULL;
 
-  if (natter_session_index_entry_get_is_version (self->entry) && parent_id != NULL)
-    parent = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions), parent_id);
+  if (natter_session_index_entry_get_is_version (entry) && parent_id != NULL && sessions != NULL)
+    parent = natter_session_index_lookup (natter_sessions_list_sessions (sessions), parent_id);
   if (parent != NULL && natter_session_index_entry_get_title (parent) != NULL &&
       natter_session_index_entry_get_title (parent)[0] != '\0')
     return natter_visible_text (natter_session_index_entry_get_title (parent), NATTER_VISIBLE_KEEP_NONE);
@@ -438,7 +449,7 @@ update (NatterSessionRow *self)
   if (visible[0] == '\0' && error != NULL)
     {
       g_free (visible);
-      visible = damaged_title (self);
+      visible = natter_session_dup_damaged_title (self->sessions, self->entry);
     }
   gtk_label_set_text (self->title_label, visible[0] != '\0' ? visible : _("New chat"));
   gtk_widget_remove_css_class (GTK_WIDGET (self->subtitle_label), "error");

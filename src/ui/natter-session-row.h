@@ -52,6 +52,8 @@ const char              *natter_session_row_get_title       (NatterSessionRow   
 const char              *natter_session_row_get_status_mark (NatterSessionRow        *self);
 const char              *natter_session_row_get_time_text   (NatterSessionRow        *self);
 NatterTimeTicker        *natter_session_row_get_ticker      (NatterSessionRow        *self);
+char                    *natter_session_dup_damaged_title   (NatterSessions          *sessions,
+                                                             NatterSessionIndexEntry *entry);
 
 char                    *natter_format_relative_time        (const char              *iso8601,
                                                              GDateTime               *now);

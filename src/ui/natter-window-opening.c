@@ -29,6 +29,7 @@
 
 #include "natter-plain-text.h"
 #include "natter-timeline-model.h"
+#include "natter-session-row.h"
 #include "natter-window-private.h"
 
 /* What the window shows of the open conversation */
@@ -75,23 +76,25 @@ static void
 update_title (NatterWindow *self)
 {
   const char *title = NULL;
+  g_autofree char *visible = NULL;
 
   if (self->conversation.entry != NULL)
     {
       title = natter_session_index_entry_get_title (self->conversation.entry);
-      /* A damaged session keeps the title its readable lines give. */
-      if (natter_session_index_entry_get_error (self->conversation.entry) != NULL && (title == NULL || title[0] == '\0'))
-        title = _("Damaged Conversation");
-      else if (title == NULL || title[0] == '\0')
+      if (title == NULL || title[0] == '\0')
         title = _("New chat");
     }
-  {
+  /* A damaged session keeps the title its readable lines give, else the
+   * name the list gives it. */
+  if (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) != NULL &&
+      (natter_session_index_entry_get_title (self->conversation.entry) == NULL ||
+       natter_session_index_entry_get_title (self->conversation.entry)[0] == '\0'))
+    visible = natter_session_dup_damaged_title (self->sessions, self->conversation.entry);
+  else
     /* Its control characters as their stand-ins (docs/format.md
      * "title_changed"). */
-    g_autofree char *visible = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
-
-    adw_window_title_set_title (self->window_title, visible);
-  }
+    visible = natter_visible_text (title, NATTER_VISIBLE_KEEP_NONE);
+  adw_window_title_set_title (self->window_title, visible);
   gtk_widget_set_visible (self->conversation_menu_button, self->conversation.entry != NULL);
   _natter_window_update_model_picker (self);
   _natter_window_update_subtitle (self);

@@ -588,7 +588,7 @@ rows_shown (gpointer window)
 /* A damaged version is never listed as "New chat": by the title its
  * readable lines give, else, untitled, by its original's, and known as
  * a version of it; one whose lines say nothing is a damaged
- * conversation. */
+ * conversation. The header, once it is open, says the same. */
 void
 test_sidebar_damaged_version_title (void)
 {
@@ -626,6 +626,11 @@ test_sidebar_damaged_version_title (void)
   for (const char *id = titled; id != NULL; id = id == titled ? untitled : id == untitled ? unknown : NULL)
     g_assert_cmpstr (natter_session_row_get_time_text (ui_find_session_row (window, id)), ==,
                      "Damaged: open it for details");
+  /* Opened, the header names it as the list does. */
+  g_assert_true (natter_window_open_session (window, untitled));
+  g_assert_cmpstr (adw_window_title_get_title (window->window_title), ==, "Dinner");
+  g_assert_true (natter_window_open_session (window, unknown));
+  g_assert_cmpstr (adw_window_title_get_title (window->window_title), ==, "Damaged conversation");
 
   ui_destroy_window (window);
   ui_world_free (u);
