@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <cmark.h>
+#include <glib/gi18n.h>
 
 #include "natter-code-block.h"
 #include "natter-formula.h"
@@ -490,6 +491,38 @@ node_direction (cmark_node *node)
   return direction;
 }
 
+/* A task list item, "- [ ] to do" or "- [x] done" as GitHub writes them
+ * and models copy: cmark knows no such items and leaves the box in the
+ * item's first words. Takes the box off them and says which it was:
+ * 0 for no task, 1 for one to do, 2 for one done. */
+static int
+take_task_box (cmark_node *item)
+{
+  cmark_node *paragraph = cmark_node_first_child (item);
+  cmark_node *text = NULL;
+  const char *literal;
+  int state;
+
+  if (paragraph != NULL && cmark_node_get_type (paragraph) == CMARK_NODE_PARAGRAPH)
+    text = cmark_node_first_child (paragraph);
+  if (text == NULL || cmark_node_get_type (text) != CMARK_NODE_TEXT ||
+      (literal = cmark_node_get_literal (text)) == NULL || strlen (literal) < 4 ||
+      literal[0] != '[' || literal[2] != ']' || (literal[3] != ' ' && literal[3] != '\t'))
+    return 0;
+  if (literal[1] == ' ')
+    state = 1;
+  else if (literal[1] == 'x' || literal[1] == 'X')
+    state = 2;
+  else
+    return 0;
+  {
+    g_autofree char *rest = g_strdup (literal + 4);
+
+    cmark_node_set_literal (text, rest);
+  }
+  return state;
+}
+
 static GtkWidget *
 render_list (cmark_node *list,
              int         depth,
@@ -510,12 +543,19 @@ render_list (cmark_node *list,
       GtkWidget *content = new_vbox (6, NULL);
       g_autofree char *marker = NULL;
       GtkWidget *bullet;
+      int task = take_task_box (item);
 
-      if (ordered)
+      /* A task's box stands for its marker, as GitHub draws it. */
+      if (task != 0)
+        marker = g_strdup (task == 2 ? "☑" : "☐");
+      else if (ordered)
         marker = g_strdup_printf ("%d%c", number, delim);
       else
         marker = g_strdup (bullets[list_level % G_N_ELEMENTS (bullets)]);
       bullet = gtk_label_new (marker);
+      if (task != 0)
+        gtk_accessible_update_property (GTK_ACCESSIBLE (bullet), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        task == 2 ? _("Done") : _("To do"), -1);
       gtk_widget_add_css_class (bullet, "natter-md-bullet");
       gtk_widget_set_valign (bullet, GTK_ALIGN_START);
       gtk_label_set_xalign (GTK_LABEL (bullet), 1.0);

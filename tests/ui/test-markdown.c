@@ -386,6 +386,37 @@ test_markdown_unclosed_fence (void)
   g_assert_finalize_object (reference);
 }
 
+/* Task items, as GitHub writes them: the box is the item's marker,
+ * ticked or not, named for a screen reader, and no longer in its words;
+ * a bracket that is no box, or a box with nothing after it, is text. */
+static void
+test_markdown_task_lists (void)
+{
+  GtkWidget *view = render ("- [ ] buy milk\n"
+                            "- [x] call Sam\n"
+                            "- [X] **bold** done\n"
+                            "- [y] not a box\n"
+                            "- [ ]\n"
+                            "1. [ ] numbered task\n");
+  g_autoptr(GPtrArray) bullets = find_all (view, GTK_TYPE_LABEL, "natter-md-bullet");
+  g_autoptr(GString) seen = g_string_new (NULL);
+
+  for (guint i = 0; i < bullets->len; i++)
+    g_string_append_printf (seen, "%s ", gtk_label_get_text (g_ptr_array_index (bullets, i)));
+  g_assert_cmpstr (seen->str, ==, "☐ ☑ ☑ • • ☐ ");
+  g_assert_nonnull (find_label_containing (view, "buy milk"));
+  g_assert_null (find_label_containing (view, "[ ] buy"));
+  g_assert_null (find_label_containing (view, "[x]"));
+  g_assert_nonnull (find_label_containing (view, "[y] not a box"));
+  g_assert_nonnull (find_label_containing (view, "numbered task"));
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (g_ptr_array_index (bullets, 0)),
+                                       GTK_ACCESSIBLE_PROPERTY_LABEL, "To do");
+  gtk_test_accessible_assert_property (GTK_ACCESSIBLE (g_ptr_array_index (bullets, 1)),
+                                       GTK_ACCESSIBLE_PROPERTY_LABEL, "Done");
+
+  g_assert_finalize_object (view);
+}
+
 static void
 test_markdown_nested_lists (void)
 {
@@ -1078,6 +1109,7 @@ main (int   argc,
   g_test_add_func ("/markdown/code-languages", test_markdown_code_languages);
   g_test_add_func ("/markdown/unclosed-fence", test_markdown_unclosed_fence);
   g_test_add_func ("/markdown/nested-lists", test_markdown_nested_lists);
+  g_test_add_func ("/markdown/task-lists", test_markdown_task_lists);
   g_test_add_func ("/markdown/long-code-block", test_markdown_long_code_block);
   g_test_add_func ("/markdown/built-before-shown", test_markdown_built_before_shown);
   g_test_add_func ("/markdown/invalid-utf8", test_markdown_invalid_utf8);
