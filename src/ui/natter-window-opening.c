@@ -140,9 +140,35 @@ _natter_window_update_conversation (NatterWindow *self)
                                               g_list_model_get_n_items (G_LIST_MODEL (self->conversation.timeline)) == 0);
 }
 
+static void restore_draft             (NatterWindow *self,
+                                       const char   *key);
+static void timeline_items_changed_cb (NatterWindow *self);
+
+/* The open conversation's turns, its draft, versions and queue: shown
+ * once it reads. */
+static void
+show_timeline (NatterWindow *self)
+{
+  NatterTimelineModel *timeline = _natter_window_ensure_timeline (self, self->conversation.session_id);
+
+  self->conversation.timeline = timeline;
+  g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
+  g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
+  g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
+  natter_conversation_view_set_timeline (self->conversation.view, timeline);
+  restore_draft (self, self->conversation.session_id);
+  _natter_window_refresh_versions (self);
+  _natter_window_open_queue (self);
+}
+
 static void
 entry_notify_cb (NatterWindow *self)
 {
+  /* Opened damaged, it had no turns to show; its file mended since
+   * (put back from a backup, say), it reads now and shows them. */
+  if (self->conversation.timeline == NULL && self->conversation.session_id != NULL &&
+      natter_session_index_entry_get_error (self->conversation.entry) == NULL)
+    show_timeline (self);
   _natter_window_update_conversation (self);
 }
 
@@ -313,7 +339,6 @@ natter_window_open_session (NatterWindow *self,
                             const char   *session_id)
 {
   NatterSessionIndexEntry *entry;
-  NatterTimelineModel *timeline;
 
   g_return_val_if_fail (NATTER_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (session_id != NULL, FALSE);
@@ -350,17 +375,7 @@ natter_window_open_session (NatterWindow *self,
   natter_sessions_refresh_async (self->sessions, (const char * const[]) { session_id, NULL }, NULL,
                                  self->cancellable, reread_cb, NULL);
   if (natter_session_index_entry_get_error (entry) == NULL)
-    {
-      timeline = _natter_window_ensure_timeline (self, session_id);
-      self->conversation.timeline = timeline;
-      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (timeline_items_changed_cb), self);
-      g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
-      g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
-      natter_conversation_view_set_timeline (self->conversation.view, timeline);
-      restore_draft (self, session_id);
-      _natter_window_refresh_versions (self);
-      _natter_window_open_queue (self);
-    }
+    show_timeline (self);
   _natter_window_update_conversation (self);
   natter_sidebar_select (self->session_sidebar, self->conversation.session_id);
   return TRUE;

@@ -395,6 +395,71 @@ test_sidebar_damaged_while_open (void)
   ui_world_free (u);
 }
 
+static gboolean
+page_errored (gpointer window)
+{
+  ui_settle ();
+  return g_strcmp0 (natter_window_get_visible_page (window), "errored") == 0;
+}
+
+static gboolean
+turns_shown (gpointer window)
+{
+  NatterTimelineModel *timeline = natter_window_get_timeline (window);
+
+  ui_settle ();
+  return g_strcmp0 (natter_window_get_visible_page (window), "conversation") == 0 && timeline != NULL &&
+         natter_timeline_model_get_loaded (timeline) && g_list_model_get_n_items (G_LIST_MODEL (timeline)) == 1;
+}
+
+static char *
+describe_mended (gpointer data)
+{
+  NatterWindow *window = data;
+  NatterSessionIndexEntry *entry = natter_session_index_lookup (window->index, natter_window_get_session_id (window));
+
+  return g_strdup_printf ("page %s, timeline %p, entry %p (window's %p), error %s",
+                          natter_window_get_visible_page (window), (gpointer) natter_window_get_timeline (window),
+                          (gpointer) entry, (gpointer) window->conversation.entry,
+                          entry != NULL ? natter_session_index_entry_get_error (entry) : "-");
+}
+
+/* Opened damaged, then mended while open (its file put back from a
+ * backup): once read again, the conversation shows its turns, never an
+ * empty page. */
+void
+test_sidebar_damaged_then_mended (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *sid = ui_create_session (u, "Mended");
+  g_autofree char *turn_id = NULL;
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, sid, NULL);
+  g_autofree char *good = NULL;
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(GAsyncResult) result = NULL;
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, sid, "Keep this");
+  ui_wait_turn (u, turn_id);
+  good = ui_read_file (file);
+  natter_test_append_file (path, "{\"type\":");
+  ui_world_restart (u);
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, sid));
+  ui_wait_until (page_errored, window);
+
+  g_assert_true (g_file_set_contents (path, good, -1, NULL));
+  natter_sessions_refresh_async (u->sessions, (const char * const[]) { sid, NULL }, NULL, NULL, ui_result_cb, &result);
+  g_assert_true (natter_sessions_refresh_finish (u->sessions, ui_wait_result (&result), NULL));
+  g_clear_object (&result);
+  ui_wait_until_full (turns_shown, describe_mended, window);
+  g_assert_true (ui_label_shown (natter_window_get_timeline_list (window), "Keep this"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 #define LOST_END_SAYS "The end of this answer is missing from its file, though the conversation went on after it: " \
                       "the file is damaged, so nothing more can be sent here."
 

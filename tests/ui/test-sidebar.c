@@ -337,6 +337,7 @@ main (int   argc,
   g_test_add_func ("/sidebar/damaged-copy-takes-queue", test_sidebar_damaged_copy_takes_queue);
   g_test_add_func ("/sidebar/damaged-long-title", test_sidebar_damaged_long_title);
   g_test_add_func ("/sidebar/damaged-while-open", test_sidebar_damaged_while_open);
+  g_test_add_func ("/sidebar/damaged-then-mended", test_sidebar_damaged_then_mended);
   g_test_add_func ("/sidebar/restores-last-session", test_sidebar_restores_last_session);
   g_test_add_func ("/sidebar/open-before-scan-ends", test_sidebar_open_before_scan_ends);
   g_test_add_func ("/sidebar/relative-time-refreshes", test_sidebar_relative_time_refreshes);

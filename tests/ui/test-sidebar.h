@@ -51,6 +51,7 @@ void test_sidebar_damaged_view (void);
 void test_sidebar_damaged_copy_takes_queue (void);
 void test_sidebar_damaged_long_title (void);
 void test_sidebar_damaged_while_open (void);
+void test_sidebar_damaged_then_mended (void);
 /* test-sidebar-rename.c */
 void test_sidebar_rename_then_send_keeps_title (void);
 void test_sidebar_old_title_controls_visible (void);
