@@ -22,11 +22,13 @@
  * The file is the data directory writer's (docs/sessions.md §8.3): a
  * process whose repositories refuse writes starts no worker, and its
  * searches read the writer's file as it is, never build, remove or
- * replace it; one that finds it damaged says so and leaves the rebuild
- * to the writer. A rebuild replaces the file (a new inode), so a query
- * connection is opened again when the file at the path is no longer the
- * one it reads: a search in another process follows the writer's new
- * file rather than the removed one.
+ * replace it, and open it so that SQLite makes and writes nothing beside
+ * it either (NATTER_SEARCH_DB_OPEN_FOREIGN); one that finds it damaged
+ * says so and leaves the rebuild to the writer, and one that finds none
+ * says the writer is still building it. A rebuild replaces the file (a
+ * new inode), so a query connection is opened again when the file at
+ * the path is no longer the one it reads: a search in another process
+ * follows the writer's new file rather than the removed one.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -104,8 +106,7 @@ typedef struct
   GMutex           query_lock;
   NatterSearchDb  *query_db;
   guint            query_generation;
-  dev_t            query_dev;     /* the file @query_db was opened on, taken before */
-  ino_t            query_ino;
+  NatterSearchDbOpen query_mode;  /* how @query_db was opened: this process's file, or the writer's */
   guint            match_cap;     /* under query_lock: NATTER_SEARCH_MATCH_CAP, or what a test asked for */
 } Shared;
 
@@ -412,13 +413,13 @@ open_db (Shared *shared)
                                         g_strerror (saved_errno)));
       return NULL;
     }
-  db = natter_search_db_open (shared->path, FALSE, &error);
+  db = natter_search_db_open (shared->path, NATTER_SEARCH_DB_OPEN_WRITE, &error);
   if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
     {
       if (!start_over (shared, &db, error))
         return NULL;  /* start_over() set the failure */
       g_clear_error (&error);
-      db = natter_search_db_open (shared->path, FALSE, &error);
+      db = natter_search_db_open (shared->path, NATTER_SEARCH_DB_OPEN_WRITE, &error);
     }
   set_failure (shared, g_steal_pointer (&error));
   return db;
@@ -842,16 +843,14 @@ natter_search_index_set_match_cap (NatterSearchIndex *self,
   g_mutex_unlock (&self->shared->query_lock);
 }
 
-/* Under query_lock: whether the file at the index's path is still the
- * one the query connection was opened on. Another process's rebuild
- * (this process's own bumps the generation) removes the file and makes
- * a new one: the connection would go on reading the removed one. */
-static gboolean
-query_file_current (Shared *shared)
+/* How this process's query connection opens the file: as the file's
+ * writer's, or as another process's it must leave as it is
+ * (natter_search_db_open()). A process that takes the writer lock after
+ * all (docs/sessions.md §8.3) opens it again the writer's way. */
+static NatterSearchDbOpen
+query_mode (Shared *shared)
 {
-  GStatBuf info;
-
-  return g_stat (shared->path, &info) == 0 && info.st_dev == shared->query_dev && info.st_ino == shared->query_ino;
+  return may_write (shared) ? NATTER_SEARCH_DB_OPEN_QUERY : NATTER_SEARCH_DB_OPEN_FOREIGN;
 }
 
 /* A search in a process that may not write the file found it damaged:
@@ -866,12 +865,88 @@ set_damaged_elsewhere (const char  *path,
                  "again."), path);
 }
 
+/* A search in a process that may not write the file found none, or one
+ * not laid out yet: the writer makes it (its start-up check), never
+ * this process. */
+static void
+set_missing_elsewhere (GError **error)
+{
+  g_set_error_literal (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
+                       _("The search index is still being built by the other Natter using this data folder. "
+                         "Search again once it has finished."));
+}
+
+/* Under query_lock: the query connection, opened (again) when there is
+ * none, when the worker started the file over, when the process's mode
+ * changed, or when the file at the path is no longer the one it reads
+ * (natter_search_db_get_file_current()). %NULL with @error when it
+ * cannot be opened; %NULL without one when there is no file yet to
+ * read, or one being started over (*@out_rebuilding is then set when
+ * the worker builds it again). */
+static NatterSearchDb *
+ensure_query_db (Shared    *shared,
+                 guint      generation,
+                 gboolean  *out_rebuilding,
+                 GError   **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  NatterSearchDbOpen mode = query_mode (shared);
+  GError *failure = NULL;
+
+  if (shared->query_db != NULL &&
+      (shared->query_generation != generation || shared->query_mode != mode ||
+       !natter_search_db_get_file_current (shared->query_db)))
+    g_clear_pointer (&shared->query_db, natter_search_db_close);
+  if (shared->query_db != NULL)
+    return shared->query_db;
+
+  shared->query_db = natter_search_db_open (shared->path, mode, &local_error);
+  shared->query_generation = generation;
+  shared->query_mode = mode;
+  if (shared->query_db != NULL)
+    return shared->query_db;
+
+  g_mutex_lock (&shared->lock);
+  if (shared->failure != NULL)
+    failure = g_error_copy (shared->failure);
+  g_mutex_unlock (&shared->lock);
+  /* The worker cannot make the file, or another thing is in its place:
+   * say so. */
+  if (failure != NULL || g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE))
+    {
+      g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+        set_damaged_elsewhere (shared->path, error);
+      else if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING))
+        set_missing_elsewhere (error);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+    *out_rebuilding = ask_rebuild (shared, generation);
+  /* No file yet, or one being started over: nothing is indexed. */
+  g_debug ("searching an index that is not there: %s", local_error->message);
+  return NULL;
+}
+
+/* How often a query of another process's file is asked at most when
+ * the file changed while it ran (natter_search_db_get_file_current()): a
+ * writer that opens or checkpoints the file meanwhile may have torn what
+ * an immutable read saw. */
+#define FOREIGN_TRIES 3
+
 /* Under query_lock: the query of natter_search_index_search_sync(). A
  * file found damaged, whether opening it or in the query, is not an
  * error of the search: the worker is asked to build it again
  * (ask_rebuild()) and the search finds nothing until it has, with
  * @out_rebuilding set, as it does while the file is made. In a process
- * that may not write the file, it is the error (set_damaged_elsewhere()). */
+ * that may not write the file, it is the error (set_damaged_elsewhere()),
+ * as is a file that is not there yet (set_missing_elsewhere()). */
 static GPtrArray *
 query_locked (Shared      *shared,
               const char  *text,
@@ -880,79 +955,69 @@ query_locked (Shared      *shared,
               gboolean    *out_rebuilding,
               GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   guint generation;
-  GPtrArray *hits;
+  GPtrArray *hits = NULL;
 
   *out_rebuilding = FALSE;
   g_mutex_lock (&shared->lock);
   generation = shared->generation;
   g_mutex_unlock (&shared->lock);
-  if (shared->query_db != NULL && (shared->query_generation != generation || !query_file_current (shared)))
-    g_clear_pointer (&shared->query_db, natter_search_db_close);
-  if (shared->query_db == NULL)
-    {
-      GStatBuf info;
-      /* Taken before the open: a file replaced in between is seen as
-       * replaced by the next search, which opens it again. */
-      gboolean known = g_stat (shared->path, &info) == 0;
 
-      shared->query_dev = known ? info.st_dev : 0;
-      shared->query_ino = known ? info.st_ino : 0;
-      shared->query_db = natter_search_db_open (shared->path, TRUE, &local_error);
-      shared->query_generation = generation;
-      if (shared->query_db == NULL)
+  for (guint tries = 0; hits == NULL; tries++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      GError *open_error = NULL;
+      NatterSearchDb *db = ensure_query_db (shared, generation, out_rebuilding, &open_error);
+
+      if (db == NULL && open_error != NULL)
         {
-          GError *failure = NULL;
-
-          g_mutex_lock (&shared->lock);
-          if (shared->failure != NULL)
-            failure = g_error_copy (shared->failure);
-          g_mutex_unlock (&shared->lock);
-          /* The worker cannot make the file, or another thing is in its
-           * place: say so. */
-          if (failure != NULL ||
-              g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE))
-            {
-              g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
-              return NULL;
-            }
-          if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-            {
-              if (!may_write (shared))
-                {
-                  set_damaged_elsewhere (shared->path, error);
-                  return NULL;
-                }
-              *out_rebuilding = ask_rebuild (shared, generation);
-            }
-          /* No file yet, or one being started over: nothing is indexed. */
-          g_debug ("searching an index that is not there: %s", local_error->message);
-          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+          g_propagate_error (error, open_error);
+          return NULL;
         }
-    }
-  hits = natter_search_db_query (shared->query_db, text, limit, shared->match_cap, out_capped, &local_error);
-  if (hits == NULL && g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-    {
+      if (db == NULL)
+        return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+
+      hits = natter_search_db_query (db, text, limit, shared->match_cap, out_capped, &local_error);
+      if (shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN && !natter_search_db_get_file_current (db) &&
+          tries + 1 < FOREIGN_TRIES)
+        {
+          /* Changed under the query: what it found, or the damage it
+           * found, may be a torn read. Asked again of the file as it
+           * is now. */
+          g_clear_pointer (&hits, g_ptr_array_unref);
+          g_clear_pointer (&shared->query_db, natter_search_db_close);
+          continue;
+        }
+      /* Not kept open through the writer's shared memory: the writer,
+       * closing the file, would leave its -wal and -shm behind for it. */
+      if (natter_search_db_get_shares_memory (db))
+        g_clear_pointer (&shared->query_db, natter_search_db_close);
+      if (hits != NULL)
+        break;
+      if (!g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
       /* Closed before the worker throws the file away: this connection
        * is not the last on it, so it writes nothing to it. */
       g_clear_pointer (&shared->query_db, natter_search_db_close);
-      if (!may_write (shared))
+      if (shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
         {
           set_damaged_elsewhere (shared->path, error);
           return NULL;
         }
-      if (ask_rebuild (shared, generation))
+      if (!ask_rebuild (shared, generation))
         {
-          g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
-          *out_rebuilding = TRUE;
-          if (out_capped != NULL)
-            *out_capped = FALSE;
-          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
         }
+      g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
+      *out_rebuilding = TRUE;
+      if (out_capped != NULL)
+        *out_capped = FALSE;
+      return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
     }
-  if (hits == NULL)
-    g_propagate_error (error, g_steal_pointer (&local_error));
   return hits;
 }
 
@@ -987,7 +1052,10 @@ query_locked (Shared      *shared,
  * again each time it is built is given up on, with the error. In a
  * process that may not write the data directory, the damage is the
  * error (%NATTER_SEARCH_DB_ERROR_CORRUPT): the writer rebuilds the file,
- * and a search after that reads the new one.
+ * and a search after that reads the new one; so is a file that is not
+ * there yet, or not laid out yet (%NATTER_SEARCH_DB_ERROR_MISSING, in
+ * words that say the writer is still building it). Such a process
+ * writes nothing beside the file either (docs/sessions.md §8.3).
  *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits; %NULL
  *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read and is
