@@ -288,12 +288,13 @@ index_loaded_cb (GObject      *object,
     natter_services_watch_store (services);
   /* The search index's check of the files starts after the session scan,
    * so as not to slow the list down; only the data directory's writer
-   * writes the cache, and removes what writes killed half-way left. */
+   * writes the cache, and removes what writes killed half-way left. A
+   * window that only reads follows the writer's cache instead, which
+   * says which conversations could not be read in full. */
+  if (error == NULL)
+    natter_search_index_start (natter_services_get_search_index (services));
   if (error == NULL && natter_services_has_writer_lock (services))
-    {
-      natter_search_index_start (natter_services_get_search_index (services));
-      natter_services_clean_up_leftovers (services, app);
-    }
+    natter_services_clean_up_leftovers (services, app);
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */

@@ -125,6 +125,12 @@ struct _NatterSearchIndex
   guint           n_checked;
   guint           n_sessions;
   GPtrArray      *waiters;        /* GTask, waiting for the worker to be idle */
+  /* In a process that may not write the file, the writer's file is
+   * followed instead (natter_search_index_start()): */
+  GFileMonitor   *follow_monitor; /* the folder of the file */
+  guint           follow_source;  /* a read waits for changes to settle */
+  gboolean        follow_reading; /* one runs */
+  gboolean        follow_again;   /* the file changed while it ran */
 };
 
 G_DEFINE_FINAL_TYPE (NatterSearchIndex, natter_search_index, G_TYPE_OBJECT)
@@ -448,6 +454,23 @@ committed_cb (gpointer data,
   g_mutex_unlock (&shared->lock);
 }
 
+/* Any thread: takes @ids (transfer full) as the sessions with a turn
+ * the index could not read; the main thread says so at the next news
+ * when they changed. */
+static void
+set_unreadable (Shared *shared,
+                GStrv   ids)
+{
+  g_mutex_lock (&shared->lock);
+  /* A job that changed nothing of it (most do) says nothing. */
+  if (shared->unreadable == NULL || !g_strv_equal ((const char * const *) shared->unreadable,
+                                                   (const char * const *) ids))
+    g_atomic_int_set (&shared->unreadable_changed, 1);
+  g_strfreev (shared->unreadable);
+  shared->unreadable = ids;
+  g_mutex_unlock (&shared->lock);
+}
+
 /* The worker: which sessions have a turn the index could not read, as
  * the job just committed left it. */
 static gboolean
@@ -459,14 +482,7 @@ note_unreadable (Shared          *shared,
 
   if (ids == NULL)
     return FALSE;
-  g_mutex_lock (&shared->lock);
-  /* A job that changed nothing of it (most do) says nothing. */
-  if (shared->unreadable == NULL || !g_strv_equal ((const char * const *) shared->unreadable,
-                                                   (const char * const *) ids))
-    g_atomic_int_set (&shared->unreadable_changed, 1);
-  g_strfreev (shared->unreadable);
-  shared->unreadable = ids;
-  g_mutex_unlock (&shared->lock);
+  set_unreadable (shared, ids);
   return TRUE;
 }
 
@@ -670,6 +686,9 @@ natter_search_index_new (GFile           *cache_file,
   return self;
 }
 
+static void follow_writer  (NatterSearchIndex *self);
+static void stop_following (NatterSearchIndex *self);
+
 /**
  * natter_search_index_start:
  * @self: a search index
@@ -680,17 +699,29 @@ natter_search_index_new (GFile           *cache_file,
  * #NatterSearchIndex:indexing is %TRUE. From then on every change the
  * session service reports is written through. Idempotent.
  *
- * Does nothing in a process that may not write the data directory (the
- * session repository refuses writes, natter_jsonl_repo_refuse_writes()):
- * the file is the writer's, and searches there read it as it is.
+ * In a process that may not write the data directory (the session
+ * repository refuses writes, natter_jsonl_repo_refuse_writes(),
+ * docs/sessions.md §8.3) no worker starts: the file is the writer's,
+ * searches there read it as it is, and from now on this index follows
+ * it, reading which conversations it could not read in full
+ * (natter_search_index_dup_unreadable(), with
+ * #NatterSearchIndex::unreadable-changed) now and whenever the file
+ * changes, and writing nothing. Called again once the process has taken
+ * the writer lock after all, it stops following and starts the worker.
  */
 void
 natter_search_index_start (NatterSearchIndex *self)
 {
   g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
 
-  if (self->worker != NULL || !may_write (self->shared))
+  if (self->worker != NULL)
     return;
+  if (!may_write (self->shared))
+    {
+      follow_writer (self);
+      return;
+    }
+  stop_following (self);
   queue_job (self, JOB_SYNC_ALL, NULL);
   self->worker = g_thread_new ("natter-search", worker_main, shared_ref (self->shared));
 }
@@ -934,6 +965,31 @@ ensure_query_db (Shared    *shared,
   return NULL;
 }
 
+/* Under query_lock, in a process that reads the writer's file through
+ * @db: which sessions its index could not read in full, as the file
+ * says now. What a file changed under the read says is not taken: the
+ * change is itself followed by another read. */
+static void
+read_unreadable_locked (Shared         *shared,
+                        NatterSearchDb *db)
+{
+  g_autoptr(GError) error = NULL;
+  GStrv ids = natter_search_db_list_unreadable (db, &error);
+
+  if (ids == NULL)
+    {
+      g_debug ("Which conversations the search index could not read is not known: %s", error->message);
+      return;
+    }
+  if (!natter_search_db_get_file_current (db))
+    {
+      g_strfreev (ids);
+      return;
+    }
+  set_unreadable (shared, ids);
+  post_news (shared);
+}
+
 /* How often a query of another process's file is asked at most when
  * the file changed while it ran (natter_search_db_get_file_current()): a
  * writer that opens or checkpoints the file meanwhile may have torn what
@@ -988,6 +1044,11 @@ query_locked (Shared      *shared,
           g_clear_pointer (&shared->query_db, natter_search_db_close);
           continue;
         }
+      /* A process that reads the writer's file learns here too which
+       * conversations it could not read in full, as the file says now:
+       * a search names them (natter_search_index_dup_unreadable()). */
+      if (hits != NULL && shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+        read_unreadable_locked (shared, db);
       /* Not kept open through the writer's shared memory: the writer,
        * closing the file, would leave its -wal and -shm behind for it. */
       if (natter_search_db_get_shares_memory (db))
@@ -1019,6 +1080,158 @@ query_locked (Shared      *shared,
       return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
     }
   return hits;
+}
+
+/* Following the writer's file
+ *
+ * A process that may not write the file reads the writer's. Which
+ * conversations its index could not read in full is read from it when
+ * following starts and again whenever the file, its -wal or its -shm
+ * change (the writer committed, checkpointed, or built it anew), once
+ * the changes settle: a front end marks those conversations as the
+ * writer's own window does (natter_search_index_dup_unreadable()). */
+
+/* How long changes of the writer's file settle before it is read. */
+#define FOLLOW_DELAY_MS 250
+
+static void follow_read (NatterSearchIndex *self);
+
+/* The read runs on the state the index shares with its threads, not on
+ * the index itself, which may go meanwhile. */
+static void
+follow_read_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  Shared *shared = task_data;
+  g_autoptr(GError) error = NULL;
+  gboolean rebuilding = FALSE;
+  NatterSearchDb *db;
+  guint generation;
+
+  g_mutex_lock (&shared->lock);
+  generation = shared->generation;
+  g_mutex_unlock (&shared->lock);
+  g_mutex_lock (&shared->query_lock);
+  /* Only while this process still reads the writer's file: one that took
+   * the lock since has its worker say it. */
+  if (query_mode (shared) == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      db = ensure_query_db (shared, generation, &rebuilding, &error);
+      if (db != NULL)
+        read_unreadable_locked (shared, db);
+      else if (error != NULL)
+        g_debug ("Not following the search index: %s", error->message);
+      if (db != NULL && natter_search_db_get_shares_memory (db))
+        g_clear_pointer (&shared->query_db, natter_search_db_close);
+    }
+  g_mutex_unlock (&shared->query_lock);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+follow_read_done_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(NatterSearchIndex) self = g_weak_ref_get (user_data);
+
+  if (self == NULL)
+    return;
+  self->follow_reading = FALSE;
+  if (self->follow_again && self->follow_monitor != NULL)
+    {
+      self->follow_again = FALSE;
+      follow_read (self);
+    }
+}
+
+/* Reads the writer's file in a thread; a change while that runs reads
+ * it again after. */
+static void
+follow_read (NatterSearchIndex *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->follow_reading)
+    {
+      self->follow_again = TRUE;
+      return;
+    }
+  self->follow_reading = TRUE;
+  task = g_task_new (NULL, NULL, follow_read_done_cb, &self->shared->owner);
+  g_task_set_source_tag (task, follow_read);
+  g_task_set_task_data (task, shared_ref (self->shared), (GDestroyNotify) shared_unref);
+  g_task_run_in_thread (task, follow_read_thread);
+}
+
+static gboolean
+follow_settled_cb (gpointer user_data)
+{
+  NatterSearchIndex *self = user_data;
+
+  self->follow_source = 0;
+  follow_read (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Whether @file is the index file or one SQLite keeps beside it. */
+static gboolean
+is_index_file (NatterSearchIndex *self,
+               GFile             *file)
+{
+  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
+  g_autofree char *own = g_file_get_basename (self->file);
+
+  return name != NULL && g_str_has_prefix (name, own);
+}
+
+static void
+follow_changed_cb (GFileMonitor      *monitor,
+                   GFile             *file,
+                   GFile             *other,
+                   GFileMonitorEvent  event,
+                   NatterSearchIndex *self)
+{
+  if (!is_index_file (self, file) && !is_index_file (self, other))
+    return;
+  if (self->follow_source == 0)
+    self->follow_source = g_timeout_add (FOLLOW_DELAY_MS, follow_settled_cb, self);
+}
+
+/* Starts following the writer's file, and reads it at once. */
+static void
+follow_writer (NatterSearchIndex *self)
+{
+  g_autoptr(GFile) folder = g_file_get_parent (self->file);
+  g_autoptr(GError) error = NULL;
+
+  if (self->follow_monitor != NULL)
+    return;
+  /* A folder not there yet is watched for, and a file it gets then is
+   * a change like any. */
+  self->follow_monitor = g_file_monitor_directory (folder, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->follow_monitor == NULL)
+    g_debug ("The writer's search index is read once only: %s", error->message);
+  else
+    g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (follow_changed_cb), self);
+  follow_read (self);
+}
+
+/* This process writes the file from now on, or goes: nothing of the
+ * writer's is followed any longer. */
+static void
+stop_following (NatterSearchIndex *self)
+{
+  if (self->follow_monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
+      g_file_monitor_cancel (self->follow_monitor);
+      g_clear_object (&self->follow_monitor);
+    }
+  g_clear_handle_id (&self->follow_source, g_source_remove);
+  self->follow_again = FALSE;
 }
 
 /**
@@ -1131,11 +1344,13 @@ natter_search_index_recheck_session (NatterSearchIndex *self,
  * last looked (damaged, or missing while its session lists it), as of
  * the worker's last finished job: no search finds the words of that
  * turn, and whoever shows a search says so rather than miss them
- * silently (docs/sessions.md §8.4). Sessions deleted in this process
- * are left out. Reads no file; thread-safe.
+ * silently (docs/sessions.md §8.4). In a process that may not write the
+ * data directory, as of the writer's file when it was last read
+ * (natter_search_index_start(), and each search). Sessions deleted in
+ * this process are left out. Reads no file; thread-safe.
  *
  * Returns: (transfer full): the session ids, sorted; empty before the
- *   first job has finished
+ *   first job has finished, or the writer's file was first read
  */
 GStrv
 natter_search_index_dup_unreadable (NatterSearchIndex *self)
@@ -1324,6 +1539,7 @@ natter_search_index_dispose (GObject *object)
       g_clear_signal_handler (&self->damage_id, self->sessions);
     }
   g_clear_object (&self->sessions);
+  stop_following (self);
   /* Closed before the worker's connection, so that the worker's is the
    * last and folds the log into the file (a query connection never
    * does, natter_search_db_open()). No search runs: each holds @self. */
