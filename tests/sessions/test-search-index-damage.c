@@ -630,3 +630,44 @@ test_reader_beside_rebuild (Fixture       *f,
   g_clear_object (&read);
   g_assert_finalize_object (g_steal_pointer (&reader));
 }
+
+/* A reader's connection never makes the -wal SQLite opens beside a file
+ * in WAL mode, even when it opens the file the way it opens it while
+ * the writer has it open, and the writer has just closed it: the open
+ * fails instead, and nothing is beside the file after it. */
+void
+test_reader_makes_no_wal (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autofree char *escaped = g_uri_escape_string (path, "/", FALSE);
+  g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro&readonly_shm=1", escaped);
+  g_autoptr(NatterSearchDb) db = NULL;
+  g_autoptr(GError) error = NULL;
+  sqlite3 *handle = NULL;
+  int rc;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  g_clear_object (&f->search);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+
+  /* The file alone: read as it is. */
+  db = natter_search_db_open (path, NATTER_SEARCH_DB_OPEN_FOREIGN, &error);
+  g_assert_no_error (error);
+  g_assert_false (natter_search_db_get_shares_memory (db));
+  g_clear_pointer (&db, natter_search_db_close);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+
+  /* Through the writer's shared memory, which has just gone. */
+  rc = sqlite3_open_v2 (uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, "natter-foreign");
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (handle, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  g_assert_cmpint (rc, !=, SQLITE_OK);
+  sqlite3_close (handle);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+}

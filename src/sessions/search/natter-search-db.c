@@ -420,6 +420,56 @@ take_file_state (const char *path,
   out->has_shm = g_file_test (shm, G_FILE_TEST_EXISTS);
 }
 
+/* The file system a FOREIGN connection reads through: the default one,
+ * but that it opens a `-wal` read only and never makes one. SQLite opens
+ * the `-wal` of a read-only connection to read and write, making it when
+ * it is missing (it falls back to read only when it cannot): a writer
+ * that closed the file between the look at it and the open
+ * (natter_search_db_open()) would find an empty `-wal` of this process's
+ * beside it. Without the file, the open fails, and is tried again. */
+#define FOREIGN_VFS "natter-foreign"
+
+static sqlite3_vfs *foreign_base;
+
+static int
+foreign_open (sqlite3_vfs      *vfs,
+              sqlite3_filename  name,
+              sqlite3_file     *file,
+              int               flags,
+              int              *out_flags)
+{
+  if ((flags & SQLITE_OPEN_WAL) != 0)
+    flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+  /* The default file system's own object: its methods find their
+   * settings there. */
+  return foreign_base->xOpen (foreign_base, name, file, flags, out_flags);
+}
+
+static gpointer
+register_foreign_vfs (gpointer data)
+{
+  static sqlite3_vfs vfs;
+
+  foreign_base = sqlite3_vfs_find (NULL);
+  if (foreign_base == NULL)
+    return NULL;
+  vfs = *foreign_base;
+  vfs.zName = FOREIGN_VFS;
+  vfs.pNext = NULL;
+  vfs.xOpen = foreign_open;
+  return sqlite3_vfs_register (&vfs, 0) == SQLITE_OK ? (gpointer) FOREIGN_VFS : NULL;
+}
+
+/* The name of the file system of FOREIGN connections, registered once;
+ * %NULL (the default one) where it could not be. */
+static const char *
+foreign_vfs (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, register_foreign_vfs, NULL);
+}
+
 /* The URI a FOREIGN connection opens @path by (natter_search_db_open()):
  * read only, and either through the writer's shared memory, read only
  * too, or as a file nobody changes. */
@@ -461,6 +511,90 @@ register_functions (NatterSearchDb *db)
   return rc;
 }
 
+/* One try of natter_search_db_open(). */
+static NatterSearchDb *
+open_once (const char          *path,
+           NatterSearchDbOpen   mode,
+           GError             **error)
+{
+  g_autoptr(NatterSearchDb) db = g_new0 (NatterSearchDb, 1);
+  const char *vfs = NULL;
+  g_autofree char *uri = NULL;
+  gboolean read_only = mode != NATTER_SEARCH_DB_OPEN_WRITE;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  int rc;
+
+  if (!prepare_path (path, read_only, error))
+    return NULL;
+  db->path = g_strdup (path);
+  db->mode = mode;
+  /* Taken before the open: a file changed in between reads as changed
+   * at the next question, never as the one opened. */
+  take_file_state (path, &db->opened);
+  if (read_only && !db->opened.exists)
+    {
+      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
+                   "Search index %s: there is no such file yet", path);
+      return NULL;
+    }
+  if (mode == NATTER_SEARCH_DB_OPEN_WRITE)
+    flags |= SQLITE_OPEN_CREATE;
+  if (mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      /* Both, or SQLite would create the one that is missing. */
+      db->shared_memory = db->opened.has_wal && db->opened.has_shm;
+      uri = foreign_uri (path, db->shared_memory);
+      flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+      vfs = foreign_vfs ();
+    }
+  rc = sqlite3_open_v2 (uri != NULL ? uri : path, &db->handle, flags, vfs);
+  if (rc == SQLITE_OK)
+    rc = register_functions (db);
+  if (rc != SQLITE_OK)
+    {
+      set_error (db, rc, "opening", error);
+      return NULL;
+    }
+  sqlite3_busy_timeout (db->handle, 5000);
+  /* A query connection writes nothing, not even when it closes last:
+   * closing a connection to a file that was thrown away meanwhile would
+   * otherwise fold its log into it and then delete the `-wal` and
+   * `-shm` of that name, which are the new file's. */
+  if (read_only)
+    sqlite3_db_config (db->handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+  if (!check_layout (db, !read_only, error))
+    return NULL;
+  /* WAL lets a query read while the index is being built; NORMAL
+   * synchronous is enough for a cache that is rebuilt when in doubt. OFF
+   * would save little: in WAL mode NORMAL syncs only at checkpoints
+   * (about 90 for a build of 2,000 conversations, and no CPU time
+   * measurable in bench-search), and after a power cut it could leave a
+   * file that reads as whole but whose stamps say turns are indexed whose
+   * words were lost — a cache nothing would ever find wrong. */
+  if (!read_only && (!exec (db, "PRAGMA journal_mode = WAL", error) ||
+                     !exec (db, "PRAGMA synchronous = NORMAL", error)))
+    return NULL;
+  return g_steal_pointer (&db);
+}
+
+/* How often a FOREIGN connection is opened at most while the file keeps
+ * changing under the open. */
+#define FOREIGN_OPENS 3
+
+/* Whether the file at @path, or its `-wal` or `-shm`, is not as @before
+ * says. */
+static gboolean
+file_changed (const char      *path,
+              const FileState *before)
+{
+  FileState now;
+
+  take_file_state (path, &now);
+  return now.exists != before->exists || now.dev != before->dev || now.ino != before->ino ||
+         now.size != before->size || now.mtime_ns != before->mtime_ns || now.has_wal != before->has_wal ||
+         now.has_shm != before->has_shm;
+}
+
 /**
  * natter_search_db_open:
  * @path: the index file, in the file system's encoding
@@ -489,7 +623,10 @@ register_functions (NatterSearchDb *db)
  * writer's last checkpoint. An immutable read is only right while the
  * file stays as it was, so the caller asks
  * natter_search_db_get_file_current() before and after each query and
- * opens the file again when it changed.
+ * opens the file again when it changed. Such a connection never makes a
+ * `-wal` (its file system opens one read only), and one whose open
+ * failed while the writer opened, closed or built the file is opened
+ * again, a few times, the way the file then is.
  *
  * Returns: (transfer full) (nullable): the connection; else %NULL with
  *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
@@ -504,65 +641,27 @@ natter_search_db_open (const char          *path,
                        NatterSearchDbOpen   mode,
                        GError             **error)
 {
-  g_autoptr(NatterSearchDb) db = g_new0 (NatterSearchDb, 1);
-  g_autofree char *uri = NULL;
-  gboolean read_only = mode != NATTER_SEARCH_DB_OPEN_WRITE;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
-  int rc;
-
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!prepare_path (path, read_only, error))
-    return NULL;
-  db->path = g_strdup (path);
-  db->mode = mode;
-  /* Taken before the open: a file changed in between reads as changed
-   * at the next question, never as the one opened. */
-  take_file_state (path, &db->opened);
-  if (read_only && !db->opened.exists)
+  for (guint opens = 1;; opens++)
     {
-      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
-                   "Search index %s: there is no such file yet", path);
-      return NULL;
+      g_autoptr(GError) local_error = NULL;
+      FileState before;
+      NatterSearchDb *db;
+
+      take_file_state (path, &before);
+      db = open_once (path, mode, &local_error);
+      if (db != NULL)
+        return db;
+      /* The writer opened, closed or built the file while this opened it
+       * the way it was before: opened again the way it is now. */
+      if (mode != NATTER_SEARCH_DB_OPEN_FOREIGN || opens == FOREIGN_OPENS || !file_changed (path, &before))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
     }
-  if (mode == NATTER_SEARCH_DB_OPEN_WRITE)
-    flags |= SQLITE_OPEN_CREATE;
-  if (mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
-    {
-      /* Both, or SQLite would create the one that is missing. */
-      db->shared_memory = db->opened.has_wal && db->opened.has_shm;
-      uri = foreign_uri (path, db->shared_memory);
-      flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
-    }
-  rc = sqlite3_open_v2 (uri != NULL ? uri : path, &db->handle, flags, NULL);
-  if (rc == SQLITE_OK)
-    rc = register_functions (db);
-  if (rc != SQLITE_OK)
-    {
-      set_error (db, rc, "opening", error);
-      return NULL;
-    }
-  sqlite3_busy_timeout (db->handle, 5000);
-  /* A query connection writes nothing, not even when it closes last:
-   * closing a connection to a file that was thrown away meanwhile would
-   * otherwise fold its log into it and then delete the `-wal` and
-   * `-shm` of that name, which are the new file's. */
-  if (read_only)
-    sqlite3_db_config (db->handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
-  if (!check_layout (db, !read_only, error))
-    return NULL;
-  /* WAL lets a query read while the index is being built; NORMAL
-   * synchronous is enough for a cache that is rebuilt when in doubt. OFF
-   * would save little: in WAL mode NORMAL syncs only at checkpoints
-   * (about 90 for a build of 2,000 conversations, and no CPU time
-   * measurable in bench-search), and after a power cut it could leave a
-   * file that reads as whole but whose stamps say turns are indexed whose
-   * words were lost — a cache nothing would ever find wrong. */
-  if (!read_only && (!exec (db, "PRAGMA journal_mode = WAL", error) ||
-                     !exec (db, "PRAGMA synchronous = NORMAL", error)))
-    return NULL;
-  return g_steal_pointer (&db);
 }
 
 /**
