@@ -172,7 +172,10 @@ natter_application_command_line (GApplication            *app,
       return 0;
     }
 
-  if (self->startup_error != NULL && self->commands->needs_services ((const char * const *) arguments))
+  /* This window only reads (another process writes the directory): a
+   * command that only reads runs here read only, as in the window. */
+  if (self->startup_error != NULL && self->commands->needs_services ((const char * const *) arguments) &&
+      !self->commands->reads_only ((const char * const *) arguments))
     {
       g_application_command_line_printerr (cmdline, "natter: %s\n", self->startup_error->message);
       return 1;

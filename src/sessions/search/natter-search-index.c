@@ -990,6 +990,26 @@ read_unreadable_locked (Shared         *shared,
   post_news (shared);
 }
 
+/* Under query_lock, in a process that reads the writer's file through
+ * @db: whether the writer's index describes every conversation on disk
+ * as it is now. Not when it cannot tell: the search then says nothing of
+ * it. */
+static gboolean
+writer_current (Shared         *shared,
+                NatterSearchDb *db)
+{
+  NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, NULL, 0, NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  gboolean current = TRUE;
+
+  if (!natter_search_sync_is_current (&sync, &current, &error))
+    {
+      g_debug ("Whether the search index is current is not known: %s", error->message);
+      return TRUE;
+    }
+  return current;
+}
+
 /* How often a query of another process's file is asked at most when
  * the file changed while it ran (natter_search_db_get_file_current()): a
  * writer that opens or checkpoints the file meanwhile may have torn what
@@ -1009,12 +1029,15 @@ query_locked (Shared      *shared,
               guint        limit,
               gboolean    *out_capped,
               gboolean    *out_rebuilding,
+              gboolean    *out_behind,
               GError     **error)
 {
   guint generation;
   GPtrArray *hits = NULL;
 
   *out_rebuilding = FALSE;
+  if (out_behind != NULL)
+    *out_behind = FALSE;
   g_mutex_lock (&shared->lock);
   generation = shared->generation;
   g_mutex_unlock (&shared->lock);
@@ -1034,6 +1057,8 @@ query_locked (Shared      *shared,
         return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
 
       hits = natter_search_db_query (db, text, limit, shared->match_cap, out_capped, &local_error);
+      if (hits != NULL && shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN && out_behind != NULL)
+        *out_behind = !writer_current (shared, db);
       if (shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN && !natter_search_db_get_file_current (db) &&
           tries + 1 < FOREIGN_TRIES)
         {
@@ -1242,7 +1267,11 @@ stop_following (NatterSearchIndex *self)
  * @out_still_indexing: (out) (optional): set to whether the start-up
  *   check or a build was still running, or was asked for by this search
  *   because it found the index file damaged, so the answer may be
- *   incomplete
+ *   incomplete; in a process that may not write the data directory,
+ *   whether the writer's index does not describe every conversation on
+ *   disk as it is now (the writer is still bringing it up to date:
+ *   a check of every session file's size and time, made only when
+ *   asked)
  * @out_capped: (out) (optional): set to whether more turns matched than
  *   natter_search_index_get_match_cap() (2,000), so that only the newest
  *   of them were ranked
@@ -1286,6 +1315,7 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
   GPtrArray *hits;
   gboolean building;
   gboolean rebuilding = FALSE;
+  gboolean behind = FALSE;
 
   g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
   g_return_val_if_fail (text != NULL, NULL);
@@ -1293,10 +1323,11 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
   shared = self->shared;
   building = g_atomic_int_get (&shared->building) != 0;
   g_mutex_lock (&shared->query_lock);
-  hits = query_locked (shared, text, limit, out_capped, &rebuilding, error);
+  hits = query_locked (shared, text, limit, out_capped, &rebuilding, out_still_indexing != NULL ? &behind : NULL,
+                       error);
   g_mutex_unlock (&shared->query_lock);
   if (out_still_indexing != NULL)
-    *out_still_indexing = building || rebuilding;
+    *out_still_indexing = building || rebuilding || behind;
   if (hits == NULL)
     return NULL;
 
