@@ -68,7 +68,11 @@ natter_cli_application_command_line (GApplication            *app,
       g_autoptr(NatterServices) services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
       g_autoptr(GError) error = NULL;
 
-      if (!natter_services_acquire_writer_lock (services, &error))
+      /* Another Natter writes the directory: a command that only reads
+       * runs read only, as a window there does (docs/sessions.md §8.3);
+       * any other is refused. */
+      if (!natter_services_acquire_writer_lock (services, &error) &&
+          !natter_cli_reads_only ((const char * const *) arguments))
         {
           g_application_command_line_printerr (cmdline, "natter: %s\n", error->message);
           return 1;
@@ -77,7 +81,7 @@ natter_cli_application_command_line (GApplication            *app,
     }
   /* Once this process writes the directory, what writes killed half-way
    * left there is removed, beside the command. */
-  if (self->services != NULL && !self->cleaning_up)
+  if (self->services != NULL && natter_services_has_writer_lock (self->services) && !self->cleaning_up)
     {
       self->cleaning_up = TRUE;
       natter_services_clean_up_leftovers (self->services, app);
@@ -196,9 +200,12 @@ log_writer (GLogLevelFlags   level,
  * command line is forwarded to the primary instance, with the directory
  * (as an absolute `NATTER_DATA_DIR`) in its environment; the primary
  * runs it only if it uses that same directory, and otherwise fails
- * naming both. Help, and a command line that cannot be understood,
- * touch no directory and are always answered by this process itself,
- * in its caller's language. Its log goes to the journal, not to
+ * naming both. When no Natter on the bus (or none, without a bus) takes
+ * it, the directory's writer is another process: a command that only
+ * reads (natter_cli_reads_only(), `natter search`) runs here read only,
+ * and any other is refused. Help, and a command line that cannot be
+ * understood, touch no directory and are always answered by this
+ * process itself, in its caller's language. Its log goes to the journal, not to
  * standard error, unless G_MESSAGES_DEBUG asks for it there: standard
  * error carries the command's own `natter: …` line alone.
  *

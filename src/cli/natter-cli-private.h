@@ -42,6 +42,7 @@ typedef enum
   OPT_HERE       = 1 << 15,  /* --here */
   OPT_WRITE      = 1 << 16,  /* --write-ignore */
   OPT_IN         = 1 << 17,  /* --session: where a turn is used, when several conversations hold it */
+  OPT_READ_ONLY  = 1 << 18,  /* only reads the data directory: runs without the writer lock too */
 } OptionSet;
 
 typedef struct

@@ -127,17 +127,24 @@ searched_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
+  /* Another Natter writes the directory and its index is behind what
+   * is on disk: the answer is what it has indexed, said to be so. */
+  if (still_indexing && !natter_services_has_writer_lock (run->services))
+    g_application_command_line_printerr (run->cmdline, "%s\n",
+                                         natter_cli_tr (run, "The other Natter using this data folder is still "
+                                                        "building the search index: conversations it has not "
+                                                        "indexed yet are not searched."));
   /* The index was current, so a search that says indexing goes on
    * found the file damaged and had it rebuilt: as for a missing file,
    * the answer waits for the build. Once: a file damaged again at once
    * gets the partial answer, said to be one. */
-  if (still_indexing && run->searches == 1)
+  else if (still_indexing && run->searches == 1)
     {
       natter_search_index_wait_async (NATTER_SEARCH_INDEX (object), g_task_get_cancellable (run->task),
                                       index_current_cb, run);
       return;
     }
-  if (still_indexing)
+  else if (still_indexing)
     g_application_command_line_printerr (run->cmdline, "%s\n",
                                          natter_cli_tr (run, "Still indexing: conversations not indexed yet "
                                                         "are not searched."));
@@ -170,6 +177,18 @@ natter_cli_command_search (Run *run)
 {
   NatterSearchIndex *search = natter_services_get_search_index (run->services);
 
+  /* Another Natter writes the directory (docs/sessions.md §8.3): its
+   * index is read as it is, never built or brought up to date here; a
+   * missing one is an error that says the other Natter is building it,
+   * and one behind what is on disk gives what it has, said to be so
+   * (searched_cb()). */
+  if (!natter_services_has_writer_lock (run->services))
+    {
+      run->searches++;
+      natter_search_index_search_async (search, run->text, SEARCH_LIMIT, g_task_get_cancellable (run->task),
+                                        searched_cb, run);
+      return;
+    }
   /* A one-off command answers from an index brought up to date first (in
    * a running window it usually is already): a first build takes a
    * while, but a partial answer would look like a wrong one. A file

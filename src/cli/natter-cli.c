@@ -72,7 +72,7 @@ static const Command commands[] = {
   { "sessions", N_("[--json]"), N_("List the sessions"), 0, 0, OPT_JSON, natter_cli_command_sessions },
   { "search", N_("QUERY [--json]"),
     N_("Find the turns whose message or answer contain every word, best match first"),
-    1, JOINED, OPT_JSON, natter_cli_command_search },
+    1, JOINED, OPT_JSON | OPT_READ_ONLY, natter_cli_command_search },
   { "show", N_("SESSION [--json]"), N_("Show a session’s turns: inputs, answers, tool calls and status"),
     1, 1, OPT_JSON, natter_cli_command_show },
   { "allow", N_("[--always] TURN CALL"), N_("Allow a tool call that waits for permission"), 2, 2,
@@ -188,6 +188,31 @@ natter_cli_needs_services (const char * const *arguments)
         return FALSE;
     }
   return TRUE;
+}
+
+/**
+ * natter_cli_reads_only:
+ * @arguments: (array zero-terminated=1): the whole command line, with
+ *   the program name first
+ *
+ * Whether running @arguments only reads the data directory: then a
+ * process that could not take the directory's writer lock, because
+ * another Natter writes it, runs the command read only (docs/sessions.md
+ * §8.3) instead of refusing it. `natter search` does.
+ *
+ * Returns: %TRUE for a command that writes nothing
+ */
+gboolean
+natter_cli_reads_only (const char * const *arguments)
+{
+  const Command *command;
+
+  g_return_val_if_fail (arguments != NULL, FALSE);
+
+  if (arguments[0] == NULL)
+    return FALSE;
+  command = find_command (arguments[1]);
+  return command != NULL && (command->options & OPT_READ_ONLY) != 0;
 }
 
 /* The overview in the language of @cmdline's caller (%NULL: this
@@ -681,6 +706,7 @@ natter_cli_get_commands (void)
 {
   static const NatterCommands cli_commands = {
     natter_cli_needs_services,
+    natter_cli_reads_only,
     natter_cli_dup_summary,
     natter_cli_run_async,
     natter_cli_run_finish,

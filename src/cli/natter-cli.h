@@ -29,6 +29,7 @@ G_BEGIN_DECLS
 
 gboolean  natter_cli_is_command      (const char              *word);
 gboolean  natter_cli_needs_services  (const char * const      *arguments);
+gboolean  natter_cli_reads_only      (const char * const      *arguments);
 char     *natter_cli_dup_summary     (void);
 
 void      natter_cli_run_async       (NatterServices          *services,

@@ -107,6 +107,74 @@ machine_digest (void)
   return NULL;
 }
 
+/* The identity kept at @path, or NULL with the reason when there is
+ * none to keep: no file, one that is not a key file or lacks its id or
+ * name, or one made on another machine than @machine (nullable: none
+ * known). */
+static NatterDevice *
+load_kept (const char  *path,
+           const char  *machine,
+           GError     **error)
+{
+  g_autoptr(GKeyFile) file = g_key_file_new ();
+  g_autofree char *made_on = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &local_error))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "This device has no identity in %s yet: %s", path, local_error->message);
+      return NULL;
+    }
+  made_on = g_key_file_get_string (file, GROUP, "Machine", NULL);
+  id = g_key_file_get_string (file, GROUP, "Id", NULL);
+  name = g_key_file_get_string (file, GROUP, "Name", NULL);
+  if (id == NULL || id[0] == '\0' || name == NULL)
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "%s holds no device id and name", path);
+      return NULL;
+    }
+  if (machine != NULL && made_on != NULL && !g_str_equal (machine, made_on))
+    {
+      g_set_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO,
+                   "%s was made on another machine", path);
+      return NULL;
+    }
+  return natter_device_new (id, name);
+}
+
+/**
+ * natter_device_load_sync:
+ * @data_dir: the data directory
+ * @error: return location for a #GError
+ *
+ * This device's identity as kept in `@data_dir/device` (docs/format.md
+ * §4.5), written nowhere: for a process that may not write the data
+ * directory (docs/sessions.md §8.3), which reads the identity the
+ * writer made. Blocks, as natter_device_load_or_create_sync() does.
+ *
+ * Returns: (transfer full) (nullable): the device; %NULL with
+ *   %NATTER_STORE_ERROR_IO when the file is missing, unreadable, lacks
+ *   an id or a name, or was made on another machine: the identity
+ *   natter_device_load_or_create_sync() would make anew
+ */
+NatterDevice *
+natter_device_load_sync (GFile   *data_dir,
+                         GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *machine = machine_digest ();
+
+  g_return_val_if_fail (G_IS_FILE (data_dir), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  path = g_build_filename (g_file_peek_path (data_dir), NATTER_DEVICE_FILE_NAME, NULL);
+  return load_kept (path, machine, error);
+}
+
 /**
  * natter_device_load_or_create_sync:
  * @data_dir: the data directory
@@ -115,7 +183,10 @@ machine_digest (void)
  * This device's identity (docs/format.md §4.5): read from
  * `@data_dir/device`, or made and written there (mode 0600) when the
  * file is missing, unreadable as a key file, or was made on another
- * machine. Blocks: for a worker thread or a command's start.
+ * machine. Only the process that holds the data directory's writer
+ * lock may call it (docs/sessions.md §8.3); any other reads the file
+ * with natter_device_load_sync(). Blocks: for a worker thread or a
+ * command's start.
  *
  * Returns: (transfer full) (nullable): the device; %NULL with
  *   %NATTER_STORE_ERROR_IO when a new identity cannot be written
@@ -132,25 +203,19 @@ natter_device_load_or_create_sync (GFile   *data_dir,
   g_autofree char *name = NULL;
   g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
+  NatterDevice *kept;
 
   g_return_val_if_fail (G_IS_FILE (data_dir), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   dir = g_file_get_path (data_dir);
   path = g_build_filename (dir, NATTER_DEVICE_FILE_NAME, NULL);
-  if (g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL))
-    {
-      g_autofree char *made_on = g_key_file_get_string (file, GROUP, "Machine", NULL);
+  kept = load_kept (path, machine, NULL);
+  if (kept != NULL)
+    return kept;
 
-      id = g_key_file_get_string (file, GROUP, "Id", NULL);
-      name = g_key_file_get_string (file, GROUP, "Name", NULL);
-      if (id != NULL && id[0] != '\0' && name != NULL &&
-          (machine == NULL || made_on == NULL || g_str_equal (machine, made_on)))
-        return natter_device_new (id, name);
-      g_clear_pointer (&id, g_free);
-      g_clear_pointer (&name, g_free);
-    }
-
+  /* Whatever else the file holds stays, beside the new identity. */
+  g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, NULL);
   id = g_uuid_string_random ();
   name = g_strdup (g_get_host_name ());
   g_key_file_set_string (file, GROUP, "Id", id);

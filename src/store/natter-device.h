@@ -34,6 +34,8 @@ G_DECLARE_FINAL_TYPE (NatterDevice, natter_device, NATTER, DEVICE, GObject)
 
 NatterDevice *natter_device_new                (const char    *id,
                                                 const char    *name);
+NatterDevice *natter_device_load_sync          (GFile        *data_dir,
+                                                 GError      **error);
 NatterDevice *natter_device_load_or_create_sync (GFile        *data_dir,
                                                  GError      **error);
 const char   *natter_device_get_id             (NatterDevice  *self);

@@ -163,7 +163,10 @@ natter_application_command_line (GApplication            *app,
       return 0;
     }
 
-  if (self->startup_error != NULL && self->commands->needs_services ((const char * const *) arguments))
+  /* This window only reads (another process writes the directory): a
+   * command that only reads runs here read only, as in the window. */
+  if (self->startup_error != NULL && self->commands->needs_services ((const char * const *) arguments) &&
+      !self->commands->reads_only ((const char * const *) arguments))
     {
       g_application_command_line_printerr (cmdline, "natter: %s\n", self->startup_error->message);
       return 1;
@@ -279,12 +282,13 @@ index_loaded_cb (GObject      *object,
     natter_services_watch_store (services);
   /* The search index's check of the files starts after the session scan,
    * so as not to slow the list down; only the data directory's writer
-   * writes the cache, and removes what writes killed half-way left. */
+   * writes the cache, and removes what writes killed half-way left. A
+   * window that only reads follows the writer's cache instead, which
+   * says which conversations could not be read in full. */
+  if (error == NULL)
+    natter_search_index_start (natter_services_get_search_index (services));
   if (error == NULL && natter_services_has_writer_lock (services))
-    {
-      natter_search_index_start (natter_services_get_search_index (services));
-      natter_services_clean_up_leftovers (services, app);
-    }
+    natter_services_clean_up_leftovers (services, app);
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */

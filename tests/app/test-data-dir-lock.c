@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-data-dir-lock.h"
+#include "natter-device.h"
 #include "natter-services.h"
 #include "natter-session-error.h"
 #include "natter-store-temp.h"
@@ -403,6 +404,51 @@ test_leftovers_kept_while_another_process_writes (void)
   leftovers_free (&l);
 }
 
+/* This device's identity is the writer's to make (docs/sessions.md
+ * §8.3): services that have not taken the lock, or could not, read it
+ * and write no `device` file; they make it once they hold the lock. */
+static void
+test_device_made_by_the_writer_only (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_file_peek_path (dir), NATTER_DEVICE_FILE_NAME, NULL);
+  NatterDataDirLock *other;
+  NatterServices *services;
+  NatterDevice *device;
+
+  other = natter_data_dir_lock_acquire (storage, &error);
+  g_assert_no_error (error);
+  services = natter_services_new (dir, NULL, NULL, NULL, NULL);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_false (natter_services_acquire_writer_lock (services, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_null (natter_turn_runtime_get_device (natter_services_get_runtime (services)));
+
+  /* The other process is gone: these services write, and this device
+   * has its identity from then on. */
+  g_assert_finalize_object (other);
+  g_assert_true (natter_services_acquire_writer_lock (services, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  device = natter_turn_runtime_get_device (natter_services_get_runtime (services));
+  g_assert_nonnull (device);
+  g_assert_finalize_object (services);
+
+  /* A reader started later reads the identity the writer made. */
+  other = natter_data_dir_lock_acquire (storage, &error);
+  g_assert_no_error (error);
+  services = natter_services_new (dir, NULL, NULL, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, NULL));
+  g_assert_nonnull (natter_turn_runtime_get_device (natter_services_get_runtime (services)));
+  g_assert_finalize_object (services);
+  g_assert_finalize_object (other);
+  natter_test_remove_tree (dir);
+}
+
 /* Whether another process's directory is the services' own: the same
  * path, written otherwise or through a link, is; another folder, or one
  * that does not exist, is not. */
@@ -445,6 +491,7 @@ main (int   argc,
   g_test_add_func ("/data-dir-lock/second-open-refused-then-free", test_second_fd_refused);
   g_test_add_func ("/data-dir-lock/uses-data-dir", test_uses_data_dir);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
+  g_test_add_func ("/data-dir-lock/device-made-by-the-writer-only", test_device_made_by_the_writer_only);
   g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
   g_test_add_func ("/data-dir-lock/live-write-kept", test_live_write_kept);
   g_test_add_func ("/data-dir-lock/leftovers-kept-while-another-process-writes",

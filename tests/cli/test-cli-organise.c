@@ -8,6 +8,7 @@
  */
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -1136,6 +1137,129 @@ test_search_damaged_cache (Fixture       *f,
   }
 }
 
+/* Every file and folder under @dir, recursively, as "path size mtime"
+ * lines (a folder's size is left out), sorted. */
+static void
+tree_stamps_into (GPtrArray  *lines,
+                  const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+  GStatBuf info;
+
+  g_assert_cmpint (g_stat (dir, &info), ==, 0);
+  g_ptr_array_add (lines, g_strdup_printf ("%s/ %" G_GINT64_FORMAT ".%09ld", dir, (gint64) info.st_mtim.tv_sec,
+                                           info.st_mtim.tv_nsec));
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_assert_cmpint (g_lstat (path, &info), ==, 0);
+      if (S_ISDIR (info.st_mode))
+        tree_stamps_into (lines, path);
+      else
+        g_ptr_array_add (lines, g_strdup_printf ("%s %" G_GINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld", path,
+                                                 (gint64) info.st_size, (gint64) info.st_mtim.tv_sec,
+                                                 info.st_mtim.tv_nsec));
+    }
+}
+
+static int
+compare_lines (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static char *
+tree_stamps (Fixture *f)
+{
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+  tree_stamps_into (lines, g_file_peek_path (f->dir));
+  g_ptr_array_sort (lines, compare_lines);
+  g_ptr_array_add (lines, NULL);
+  return g_strjoinv ("\n", (char **) lines->pdata);
+}
+
+/* `natter search` while another Natter writes the data folder (here this
+ * test holds its lock): it answers read only from the writer's search
+ * index, as a window there does (docs/sessions.md §8.3), and leaves every
+ * file and folder as it found it, names, sizes and times; an index
+ * behind what is on disk gives what it has and says the other Natter is
+ * still building it, and a missing one is an error that says so. */
+static void
+test_search_while_locked (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autoptr(GFile) storage = g_file_get_child (f->dir, "storage");
+  g_autoptr(GFile) cache = g_file_resolve_relative_path (f->dir, "cache/search.sqlite");
+  g_autoptr(NatterDataDirLock) lock = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *newer = NULL;
+
+  script (f, &ANSWER, NULL);
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "Tell me about wombats");
+  /* The index as its writer left it, closed. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", session_id, turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+
+  lock = natter_data_dir_lock_acquire (storage, &error);
+  g_assert_no_error (error);
+  before = tree_stamps (f);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  after = tree_stamps (f);
+  g_assert_cmpstr (after, ==, before);
+
+  /* The writer wrote a conversation its index does not hold yet. */
+  newer = natter_test_store_session (f->dir, "Kangaroos", NULL, NULL);
+  g_clear_pointer (&before, g_free);
+  g_clear_pointer (&after, g_free);
+  before = tree_stamps (f);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.out, ==, expected);
+  g_assert_cmpstr (r.err, ==, "The other Natter using this data folder is still building the search index: "
+                              "conversations it has not indexed yet are not searched.\n");
+  after = tree_stamps (f);
+  g_assert_cmpstr (after, ==, before);
+
+  /* No index at all: nothing to answer from, and none is made. */
+  g_assert_true (g_file_delete (cache, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&before, g_free);
+  g_clear_pointer (&after, g_free);
+  before = tree_stamps (f);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_cmpstr (r.err, ==, "natter: The search index is still being built by the other Natter using this data "
+                              "folder. Search again once it has finished.\n");
+  after = tree_stamps (f);
+  g_assert_cmpstr (after, ==, before);
+
+  /* A command that writes is still refused. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "title", session_id, "Wombats");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_true (g_str_has_prefix (r.err, "natter: Another Natter process is using "));
+}
+
 /* A message a version shows from its original is found in the original
  * while it is there; once `natter delete` removed it, in the version,
  * which still shows it, though the index was built before the delete
@@ -1441,5 +1565,6 @@ cli_add_organise_tests (void)
   ADD ("/cli/search", test_search);
   ADD ("/cli/search-deleted-original", test_search_deleted_original);
   ADD ("/cli/search-damaged-cache", test_search_damaged_cache);
+  ADD ("/cli/search-while-locked", test_search_while_locked);
   ADD ("/cli/show/earlier-turn-lost-its-end", test_show_earlier_turn_lost_end);
 }

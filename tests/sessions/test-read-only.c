@@ -16,8 +16,11 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "natter-blob-store.h"
 #include "natter-folders.h"
+#include "natter-search-index.h"
 #include "natter-generation-parameters.h"
 #include "natter-session-error.h"
 #include "natter-session-index-internal.h"
@@ -453,6 +456,184 @@ test_index_cache_untouched (Fixture       *f,
   g_assert_finalize_object (g_steal_pointer (&reader));
 }
 
+/* Every file and folder under @dir, the data folder itself included:
+ * path → "size mtime" of a file, "folder mtime" of a folder (one
+ * created and removed again in it would change its time). */
+static void
+stat_tree_into (GHashTable *entries,
+                const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+  GStatBuf info;
+
+  g_assert_cmpint (g_stat (dir, &info), ==, 0);
+  g_hash_table_insert (entries, g_strdup (dir),
+                       g_strdup_printf ("folder %" G_GINT64_FORMAT ".%09ld", (gint64) info.st_mtim.tv_sec,
+                                        info.st_mtim.tv_nsec));
+  if (listing == NULL)
+    return;
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_assert_cmpint (g_lstat (path, &info), ==, 0);
+      if (S_ISDIR (info.st_mode))
+        {
+          stat_tree_into (entries, path);
+          continue;
+        }
+      g_hash_table_insert (entries, g_steal_pointer (&path),
+                           g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GINT64_FORMAT ".%09ld", (gint64) info.st_size,
+                                            (gint64) info.st_mtim.tv_sec, info.st_mtim.tv_nsec));
+    }
+}
+
+static GHashTable *
+stat_tree (GFile *dir)
+{
+  GHashTable *entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  stat_tree_into (entries, g_file_peek_path (dir));
+  return entries;
+}
+
+/* The same names, each of the same size and modification time. */
+static void
+assert_tree_unchanged (GHashTable *before,
+                       GHashTable *after)
+{
+  GHashTableIter iter;
+  gpointer path, stamp;
+
+  g_hash_table_iter_init (&iter, after);
+  while (g_hash_table_iter_next (&iter, &path, &stamp))
+    if (!g_hash_table_contains (before, path))
+      g_error ("The reader made %s", (const char *) path);
+  g_hash_table_iter_init (&iter, before);
+  while (g_hash_table_iter_next (&iter, &path, &stamp))
+    {
+      const char *now = g_hash_table_lookup (after, path);
+
+      if (now == NULL)
+        g_error ("The reader removed %s", (const char *) path);
+      if (!g_str_equal (now, stamp))
+        g_error ("The reader changed %s: %s, then %s", (const char *) path, (const char *) stamp, now);
+    }
+}
+
+/* A second Natter over the folder, from its start to its end, doing
+ * what a reader's window does: it loads the list, follows the store,
+ * starts its search index (which reads the writer's) and searches. */
+static void
+run_reader (Fixture *f)
+{
+  g_autoptr(NatterServices) reader = NULL;
+  g_autoptr(GPtrArray) hits = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSearchIndex *search;
+  NatterSessionIndex *index;
+
+  index = load_reader (f, &reader);
+  g_assert_nonnull (natter_session_index_lookup (index, f->session));
+  natter_services_watch_store (reader);
+  search = natter_services_get_search_index (reader);
+  natter_search_index_start (search);
+  hits = natter_search_index_search_sync (search, "Hello", 50, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (hits->len, ==, 1);
+  g_assert_cmpstr (((NatterSearchHit *) g_ptr_array_index (hits, 0))->turn_id, ==, f->turn);
+  g_assert_true (natter_services_flush_blocking (reader, NATTER_TEST_SERVICES_WAIT_MS));
+  g_assert_finalize_object (g_steal_pointer (&reader));
+}
+
+static void
+search_waited_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (natter_search_index_wait_finish (NATTER_SEARCH_INDEX (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+wait_search_idle (NatterSearchIndex *search)
+{
+  gboolean done = FALSE;
+
+  natter_search_index_wait_async (search, NULL, search_waited_cb, &done);
+  natter_test_wait_for_flag (&done, NATTER_TEST_SERVICES_WAIT_MS);
+}
+
+/* The writer's search index, built and then closed, as a writer leaves
+ * it that has not opened it since it started (or closed it): the file
+ * alone, its last connection having folded the -wal into it and
+ * removed the -wal and the -shm. */
+static void
+build_closed_search_file (Fixture *f)
+{
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->t.dir, "cache/search.sqlite");
+  g_autofree char *wal = g_strconcat (g_file_peek_path (file), "-wal", NULL);
+  g_autofree char *shm = g_strconcat (g_file_peek_path (file), "-shm", NULL);
+  NatterSearchIndex *search;
+
+  search = natter_search_index_new (file, natter_services_get_session_repo (f->t.services),
+                                    natter_services_get_turn_repo (f->t.services), NULL);
+  natter_search_index_start (search);
+  wait_search_idle (search);
+  g_assert_finalize_object (search);
+  g_assert_true (g_file_query_exists (file, NULL));
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+}
+
+/* A reader, from its start to its end, leaves every file and folder of
+ * the data folder as it found it, names, sizes and times — with the
+ * writer's search file there but open in no process, where SQLite
+ * would make a -wal and a -shm for any connection, and without this
+ * device's identity, which only the writer makes (docs/sessions.md
+ * §8.3). */
+static void
+test_reader_changes_no_file (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(GFile) device = g_file_get_child (f->t.dir, "device");
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+
+  build_closed_search_file (f);
+  g_assert_true (g_file_delete (device, NULL, NULL));
+  before = stat_tree (f->t.dir);
+  run_reader (f);
+  after = stat_tree (f->t.dir);
+  assert_tree_unchanged (before, after);
+}
+
+/* The same with the writer's search index open and idle: the reader
+ * reads through the writer's -wal and -shm and writes neither. */
+static void
+test_reader_changes_no_file_beside_writer (Fixture       *f,
+                                           gconstpointer  data)
+{
+  g_autoptr(GFile) file = g_file_resolve_relative_path (f->t.dir, "cache/search.sqlite");
+  g_autofree char *wal = g_strconcat (g_file_peek_path (file), "-wal", NULL);
+  g_autofree char *shm = g_strconcat (g_file_peek_path (file), "-shm", NULL);
+  NatterSearchIndex *search = natter_services_get_search_index (f->t.services);
+  g_autoptr(GHashTable) before = NULL;
+  g_autoptr(GHashTable) after = NULL;
+
+  natter_search_index_start (search);
+  wait_search_idle (search);
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (shm, G_FILE_TEST_EXISTS));
+  before = stat_tree (f->t.dir);
+  run_reader (f);
+  after = stat_tree (f->t.dir);
+  assert_tree_unchanged (before, after);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -466,6 +647,8 @@ main (int   argc,
   ADD ("/read-only/other-writes-refused", test_other_writes_refused);
   ADD ("/read-only/reads-go-on", test_reads_go_on);
   ADD ("/read-only/index-cache-untouched", test_index_cache_untouched);
+  ADD ("/read-only/reader-changes-no-file", test_reader_changes_no_file);
+  ADD ("/read-only/reader-changes-no-file-beside-writer", test_reader_changes_no_file_beside_writer);
 #undef ADD
 
   return g_test_run ();

@@ -450,7 +450,7 @@ test_terms_table_made_again (Fixture       *f,
   wait_indexed (f);
   g_clear_object (&f->search);
 
-  db = natter_search_db_open (path, TRUE, &error);
+  db = natter_search_db_open (path, NATTER_SEARCH_DB_OPEN_QUERY, &error);
   g_assert_no_error (error);
   before = query_lines (db, "volca", &error);
   g_assert_no_error (error);
@@ -458,7 +458,7 @@ test_terms_table_made_again (Fixture       *f,
   g_clear_pointer (&db, natter_search_db_close);
 
   damage (path, DAMAGE_TERMS);
-  db = natter_search_db_open (path, TRUE, &error);
+  db = natter_search_db_open (path, NATTER_SEARCH_DB_OPEN_QUERY, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < 3; i++)
     {
@@ -501,7 +501,8 @@ reader_new (Fixture *f)
  * the reader never writes it, answers what the file holds or says that
  * it is damaged, and follows the writer's new file (a new inode) even
  * with its connection still open on the one removed. The file ends
- * whole; where there is none, the reader makes none. */
+ * whole; the reader makes no -wal or -shm beside a file the writer
+ * closed, and no file where there is none. */
 void
 test_reader_beside_rebuild (Fixture       *f,
                             gconstpointer  data)
@@ -545,11 +546,13 @@ test_reader_beside_rebuild (Fixture       *f,
   g_assert_no_error (error);
   g_assert_nonnull (writer_hits);
   reader_hits = natter_search_index_search_finish (reader, read, NULL, NULL, &error);
-  /* The reader found the damage, or read the writer's new file, whole
-   * or not built yet (one batch: no half of it). */
+  /* The reader found the damage, or the writer's new file not made or
+   * not laid out yet, or read it whole or empty (one batch: no half of
+   * it). */
   if (reader_hits == NULL)
     {
-      g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT);
+      if (!g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING))
+        g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT);
       g_clear_error (&error);
     }
   else
@@ -591,17 +594,80 @@ test_reader_beside_rebuild (Fixture       *f,
   }
   assert_file_whole (f);
 
-  /* Without a file, the reader finds nothing and makes none. */
+  /* The writer closes the file (its last connection folds the log in
+   * and removes the -wal and -shm): the reader reads it as it is and
+   * makes neither. */
+  g_clear_object (&written);
   g_clear_object (&f->search);
-  g_assert_cmpint (g_unlink (path), ==, 0);
-  g_unlink (wal);
-  g_unlink (shm);
+  {
+    g_autoptr(GDir) d = g_dir_open ("/proc/self/fd", 0, NULL);
+    const char *n;
+    while ((n = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *l = g_build_filename ("/proc/self/fd", n, NULL);
+        g_autofree char *t = g_file_read_link (l, NULL);
+        g_printerr ("DEBUG fd %s -> %s\n", n, t ? t : "?");
+      }
+  }
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
   found = search_in (reader, "vesuvius", &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (found, ==, "");
+  g_assert_cmpstr (found, ==, expected);
+  g_clear_pointer (&found, g_free);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
+
+  /* Without a file, the reader finds nothing, says the writer is still
+   * to make it, and makes none. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  found = search_in (reader, "vesuvius", &error);
+  g_assert_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING);
+  g_assert_null (found);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
   g_clear_object (&read);
   g_assert_finalize_object (g_steal_pointer (&reader));
+}
+
+/* A reader's connection never makes the -wal SQLite opens beside a file
+ * in WAL mode, even when it opens the file the way it opens it while
+ * the writer has it open, and the writer has just closed it: the open
+ * fails instead, and nothing is beside the file after it. */
+void
+test_reader_makes_no_wal (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *path = g_file_get_path (f->cache);
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  g_autofree char *escaped = g_uri_escape_string (path, "/", FALSE);
+  g_autofree char *uri = g_strdup_printf ("file:%s?mode=ro&readonly_shm=1", escaped);
+  g_autoptr(NatterSearchDb) db = NULL;
+  g_autoptr(GError) error = NULL;
+  sqlite3 *handle = NULL;
+  int rc;
+
+  fill (f);
+  start_search (f);
+  wait_indexed (f);
+  g_clear_object (&f->search);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+
+  /* The file alone: read as it is. */
+  db = natter_search_db_open (path, NATTER_SEARCH_DB_OPEN_FOREIGN, &error);
+  g_assert_no_error (error);
+  g_assert_false (natter_search_db_get_shares_memory (db));
+  g_clear_pointer (&db, natter_search_db_close);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+
+  /* Through the writer's shared memory, which has just gone. */
+  rc = sqlite3_open_v2 (uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, "natter-foreign");
+  if (rc == SQLITE_OK)
+    rc = sqlite3_exec (handle, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  g_assert_cmpint (rc, !=, SQLITE_OK);
+  sqlite3_close (handle);
+  g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (shm, G_FILE_TEST_EXISTS));
 }

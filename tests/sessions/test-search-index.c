@@ -541,6 +541,7 @@ main (int   argc,
   ADD ("/search-index/damaged/found-by-worker", test_damage_found_by_worker);
   ADD ("/search-index/damaged/terms-table-made-again", test_terms_table_made_again);
   ADD ("/search-index/damaged/reader-beside-rebuild", test_reader_beside_rebuild);
+  ADD ("/search-index/reader-makes-no-wal", test_reader_makes_no_wal);
   ADD ("/search-index/ranked-as-bm25", test_ranked_as_bm25);
   ADD ("/search-index/ranked-as-bm25-after-changes", test_ranked_as_bm25_after_changes);
   ADD ("/search-index/ranked-as-bm25-prefix-terms", test_ranked_as_bm25_prefix_terms);

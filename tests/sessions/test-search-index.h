@@ -98,6 +98,7 @@ void test_page_damaged_while_running (Fixture *f, gconstpointer data);
 void test_damage_found_by_worker (Fixture *f, gconstpointer data);
 void test_terms_table_made_again (Fixture *f, gconstpointer data);
 void test_reader_beside_rebuild (Fixture *f, gconstpointer data);
+void test_reader_makes_no_wal (Fixture *f, gconstpointer data);
 /* test-search-index-build.c */
 void test_progress (Fixture *f, gconstpointer data);
 void test_damaged_not_indexed (Fixture *f, gconstpointer data);

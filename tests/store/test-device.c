@@ -110,6 +110,54 @@ test_identity (void)
   natter_test_remove_tree (other_dir);
 }
 
+/* The identity as a process without the writer lock reads it
+ * (docs/sessions.md §8.3): the one kept, or none, and nothing written
+ * either way — not even when the kept one is another machine's. */
+static void
+test_load_only (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterDevice) none = NULL;
+  g_autoptr(NatterDevice) made = NULL;
+  g_autoptr(NatterDevice) read = NULL;
+  g_autofree char *path = g_build_filename (g_file_peek_path (dir), NATTER_DEVICE_FILE_NAME, NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *after = NULL;
+
+  none = natter_device_load_sync (dir, &error);
+  g_assert_null (none);
+  g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  made = natter_device_load_or_create_sync (dir, &error);
+  g_assert_no_error (error);
+  read = natter_device_load_sync (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (natter_device_get_id (read), ==, natter_device_get_id (made));
+  g_assert_cmpstr (natter_device_get_name (read), ==, natter_device_get_name (made));
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  if (strstr (contents, "Machine=") != NULL)
+    {
+      g_autofree char *foreign = g_strdup_printf ("[Device]\nId=%s\nName=elsewhere\nMachine=0000\n",
+                                                  natter_device_get_id (made));
+
+      g_assert_true (g_file_set_contents (path, foreign, -1, NULL));
+      g_clear_object (&read);
+      read = natter_device_load_sync (dir, &error);
+      g_assert_null (read);
+      g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_IO);
+      g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+      g_assert_cmpstr (after, ==, foreign);
+    }
+  else
+    g_test_message ("No machine id to tell machines apart here");
+
+  natter_test_remove_tree (dir);
+}
+
 /* `device` on any turn event: `{id, name}`, checked like every member. */
 static void
 test_schema (void)
@@ -212,6 +260,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/device/identity", test_identity);
+  g_test_add_func ("/device/load-only", test_load_only);
   g_test_add_func ("/device/schema", test_schema);
   g_test_add_func ("/device/fold", test_fold);
   g_test_add_func ("/device/scan", test_scan);

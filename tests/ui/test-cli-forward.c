@@ -501,6 +501,69 @@ test_forwarded_queue_runs_to_settle (void)
   natter_test_remove_tree (dir);
 }
 
+/* A window that only reads, because another process (this test) holds
+ * its data folder: `natter search` forwarded to it is answered read only
+ * from the writer's search index (docs/sessions.md §8.3); a command that
+ * writes is refused with the reason the window gives. */
+static void
+test_forwarded_search_read_only (void)
+{
+  const NatterTestResponse script[] = { SAY_HELLO };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(NatterDataDirLock) lock = NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *expected = NULL;
+  NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
+
+  bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  {
+    const char * const send[] = { "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m",
+                                  "Tell me about wombats", NULL };
+    const char * const search[] = { "search", "wombat", NULL };
+
+    run_cli (dir, send, &cli);
+    g_assert_cmpint (cli.status, ==, 0);
+    session_id = natter_test_session_of (cli.out);
+    natter_test_run_clear (&cli);
+    /* Run by its writer, which builds the index. */
+    run_cli (dir, search, &cli);
+    g_assert_cmpint (cli.status, ==, 0);
+    g_assert_nonnull (strstr (cli.out, "Tell me about wombats"));
+    expected = g_strdup (cli.out);
+    natter_test_run_clear (&cli);
+
+    lock = natter_data_dir_lock_acquire (storage, &error);
+    g_assert_no_error (error);
+    window = spawn_window (bus, dir, &gui);
+    run_cli (dir, search, &cli);
+  }
+  g_assert_cmpstr (cli.err, ==, "");
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_cmpstr (cli.out, ==, expected);
+  natter_test_run_clear (&cli);
+
+  {
+    const char * const title[] = { "title", session_id, "Wombats", NULL };
+
+    run_cli (dir, title, &cli);
+  }
+  g_assert_cmpint (cli.status, ==, 1);
+  g_assert_true (g_str_has_prefix (cli.err, "natter: Another Natter process is using "));
+  natter_test_run_clear (&cli);
+
+  quit_window (bus, &gui);
+  natter_test_run_clear (&gui);
+  g_clear_object (&lock);
+  natter_test_remove_tree (dir);
+}
+
 static gboolean
 second_request_arrived (gpointer data)
 {
@@ -649,6 +712,7 @@ main (int   argc,
   g_test_add_func ("/cli/forwarded-queue-runs-to-settle", test_forwarded_queue_runs_to_settle);
   g_test_add_func ("/cli/forwarded-show-running", test_forwarded_show_running);
   g_test_add_func ("/cli/forwarded-in-callers-language", test_forwarded_in_callers_language);
+  g_test_add_func ("/cli/forwarded-search-read-only", test_forwarded_search_read_only);
 
   return g_test_run ();
 }

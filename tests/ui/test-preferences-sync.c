@@ -49,6 +49,9 @@ fixture_set_up (Fixture       *f,
   f->settings = g_settings_new_with_backend (APP_ID, backend);
   settings = natter_settings_new (f->settings);
   f->services = natter_services_new (f->data_dir, settings, NULL, NULL, NULL);
+  /* The window's services, which hold the folder: this device's
+   * identity is made once they do. */
+  g_assert_true (natter_services_acquire_writer_lock (f->services, NULL));
   f->window = natter_preferences_window_new (NULL, f->services);
   gtk_window_present (GTK_WINDOW (f->window));
   adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (f->window), "sync");

@@ -198,6 +198,122 @@ test_window_read_only (void)
   ui_world_free (u);
 }
 
+/* Two exchanges in @sid; returns the first turn's file. */
+static GFile *
+two_exchanges (UiWorld    *u,
+               const char *sid)
+{
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
+  one = ui_send (u, sid, "First question");
+  ui_wait_turn (u, one);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
+  two = ui_send (u, sid, "Second question");
+  ui_wait_turn (u, two);
+  return natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
+}
+
+/* A torn last line: the whole file is damaged. */
+static void
+tear (GFile *file)
+{
+  g_autoptr(GFileOutputStream) out = g_file_append_to (file, G_FILE_CREATE_NONE, NULL, NULL);
+
+  g_assert_nonnull (out);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"type\":\"tool_res", 17, NULL, NULL, NULL));
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL));
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *session_id;
+  const char   *mark;
+} MarkWait;
+
+static gboolean
+marked (gpointer data)
+{
+  MarkWait *w = data;
+  NatterSessionRow *row = ui_find_session_row (w->window, w->session_id);
+
+  ui_settle ();
+  return row != NULL && g_strcmp0 (natter_session_row_get_status_mark (row), w->mark) == 0;
+}
+
+static void
+wait_mark (NatterWindow *window,
+           const char   *session_id,
+           const char   *mark)
+{
+  MarkWait w = { window, session_id, mark };
+
+  ui_wait_until (marked, &w);
+}
+
+/* A window that only reads marks damaged conversations as the writer's
+ * window does: one whose file is damaged as damaged, and one with an
+ * earlier message that cannot be read as the writer's search index
+ * found it, when the window opens and whenever the writer's index finds
+ * another later — it writes nothing to know it. */
+static void
+test_window_read_only_damaged (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *bad = ui_create_session (u, "Bad");
+  g_autofree char *trip = ui_create_session (u, "Trip");
+  g_autofree char *later = ui_create_session (u, "Later");
+  g_autoptr(GFile) bad_file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
+  g_autoptr(GFile) trip_turn = two_exchanges (u, trip);
+  g_autoptr(GFile) later_turn = two_exchanges (u, later);
+  g_autoptr(NatterDataDirLock) other = NULL;
+  g_autoptr(NatterServices) services = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NatterSearchIndex *writers = NULL;
+  NatterWindow *window;
+
+  tear (bad_file);
+  tear (trip_turn);
+  /* The writer's search index found the damaged message, and is open. */
+  writers = ui_search_index_start (u);
+  other = natter_data_dir_lock_acquire (u->w->storage, &error);
+  g_assert_no_error (error);
+
+  services = natter_services_new (u->w->dir, NULL, no_key, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, NULL));
+  natter_services_load_async (services, NULL, ui_result_cb, &result);
+  g_assert_true (natter_services_load_finish (services, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  natter_search_index_start (natter_services_get_search_index (services));
+  g_assert_false (natter_search_index_get_started (natter_services_get_search_index (services)));
+
+  window = natter_window_new (app, natter_services_get_sessions (services), natter_services_get_hub (services));
+  natter_window_set_search_index (window, natter_services_get_search_index (services));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+
+  wait_mark (window, bad, "errored");
+  wait_mark (window, trip, "damaged-message");
+  g_assert_null (natter_session_row_get_status_mark (ui_find_session_row (window, later)));
+
+  /* Damaged while both run: once the writer's index has looked at it
+   * again, this window marks it too. */
+  tear (later_turn);
+  natter_search_index_recheck_session (writers, later);
+  wait_mark (window, later, "damaged-message");
+
+  ui_destroy_window (window);
+  g_assert_true (natter_services_flush_blocking (services, 5000));
+  g_clear_object (&services);
+  ui_search_index_drop (writers);
+  g_clear_object (&other);
+  ui_world_free (u);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -207,6 +323,7 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/read-only/window", test_window_read_only);
+  g_test_add_func ("/read-only/window-damaged", test_window_read_only_damaged);
 
   status = g_test_run ();
   g_clear_object (&app);

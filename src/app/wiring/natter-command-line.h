@@ -17,6 +17,9 @@ typedef struct _NatterCommands NatterCommands;
  * NatterCommands:
  * @needs_services: whether a command line (`natter SUBCOMMAND …`, as its
  *   arguments with the program name first) touches the data directory
+ * @reads_only: whether such a command line only reads the data
+ *   directory, so that a process without its writer lock runs it read
+ *   only (docs/sessions.md §8.3) rather than refusing it
  * @dup_summary: the commands' summary for `--help` (transfer full)
  * @run_async: runs a command line against @services, printing through it
  * @run_finish: the exit status of a finished run
@@ -29,6 +32,7 @@ typedef struct _NatterCommands NatterCommands;
 struct _NatterCommands
 {
   gboolean (*needs_services) (const char * const      *arguments);
+  gboolean (*reads_only)     (const char * const      *arguments);
   char    *(*dup_summary)    (void);
   void     (*run_async)      (NatterServices          *services,
                               GApplicationCommandLine *cmdline,

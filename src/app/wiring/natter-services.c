@@ -303,6 +303,23 @@ load_default_model (NatterServices *self)
     natter_send_pipeline_set_provider_registry (self->pipeline, self->providers, provider, model);
 }
 
+/* Which device this is, for a data folder shared with others
+ * (docs/format.md §4.5): turns record it, and another device's are not
+ * advanced here. Only read here: nothing of the data folder is written
+ * before the writer lock is held (docs/sessions.md §8.3), so a missing
+ * identity is made when the lock is taken (take_device()). Without one,
+ * every turn counts as this device's, as before. */
+static void
+read_device (NatterServices *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterDevice) device = natter_device_load_sync (self->data_dir, &error);
+
+  if (device == NULL)
+    g_debug ("No device identity yet: %s", error->message);
+  natter_turn_runtime_set_device (self->runtime, device);
+}
+
 /**
  * natter_services_new:
  * @data_dir: (nullable): the data directory; %NULL for
@@ -413,18 +430,7 @@ natter_services_new (GFile               *data_dir,
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
   natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
-  {
-    /* Which device this is, for a data folder shared with others
-     * (docs/format.md §4.5): turns record it, and another device's are
-     * not advanced here. Without it (a folder that cannot be written),
-     * every turn counts as this device's, as before. */
-    g_autoptr(GError) device_error = NULL;
-    g_autoptr(NatterDevice) device = natter_device_load_or_create_sync (self->data_dir, &device_error);
-
-    if (device == NULL)
-      g_debug ("No device identity: %s", device_error->message);
-    natter_turn_runtime_set_device (self->runtime, device);
-  }
+  read_device (self);
   self->index = natter_session_index_new ();
   {
     /* Also a cache beside the logs (docs/format.md §1): the startup scan
@@ -503,6 +509,29 @@ refuse_writes (NatterServices *self,
   natter_blob_store_refuse_writes (self->blobs, refusal);
 }
 
+/* With the lock held: this device's identity, made and written now
+ * when the data folder has none yet (or one made on another machine),
+ * which no process wrote before it held the lock. */
+static void
+take_device (NatterServices *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterDevice) device = NULL;
+
+  device = natter_device_load_or_create_sync (self->data_dir, &error);
+  if (device == NULL)
+    {
+      g_debug ("No device identity: %s", error->message);
+      return;
+    }
+  /* The identity read before stays when it is this one: whoever holds
+   * it keeps the same object. */
+  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), natter_device_get_id (device)) &&
+      natter_turn_runtime_get_device (self->runtime) != NULL)
+    return;
+  natter_turn_runtime_set_device (self->runtime, device);
+}
+
 /**
  * natter_services_acquire_writer_lock:
  * @self: the services
@@ -513,7 +542,9 @@ refuse_writes (NatterServices *self,
  * held until @self is finalized. Idempotent. While it is held, no other
  * process writes the directory, so
  * natter_services_remove_leftover_temp_files_async() may remove what
- * interrupted writes left there.
+ * interrupted writes left there. Once it is taken, this device's
+ * identity is made and written when the data folder has none yet
+ * (natter_device_load_or_create_sync()): before, it was only read.
  *
  * When the lock cannot be taken, @self becomes read only until a later
  * call takes it (docs/sessions.md §8.3): the session, turn and folder
@@ -549,6 +580,7 @@ natter_services_acquire_writer_lock (NatterServices  *self,
     }
   /* Taken after all, on a later try: this process writes from now on. */
   refuse_writes (self, NULL);
+  take_device (self);
 
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to

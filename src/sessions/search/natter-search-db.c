@@ -192,10 +192,28 @@ static const char * const stmt_sql[N_STMTS] = {
     " WHERE t.id = ?1 AND x.rowid = ?1",
 };
 
+/* What a connection knows of the files it reads, taken just before it
+ * opened them (natter_search_db_get_file_current()). */
+typedef struct
+{
+  gboolean exists;
+  dev_t    dev;
+  ino_t    ino;
+  gint64   size;
+  gint64   mtime_ns;
+  gboolean has_wal;
+  gboolean has_shm;
+} FileState;
+
 struct _NatterSearchDb
 {
   sqlite3               *handle;
   char                  *path;
+  NatterSearchDbOpen     mode;
+  /* FOREIGN only: SQLite reads through the writer's `-shm`, which it
+   * never writes; else the file is read as immutable. */
+  gboolean               shared_memory;
+  FileState              opened;
   sqlite3_stmt          *stmts[N_STMTS];
   NatterSearchTokenizer *tokenizer;  /* the table's, for the excerpts */
   /* A phrase of a query ("word"*) → the rows that hold it, counted up to
@@ -321,7 +339,7 @@ check_layout (NatterSearchDb  *db,
    * which is no damage. */
   if (n_tables == 0 && version == 0)
     {
-      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_FAILED,
+      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
                    "Search index %s is not laid out yet", db->path);
       return FALSE;
     }
@@ -381,6 +399,89 @@ prepare_path (const char  *path,
   return TRUE;
 }
 
+static void
+take_file_state (const char *path,
+                 FileState  *out)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+  GStatBuf info;
+
+  memset (out, 0, sizeof *out);
+  if (g_stat (path, &info) == 0)
+    {
+      out->exists = TRUE;
+      out->dev = info.st_dev;
+      out->ino = info.st_ino;
+      out->size = info.st_size;
+      out->mtime_ns = (gint64) info.st_mtim.tv_sec * G_GINT64_CONSTANT (1000000000) + info.st_mtim.tv_nsec;
+    }
+  out->has_wal = g_file_test (wal, G_FILE_TEST_EXISTS);
+  out->has_shm = g_file_test (shm, G_FILE_TEST_EXISTS);
+}
+
+/* The file system a FOREIGN connection reads through: the default one,
+ * but that it opens a `-wal` read only and never makes one. SQLite opens
+ * the `-wal` of a read-only connection to read and write, making it when
+ * it is missing (it falls back to read only when it cannot): a writer
+ * that closed the file between the look at it and the open
+ * (natter_search_db_open()) would find an empty `-wal` of this process's
+ * beside it. Without the file, the open fails, and is tried again. */
+#define FOREIGN_VFS "natter-foreign"
+
+static sqlite3_vfs *foreign_base;
+
+static int
+foreign_open (sqlite3_vfs      *vfs,
+              sqlite3_filename  name,
+              sqlite3_file     *file,
+              int               flags,
+              int              *out_flags)
+{
+  if ((flags & SQLITE_OPEN_WAL) != 0)
+    flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+  /* The default file system's own object: its methods find their
+   * settings there. */
+  return foreign_base->xOpen (foreign_base, name, file, flags, out_flags);
+}
+
+static gpointer
+register_foreign_vfs (gpointer data)
+{
+  static sqlite3_vfs vfs;
+
+  foreign_base = sqlite3_vfs_find (NULL);
+  if (foreign_base == NULL)
+    return NULL;
+  vfs = *foreign_base;
+  vfs.zName = FOREIGN_VFS;
+  vfs.pNext = NULL;
+  vfs.xOpen = foreign_open;
+  return sqlite3_vfs_register (&vfs, 0) == SQLITE_OK ? (gpointer) FOREIGN_VFS : NULL;
+}
+
+/* The name of the file system of FOREIGN connections, registered once;
+ * %NULL (the default one) where it could not be. */
+static const char *
+foreign_vfs (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, register_foreign_vfs, NULL);
+}
+
+/* The URI a FOREIGN connection opens @path by (natter_search_db_open()):
+ * read only, and either through the writer's shared memory, read only
+ * too, or as a file nobody changes. */
+static char *
+foreign_uri (const char *path,
+             gboolean    shared_memory)
+{
+  g_autofree char *escaped = g_uri_escape_string (path, "/", FALSE);
+
+  return g_strdup_printf ("file:%s?mode=ro&%s", escaped, shared_memory ? "readonly_shm=1" : "immutable=1");
+}
+
 /* Makes the auxiliary function of the queries (natter-search-rank.c)
  * known on @db's connection, and makes the table's tokenizer for the
  * excerpts (natter-search-excerpt.c). */
@@ -410,47 +511,43 @@ register_functions (NatterSearchDb *db)
   return rc;
 }
 
-/**
- * natter_search_db_open:
- * @path: the index file, in the file system's encoding
- * @read_only: %TRUE for a connection that only queries: the file must
- *   exist already and is never created or laid out
- * @error: return location for a #GError
- *
- * Opens the search index at @path, creating it (and its tables) when it
- * does not exist and @read_only is %FALSE. The file is in WAL mode, so
- * a query connection reads while another connection writes.
- *
- * A new file is created with mode 0600 (docs/format.md "The search
- * cache"); an empty folder at @path is removed first. A read-only
- * connection never checkpoints, not even when it closes last.
- *
- * Returns: (transfer full) (nullable): the connection; else %NULL with
- *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
- *   layout: delete the file and rebuild),
- *   %NATTER_SEARCH_DB_ERROR_NOT_A_FILE (something else is at @path; its
- *   message says so in plain words) or %NATTER_SEARCH_DB_ERROR_FAILED
- *   (cannot open, e.g. no such file, or one not laid out yet, when
- *   @read_only)
- */
-NatterSearchDb *
-natter_search_db_open (const char  *path,
-                       gboolean     read_only,
-                       GError     **error)
+/* One try of natter_search_db_open(). */
+static NatterSearchDb *
+open_once (const char          *path,
+           NatterSearchDbOpen   mode,
+           GError             **error)
 {
   g_autoptr(NatterSearchDb) db = g_new0 (NatterSearchDb, 1);
+  const char *vfs = NULL;
+  g_autofree char *uri = NULL;
+  gboolean read_only = mode != NATTER_SEARCH_DB_OPEN_WRITE;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
   int rc;
-
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (!prepare_path (path, read_only, error))
     return NULL;
   db->path = g_strdup (path);
-  if (!read_only)
+  db->mode = mode;
+  /* Taken before the open: a file changed in between reads as changed
+   * at the next question, never as the one opened. */
+  take_file_state (path, &db->opened);
+  if (read_only && !db->opened.exists)
+    {
+      g_set_error (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
+                   "Search index %s: there is no such file yet", path);
+      return NULL;
+    }
+  if (mode == NATTER_SEARCH_DB_OPEN_WRITE)
     flags |= SQLITE_OPEN_CREATE;
-  rc = sqlite3_open_v2 (path, &db->handle, flags, NULL);
+  if (mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      /* Both, or SQLite would create the one that is missing. */
+      db->shared_memory = db->opened.has_wal && db->opened.has_shm;
+      uri = foreign_uri (path, db->shared_memory);
+      flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+      vfs = foreign_vfs ();
+    }
+  rc = sqlite3_open_v2 (uri != NULL ? uri : path, &db->handle, flags, vfs);
   if (rc == SQLITE_OK)
     rc = register_functions (db);
   if (rc != SQLITE_OK)
@@ -478,6 +575,149 @@ natter_search_db_open (const char  *path,
                      !exec (db, "PRAGMA synchronous = NORMAL", error)))
     return NULL;
   return g_steal_pointer (&db);
+}
+
+/* How often a FOREIGN connection is opened at most while the file keeps
+ * changing under the open. */
+#define FOREIGN_OPENS 3
+
+/* Whether the file at @path, or its `-wal` or `-shm`, is not as @before
+ * says. */
+static gboolean
+file_changed (const char      *path,
+              const FileState *before)
+{
+  FileState now;
+
+  take_file_state (path, &now);
+  return now.exists != before->exists || now.dev != before->dev || now.ino != before->ino ||
+         now.size != before->size || now.mtime_ns != before->mtime_ns || now.has_wal != before->has_wal ||
+         now.has_shm != before->has_shm;
+}
+
+/**
+ * natter_search_db_open:
+ * @path: the index file, in the file system's encoding
+ * @mode: whose connection it is (#NatterSearchDbOpen)
+ * @error: return location for a #GError
+ *
+ * Opens the search index at @path, creating it (and its tables) when it
+ * does not exist and @mode is %NATTER_SEARCH_DB_OPEN_WRITE. The file is
+ * in WAL mode, so a query connection reads while another connection
+ * writes.
+ *
+ * A new file is created with mode 0600 (docs/format.md "The search
+ * cache"); an empty folder at @path is removed first. A connection that
+ * only queries never checkpoints, not even when it closes last.
+ *
+ * A %NATTER_SEARCH_DB_OPEN_FOREIGN connection, of a process that may not
+ * write the data directory (docs/sessions.md §8.3), leaves every file as
+ * it found it. SQLite opens even a read-only connection to a WAL file
+ * through its `-wal` and `-shm`, creating them when they are missing,
+ * and writes its place in the `-shm`. So when the writer has the file
+ * open (both are there), the connection reads through them without
+ * writing either (SQLite's `readonly_shm`, which reads the `-shm` as the
+ * writer keeps it and, without a writer, rebuilds what it needs in
+ * memory); otherwise no connection writes the file at this moment and it
+ * is read as `immutable`: without locks or the `-wal`, as of the
+ * writer's last checkpoint. An immutable read is only right while the
+ * file stays as it was, so the caller asks
+ * natter_search_db_get_file_current() before and after each query and
+ * opens the file again when it changed. Such a connection never makes a
+ * `-wal` (its file system opens one read only), and one whose open
+ * failed while the writer opened, closed or built the file is opened
+ * again, a few times, the way the file then is.
+ *
+ * Returns: (transfer full) (nullable): the connection; else %NULL with
+ *   %NATTER_SEARCH_DB_ERROR_CORRUPT (not a readable index of this
+ *   layout: delete the file and rebuild),
+ *   %NATTER_SEARCH_DB_ERROR_NOT_A_FILE (something else is at @path; its
+ *   message says so in plain words), %NATTER_SEARCH_DB_ERROR_MISSING (no
+ *   index there yet, when @mode only reads) or
+ *   %NATTER_SEARCH_DB_ERROR_FAILED (cannot open otherwise)
+ */
+NatterSearchDb *
+natter_search_db_open (const char          *path,
+                       NatterSearchDbOpen   mode,
+                       GError             **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (guint opens = 1;; opens++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      FileState before;
+      NatterSearchDb *db;
+
+      take_file_state (path, &before);
+      db = open_once (path, mode, &local_error);
+      if (db != NULL)
+        return db;
+      /* The writer opened, closed or built the file while this opened it
+       * the way it was before: opened again the way it is now. */
+      if (mode != NATTER_SEARCH_DB_OPEN_FOREIGN || opens == FOREIGN_OPENS || !file_changed (path, &before))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+    }
+}
+
+/**
+ * natter_search_db_get_file_current:
+ * @db: a connection
+ *
+ * Whether what @db reads is still the file at its path: the same file
+ * (a rebuild replaces it with a new one, which a connection to the old
+ * one would never see), and for a %NATTER_SEARCH_DB_OPEN_FOREIGN
+ * connection also read the way it was opened for (natter_search_db_open()):
+ * one reading through the writer's `-shm` needs it there still, and an
+ * immutable one needs the file unchanged, byte count and modification
+ * time, with no `-wal` or `-shm` come or gone beside it. Blocks on a few
+ * stat() calls.
+ *
+ * Returns: %FALSE when the caller should open the file again
+ */
+gboolean
+natter_search_db_get_file_current (NatterSearchDb *db)
+{
+  FileState now;
+
+  g_return_val_if_fail (db != NULL, FALSE);
+
+  take_file_state (db->path, &now);
+  if (!now.exists || now.dev != db->opened.dev || now.ino != db->opened.ino)
+    return FALSE;
+  if (db->mode != NATTER_SEARCH_DB_OPEN_FOREIGN)
+    return TRUE;
+  if (db->shared_memory)
+    return now.has_wal && now.has_shm;
+  /* Beside the file as it was: a lone `-wal` or `-shm` that a writer
+   * left is no writer, but one that comes or goes is. */
+  return now.size == db->opened.size && now.mtime_ns == db->opened.mtime_ns &&
+         now.has_wal == db->opened.has_wal && now.has_shm == db->opened.has_shm;
+}
+
+/**
+ * natter_search_db_get_shares_memory:
+ * @db: a connection
+ *
+ * Whether @db, a %NATTER_SEARCH_DB_OPEN_FOREIGN connection, reads
+ * through the writer's `-shm` (natter_search_db_open()). SQLite holds a
+ * lock on it for as long as the connection is open, and a writer that
+ * closes the file meanwhile finds itself not the last connection and
+ * leaves its `-wal` and `-shm` behind, which this connection can never
+ * remove: such a connection is best closed after each question.
+ *
+ * Returns: %TRUE for a connection through the writer's shared memory
+ */
+gboolean
+natter_search_db_get_shares_memory (NatterSearchDb *db)
+{
+  g_return_val_if_fail (db != NULL, FALSE);
+
+  return db->shared_memory;
 }
 
 /**

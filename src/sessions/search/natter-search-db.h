@@ -91,6 +91,9 @@ char            *natter_search_build_match_expression  (const char        *text)
  *   the index file belongs (a folder with something in it, a pipe, a
  *   device), which Natter does not remove: search by content is
  *   unavailable until someone does
+ * @NATTER_SEARCH_DB_ERROR_MISSING: there is no index yet: no file at the
+ *   path, or one its writer has not laid out yet; a connection that only
+ *   reads makes none
  *
  * Errors of the search index file (%NATTER_SEARCH_DB_ERROR).
  */
@@ -99,16 +102,41 @@ typedef enum
   NATTER_SEARCH_DB_ERROR_CORRUPT,
   NATTER_SEARCH_DB_ERROR_FAILED,
   NATTER_SEARCH_DB_ERROR_NOT_A_FILE,
+  NATTER_SEARCH_DB_ERROR_MISSING,
 } NatterSearchDbError;
 
 #define NATTER_SEARCH_DB_ERROR (natter_search_db_error_quark ())
 GQuark           natter_search_db_error_quark          (void);
 
+/**
+ * NatterSearchDbOpen:
+ * @NATTER_SEARCH_DB_OPEN_WRITE: the writing connection of the process
+ *   that holds the data directory's writer lock: it creates the file and
+ *   its tables when they are missing
+ * @NATTER_SEARCH_DB_OPEN_QUERY: a connection of that same process that
+ *   only queries: the file must exist, and it never checkpoints
+ * @NATTER_SEARCH_DB_OPEN_FOREIGN: a connection of a process without the
+ *   writer lock (docs/sessions.md §8.3), reading the writer's file: it
+ *   creates, writes and changes no file, the `-wal` and `-shm` that SQLite
+ *   keeps beside the file included (natter_search_db_open())
+ *
+ * Whose connection natter_search_db_open() opens, and so what it may do
+ * to the file.
+ */
+typedef enum
+{
+  NATTER_SEARCH_DB_OPEN_WRITE,
+  NATTER_SEARCH_DB_OPEN_QUERY,
+  NATTER_SEARCH_DB_OPEN_FOREIGN,
+} NatterSearchDbOpen;
+
 typedef struct _NatterSearchDb NatterSearchDb;
 
 NatterSearchDb  *natter_search_db_open                 (const char        *path,
-                                                        gboolean           read_only,
+                                                        NatterSearchDbOpen mode,
                                                         GError           **error);
+gboolean         natter_search_db_get_file_current     (NatterSearchDb    *db);
+gboolean         natter_search_db_get_shares_memory    (NatterSearchDb    *db);
 void             natter_search_db_close                (NatterSearchDb    *db);
 gboolean         natter_search_db_begin                (NatterSearchDb    *db,
                                                         GError           **error);

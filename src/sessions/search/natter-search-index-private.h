@@ -13,7 +13,8 @@
 G_BEGIN_DECLS
 
 /* How the worker thread sees the logs. Only the worker writes the index,
- * so every function here runs on it. */
+ * so every function here runs on it, but natter_search_sync_is_current(),
+ * which writes nothing. */
 typedef struct
 {
   NatterJsonlRepo *session_repo;
@@ -38,6 +39,9 @@ gboolean natter_search_sync_all      (NatterSearchSync  *sync,
 gboolean natter_search_sync_session  (NatterSearchSync  *sync,
                                       const char        *session_id,
                                       GError           **error);
+gboolean natter_search_sync_is_current (NatterSearchSync  *sync,
+                                        gboolean          *out_current,
+                                        GError           **error);
 
 /* For tests: the worker runs its checks and builds @batch sessions a
  * transaction and stops after each commit but the last, each time until

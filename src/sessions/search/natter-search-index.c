@@ -22,11 +22,13 @@
  * The file is the data directory writer's (docs/sessions.md §8.3): a
  * process whose repositories refuse writes starts no worker, and its
  * searches read the writer's file as it is, never build, remove or
- * replace it; one that finds it damaged says so and leaves the rebuild
- * to the writer. A rebuild replaces the file (a new inode), so a query
- * connection is opened again when the file at the path is no longer the
- * one it reads: a search in another process follows the writer's new
- * file rather than the removed one.
+ * replace it, and open it so that SQLite makes and writes nothing beside
+ * it either (NATTER_SEARCH_DB_OPEN_FOREIGN); one that finds it damaged
+ * says so and leaves the rebuild to the writer, and one that finds none
+ * says the writer is still building it. A rebuild replaces the file (a
+ * new inode), so a query connection is opened again when the file at
+ * the path is no longer the one it reads: a search in another process
+ * follows the writer's new file rather than the removed one.
  */
 
 #define G_LOG_DOMAIN "natter-search"
@@ -104,8 +106,7 @@ typedef struct
   GMutex           query_lock;
   NatterSearchDb  *query_db;
   guint            query_generation;
-  dev_t            query_dev;     /* the file @query_db was opened on, taken before */
-  ino_t            query_ino;
+  NatterSearchDbOpen query_mode;  /* how @query_db was opened: this process's file, or the writer's */
   guint            match_cap;     /* under query_lock: NATTER_SEARCH_MATCH_CAP, or what a test asked for */
 } Shared;
 
@@ -124,6 +125,12 @@ struct _NatterSearchIndex
   guint           n_checked;
   guint           n_sessions;
   GPtrArray      *waiters;        /* GTask, waiting for the worker to be idle */
+  /* In a process that may not write the file, the writer's file is
+   * followed instead (natter_search_index_start()): */
+  GFileMonitor   *follow_monitor; /* the folder of the file */
+  guint           follow_source;  /* a read waits for changes to settle */
+  gboolean        follow_reading; /* one runs */
+  gboolean        follow_again;   /* the file changed while it ran */
 };
 
 G_DEFINE_FINAL_TYPE (NatterSearchIndex, natter_search_index, G_TYPE_OBJECT)
@@ -412,13 +419,13 @@ open_db (Shared *shared)
                                         g_strerror (saved_errno)));
       return NULL;
     }
-  db = natter_search_db_open (shared->path, FALSE, &error);
+  db = natter_search_db_open (shared->path, NATTER_SEARCH_DB_OPEN_WRITE, &error);
   if (db == NULL && g_error_matches (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
     {
       if (!start_over (shared, &db, error))
         return NULL;  /* start_over() set the failure */
       g_clear_error (&error);
-      db = natter_search_db_open (shared->path, FALSE, &error);
+      db = natter_search_db_open (shared->path, NATTER_SEARCH_DB_OPEN_WRITE, &error);
     }
   set_failure (shared, g_steal_pointer (&error));
   return db;
@@ -447,6 +454,23 @@ committed_cb (gpointer data,
   g_mutex_unlock (&shared->lock);
 }
 
+/* Any thread: takes @ids (transfer full) as the sessions with a turn
+ * the index could not read; the main thread says so at the next news
+ * when they changed. */
+static void
+set_unreadable (Shared *shared,
+                GStrv   ids)
+{
+  g_mutex_lock (&shared->lock);
+  /* A job that changed nothing of it (most do) says nothing. */
+  if (shared->unreadable == NULL || !g_strv_equal ((const char * const *) shared->unreadable,
+                                                   (const char * const *) ids))
+    g_atomic_int_set (&shared->unreadable_changed, 1);
+  g_strfreev (shared->unreadable);
+  shared->unreadable = ids;
+  g_mutex_unlock (&shared->lock);
+}
+
 /* The worker: which sessions have a turn the index could not read, as
  * the job just committed left it. */
 static gboolean
@@ -458,14 +482,7 @@ note_unreadable (Shared          *shared,
 
   if (ids == NULL)
     return FALSE;
-  g_mutex_lock (&shared->lock);
-  /* A job that changed nothing of it (most do) says nothing. */
-  if (shared->unreadable == NULL || !g_strv_equal ((const char * const *) shared->unreadable,
-                                                   (const char * const *) ids))
-    g_atomic_int_set (&shared->unreadable_changed, 1);
-  g_strfreev (shared->unreadable);
-  shared->unreadable = ids;
-  g_mutex_unlock (&shared->lock);
+  set_unreadable (shared, ids);
   return TRUE;
 }
 
@@ -669,6 +686,9 @@ natter_search_index_new (GFile           *cache_file,
   return self;
 }
 
+static void follow_writer  (NatterSearchIndex *self);
+static void stop_following (NatterSearchIndex *self);
+
 /**
  * natter_search_index_start:
  * @self: a search index
@@ -679,17 +699,29 @@ natter_search_index_new (GFile           *cache_file,
  * #NatterSearchIndex:indexing is %TRUE. From then on every change the
  * session service reports is written through. Idempotent.
  *
- * Does nothing in a process that may not write the data directory (the
- * session repository refuses writes, natter_jsonl_repo_refuse_writes()):
- * the file is the writer's, and searches there read it as it is.
+ * In a process that may not write the data directory (the session
+ * repository refuses writes, natter_jsonl_repo_refuse_writes(),
+ * docs/sessions.md §8.3) no worker starts: the file is the writer's,
+ * searches there read it as it is, and from now on this index follows
+ * it, reading which conversations it could not read in full
+ * (natter_search_index_dup_unreadable(), with
+ * #NatterSearchIndex::unreadable-changed) now and whenever the file
+ * changes, and writing nothing. Called again once the process has taken
+ * the writer lock after all, it stops following and starts the worker.
  */
 void
 natter_search_index_start (NatterSearchIndex *self)
 {
   g_return_if_fail (NATTER_IS_SEARCH_INDEX (self));
 
-  if (self->worker != NULL || !may_write (self->shared))
+  if (self->worker != NULL)
     return;
+  if (!may_write (self->shared))
+    {
+      follow_writer (self);
+      return;
+    }
+  stop_following (self);
   queue_job (self, JOB_SYNC_ALL, NULL);
   self->worker = g_thread_new ("natter-search", worker_main, shared_ref (self->shared));
 }
@@ -842,16 +874,14 @@ natter_search_index_set_match_cap (NatterSearchIndex *self,
   g_mutex_unlock (&self->shared->query_lock);
 }
 
-/* Under query_lock: whether the file at the index's path is still the
- * one the query connection was opened on. Another process's rebuild
- * (this process's own bumps the generation) removes the file and makes
- * a new one: the connection would go on reading the removed one. */
-static gboolean
-query_file_current (Shared *shared)
+/* How this process's query connection opens the file: as the file's
+ * writer's, or as another process's it must leave as it is
+ * (natter_search_db_open()). A process that takes the writer lock after
+ * all (docs/sessions.md §8.3) opens it again the writer's way. */
+static NatterSearchDbOpen
+query_mode (Shared *shared)
 {
-  GStatBuf info;
-
-  return g_stat (shared->path, &info) == 0 && info.st_dev == shared->query_dev && info.st_ino == shared->query_ino;
+  return may_write (shared) ? NATTER_SEARCH_DB_OPEN_QUERY : NATTER_SEARCH_DB_OPEN_FOREIGN;
 }
 
 /* A search in a process that may not write the file found it damaged:
@@ -866,94 +896,367 @@ set_damaged_elsewhere (const char  *path,
                  "again."), path);
 }
 
+/* A search in a process that may not write the file found none, or one
+ * not laid out yet: the writer makes it (its start-up check), never
+ * this process. */
+static void
+set_missing_elsewhere (GError **error)
+{
+  g_set_error_literal (error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING,
+                       _("The search index is still being built by the other Natter using this data folder. "
+                         "Search again once it has finished."));
+}
+
+/* Under query_lock: the query connection, opened (again) when there is
+ * none, when the worker started the file over, when the process's mode
+ * changed, or when the file at the path is no longer the one it reads
+ * (natter_search_db_get_file_current()). %NULL with @error when it
+ * cannot be opened; %NULL without one when there is no file yet to
+ * read, or one being started over (*@out_rebuilding is then set when
+ * the worker builds it again). */
+static NatterSearchDb *
+ensure_query_db (Shared    *shared,
+                 guint      generation,
+                 gboolean  *out_rebuilding,
+                 GError   **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  NatterSearchDbOpen mode = query_mode (shared);
+  GError *failure = NULL;
+
+  if (shared->query_db != NULL &&
+      (shared->query_generation != generation || shared->query_mode != mode ||
+       !natter_search_db_get_file_current (shared->query_db)))
+    g_clear_pointer (&shared->query_db, natter_search_db_close);
+  if (shared->query_db != NULL)
+    return shared->query_db;
+
+  shared->query_db = natter_search_db_open (shared->path, mode, &local_error);
+  shared->query_generation = generation;
+  shared->query_mode = mode;
+  if (shared->query_db != NULL)
+    return shared->query_db;
+
+  g_mutex_lock (&shared->lock);
+  if (shared->failure != NULL)
+    failure = g_error_copy (shared->failure);
+  g_mutex_unlock (&shared->lock);
+  /* The worker cannot make the file, or another thing is in its place:
+   * say so. */
+  if (failure != NULL || g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE))
+    {
+      g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+        set_damaged_elsewhere (shared->path, error);
+      else if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_MISSING))
+        set_missing_elsewhere (error);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+    *out_rebuilding = ask_rebuild (shared, generation);
+  /* No file yet, or one being started over: nothing is indexed. */
+  g_debug ("searching an index that is not there: %s", local_error->message);
+  return NULL;
+}
+
+/* Under query_lock, in a process that reads the writer's file through
+ * @db: which sessions its index could not read in full, as the file
+ * says now. What a file changed under the read says is not taken: the
+ * change is itself followed by another read. */
+static void
+read_unreadable_locked (Shared         *shared,
+                        NatterSearchDb *db)
+{
+  g_autoptr(GError) error = NULL;
+  GStrv ids = natter_search_db_list_unreadable (db, &error);
+
+  if (ids == NULL)
+    {
+      g_debug ("Which conversations the search index could not read is not known: %s", error->message);
+      return;
+    }
+  if (!natter_search_db_get_file_current (db))
+    {
+      g_strfreev (ids);
+      return;
+    }
+  set_unreadable (shared, ids);
+  post_news (shared);
+}
+
+/* Under query_lock, in a process that reads the writer's file through
+ * @db: whether the writer's index describes every conversation on disk
+ * as it is now. Not when it cannot tell: the search then says nothing of
+ * it. */
+static gboolean
+writer_current (Shared         *shared,
+                NatterSearchDb *db)
+{
+  NatterSearchSync sync = { shared->session_repo, shared->turn_repo, db, NULL, 0, NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  gboolean current = TRUE;
+
+  if (!natter_search_sync_is_current (&sync, &current, &error))
+    {
+      g_debug ("Whether the search index is current is not known: %s", error->message);
+      return TRUE;
+    }
+  return current;
+}
+
+/* How often a query of another process's file is asked at most when
+ * the file changed while it ran (natter_search_db_get_file_current()): a
+ * writer that opens or checkpoints the file meanwhile may have torn what
+ * an immutable read saw. */
+#define FOREIGN_TRIES 3
+
 /* Under query_lock: the query of natter_search_index_search_sync(). A
  * file found damaged, whether opening it or in the query, is not an
  * error of the search: the worker is asked to build it again
  * (ask_rebuild()) and the search finds nothing until it has, with
  * @out_rebuilding set, as it does while the file is made. In a process
- * that may not write the file, it is the error (set_damaged_elsewhere()). */
+ * that may not write the file, it is the error (set_damaged_elsewhere()),
+ * as is a file that is not there yet (set_missing_elsewhere()). */
 static GPtrArray *
 query_locked (Shared      *shared,
               const char  *text,
               guint        limit,
               gboolean    *out_capped,
               gboolean    *out_rebuilding,
+              gboolean    *out_behind,
               GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   guint generation;
-  GPtrArray *hits;
+  GPtrArray *hits = NULL;
 
   *out_rebuilding = FALSE;
+  if (out_behind != NULL)
+    *out_behind = FALSE;
   g_mutex_lock (&shared->lock);
   generation = shared->generation;
   g_mutex_unlock (&shared->lock);
-  if (shared->query_db != NULL && (shared->query_generation != generation || !query_file_current (shared)))
-    g_clear_pointer (&shared->query_db, natter_search_db_close);
-  if (shared->query_db == NULL)
-    {
-      GStatBuf info;
-      /* Taken before the open: a file replaced in between is seen as
-       * replaced by the next search, which opens it again. */
-      gboolean known = g_stat (shared->path, &info) == 0;
 
-      shared->query_dev = known ? info.st_dev : 0;
-      shared->query_ino = known ? info.st_ino : 0;
-      shared->query_db = natter_search_db_open (shared->path, TRUE, &local_error);
-      shared->query_generation = generation;
-      if (shared->query_db == NULL)
+  for (guint tries = 0; hits == NULL; tries++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      GError *open_error = NULL;
+      NatterSearchDb *db = ensure_query_db (shared, generation, out_rebuilding, &open_error);
+
+      if (db == NULL && open_error != NULL)
         {
-          GError *failure = NULL;
-
-          g_mutex_lock (&shared->lock);
-          if (shared->failure != NULL)
-            failure = g_error_copy (shared->failure);
-          g_mutex_unlock (&shared->lock);
-          /* The worker cannot make the file, or another thing is in its
-           * place: say so. */
-          if (failure != NULL ||
-              g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_NOT_A_FILE))
-            {
-              g_propagate_error (error, failure != NULL ? failure : g_steal_pointer (&local_error));
-              return NULL;
-            }
-          if (g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-            {
-              if (!may_write (shared))
-                {
-                  set_damaged_elsewhere (shared->path, error);
-                  return NULL;
-                }
-              *out_rebuilding = ask_rebuild (shared, generation);
-            }
-          /* No file yet, or one being started over: nothing is indexed. */
-          g_debug ("searching an index that is not there: %s", local_error->message);
-          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+          g_propagate_error (error, open_error);
+          return NULL;
         }
-    }
-  hits = natter_search_db_query (shared->query_db, text, limit, shared->match_cap, out_capped, &local_error);
-  if (hits == NULL && g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
-    {
+      if (db == NULL)
+        return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+
+      hits = natter_search_db_query (db, text, limit, shared->match_cap, out_capped, &local_error);
+      if (hits != NULL && shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN && out_behind != NULL)
+        *out_behind = !writer_current (shared, db);
+      if (shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN && !natter_search_db_get_file_current (db) &&
+          tries + 1 < FOREIGN_TRIES)
+        {
+          /* Changed under the query: what it found, or the damage it
+           * found, may be a torn read. Asked again of the file as it
+           * is now. */
+          g_clear_pointer (&hits, g_ptr_array_unref);
+          g_clear_pointer (&shared->query_db, natter_search_db_close);
+          continue;
+        }
+      /* A process that reads the writer's file learns here too which
+       * conversations it could not read in full, as the file says now:
+       * a search names them (natter_search_index_dup_unreadable()). */
+      if (hits != NULL && shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
+        read_unreadable_locked (shared, db);
+      /* Not kept open through the writer's shared memory: the writer,
+       * closing the file, would leave its -wal and -shm behind for it. */
+      if (natter_search_db_get_shares_memory (db))
+        g_clear_pointer (&shared->query_db, natter_search_db_close);
+      if (hits != NULL)
+        break;
+      if (!g_error_matches (local_error, NATTER_SEARCH_DB_ERROR, NATTER_SEARCH_DB_ERROR_CORRUPT))
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
       /* Closed before the worker throws the file away: this connection
        * is not the last on it, so it writes nothing to it. */
       g_clear_pointer (&shared->query_db, natter_search_db_close);
-      if (!may_write (shared))
+      if (shared->query_mode == NATTER_SEARCH_DB_OPEN_FOREIGN)
         {
           set_damaged_elsewhere (shared->path, error);
           return NULL;
         }
-      if (ask_rebuild (shared, generation))
+      if (!ask_rebuild (shared, generation))
         {
-          g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
-          *out_rebuilding = TRUE;
-          if (out_capped != NULL)
-            *out_capped = FALSE;
-          return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
         }
+      g_debug ("The search index is damaged, rebuilding it: %s", local_error->message);
+      *out_rebuilding = TRUE;
+      if (out_capped != NULL)
+        *out_capped = FALSE;
+      return g_ptr_array_new_with_free_func ((GDestroyNotify) natter_search_hit_free);
     }
-  if (hits == NULL)
-    g_propagate_error (error, g_steal_pointer (&local_error));
   return hits;
+}
+
+/* Following the writer's file
+ *
+ * A process that may not write the file reads the writer's. Which
+ * conversations its index could not read in full is read from it when
+ * following starts and again whenever the file, its -wal or its -shm
+ * change (the writer committed, checkpointed, or built it anew), once
+ * the changes settle: a front end marks those conversations as the
+ * writer's own window does (natter_search_index_dup_unreadable()). */
+
+/* How long changes of the writer's file settle before it is read. */
+#define FOLLOW_DELAY_MS 250
+
+static void follow_read (NatterSearchIndex *self);
+
+/* The read runs on the state the index shares with its threads, not on
+ * the index itself, which may go meanwhile. */
+static void
+follow_read_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  Shared *shared = task_data;
+  g_autoptr(GError) error = NULL;
+  gboolean rebuilding = FALSE;
+  NatterSearchDb *db;
+  guint generation;
+
+  g_mutex_lock (&shared->lock);
+  generation = shared->generation;
+  g_mutex_unlock (&shared->lock);
+  g_mutex_lock (&shared->query_lock);
+  /* Only while this process still reads the writer's file: one that took
+   * the lock since has its worker say it. */
+  if (query_mode (shared) == NATTER_SEARCH_DB_OPEN_FOREIGN)
+    {
+      db = ensure_query_db (shared, generation, &rebuilding, &error);
+      if (db != NULL)
+        read_unreadable_locked (shared, db);
+      else if (error != NULL)
+        g_debug ("Not following the search index: %s", error->message);
+      if (db != NULL && natter_search_db_get_shares_memory (db))
+        g_clear_pointer (&shared->query_db, natter_search_db_close);
+    }
+  g_mutex_unlock (&shared->query_lock);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+follow_read_done_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(NatterSearchIndex) self = g_weak_ref_get (user_data);
+
+  if (self == NULL)
+    return;
+  self->follow_reading = FALSE;
+  if (self->follow_again && self->follow_monitor != NULL)
+    {
+      self->follow_again = FALSE;
+      follow_read (self);
+    }
+}
+
+/* Reads the writer's file in a thread; a change while that runs reads
+ * it again after. */
+static void
+follow_read (NatterSearchIndex *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->follow_reading)
+    {
+      self->follow_again = TRUE;
+      return;
+    }
+  self->follow_reading = TRUE;
+  task = g_task_new (NULL, NULL, follow_read_done_cb, &self->shared->owner);
+  g_task_set_source_tag (task, follow_read);
+  g_task_set_task_data (task, shared_ref (self->shared), (GDestroyNotify) shared_unref);
+  g_task_run_in_thread (task, follow_read_thread);
+}
+
+static gboolean
+follow_settled_cb (gpointer user_data)
+{
+  NatterSearchIndex *self = user_data;
+
+  self->follow_source = 0;
+  follow_read (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Whether @file is the index file or one SQLite keeps beside it. */
+static gboolean
+is_index_file (NatterSearchIndex *self,
+               GFile             *file)
+{
+  g_autofree char *name = file != NULL ? g_file_get_basename (file) : NULL;
+  g_autofree char *own = g_file_get_basename (self->file);
+
+  return name != NULL && g_str_has_prefix (name, own);
+}
+
+static void
+follow_changed_cb (GFileMonitor      *monitor,
+                   GFile             *file,
+                   GFile             *other,
+                   GFileMonitorEvent  event,
+                   NatterSearchIndex *self)
+{
+  if (!is_index_file (self, file) && !is_index_file (self, other))
+    return;
+  if (self->follow_source == 0)
+    self->follow_source = g_timeout_add (FOLLOW_DELAY_MS, follow_settled_cb, self);
+}
+
+/* Starts following the writer's file, and reads it at once. */
+static void
+follow_writer (NatterSearchIndex *self)
+{
+  g_autoptr(GFile) folder = g_file_get_parent (self->file);
+  g_autoptr(GError) error = NULL;
+
+  if (self->follow_monitor != NULL)
+    return;
+  /* A folder not there yet is watched for, and a file it gets then is
+   * a change like any. */
+  self->follow_monitor = g_file_monitor_directory (folder, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->follow_monitor == NULL)
+    g_debug ("The writer's search index is read once only: %s", error->message);
+  else
+    g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (follow_changed_cb), self);
+  follow_read (self);
+}
+
+/* This process writes the file from now on, or goes: nothing of the
+ * writer's is followed any longer. */
+static void
+stop_following (NatterSearchIndex *self)
+{
+  if (self->follow_monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
+      g_file_monitor_cancel (self->follow_monitor);
+      g_clear_object (&self->follow_monitor);
+    }
+  g_clear_handle_id (&self->follow_source, g_source_remove);
+  self->follow_again = FALSE;
 }
 
 /**
@@ -964,7 +1267,11 @@ query_locked (Shared      *shared,
  * @out_still_indexing: (out) (optional): set to whether the start-up
  *   check or a build was still running, or was asked for by this search
  *   because it found the index file damaged, so the answer may be
- *   incomplete
+ *   incomplete; in a process that may not write the data directory,
+ *   whether the writer's index does not describe every conversation on
+ *   disk as it is now (the writer is still bringing it up to date:
+ *   a check of every session file's size and time, made only when
+ *   asked)
  * @out_capped: (out) (optional): set to whether more turns matched than
  *   natter_search_index_get_match_cap() (2,000), so that only the newest
  *   of them were ranked
@@ -987,7 +1294,10 @@ query_locked (Shared      *shared,
  * again each time it is built is given up on, with the error. In a
  * process that may not write the data directory, the damage is the
  * error (%NATTER_SEARCH_DB_ERROR_CORRUPT): the writer rebuilds the file,
- * and a search after that reads the new one.
+ * and a search after that reads the new one; so is a file that is not
+ * there yet, or not laid out yet (%NATTER_SEARCH_DB_ERROR_MISSING, in
+ * words that say the writer is still building it). Such a process
+ * writes nothing beside the file either (docs/sessions.md §8.3).
  *
  * Returns: (transfer full) (element-type NatterSearchHit): the hits; %NULL
  *   with a %NATTER_SEARCH_DB_ERROR when the index cannot be read and is
@@ -1005,6 +1315,7 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
   GPtrArray *hits;
   gboolean building;
   gboolean rebuilding = FALSE;
+  gboolean behind = FALSE;
 
   g_return_val_if_fail (NATTER_IS_SEARCH_INDEX (self), NULL);
   g_return_val_if_fail (text != NULL, NULL);
@@ -1012,10 +1323,11 @@ natter_search_index_search_sync (NatterSearchIndex  *self,
   shared = self->shared;
   building = g_atomic_int_get (&shared->building) != 0;
   g_mutex_lock (&shared->query_lock);
-  hits = query_locked (shared, text, limit, out_capped, &rebuilding, error);
+  hits = query_locked (shared, text, limit, out_capped, &rebuilding, out_still_indexing != NULL ? &behind : NULL,
+                       error);
   g_mutex_unlock (&shared->query_lock);
   if (out_still_indexing != NULL)
-    *out_still_indexing = building || rebuilding;
+    *out_still_indexing = building || rebuilding || behind;
   if (hits == NULL)
     return NULL;
 
@@ -1063,11 +1375,13 @@ natter_search_index_recheck_session (NatterSearchIndex *self,
  * last looked (damaged, or missing while its session lists it), as of
  * the worker's last finished job: no search finds the words of that
  * turn, and whoever shows a search says so rather than miss them
- * silently (docs/sessions.md §8.4). Sessions deleted in this process
- * are left out. Reads no file; thread-safe.
+ * silently (docs/sessions.md §8.4). In a process that may not write the
+ * data directory, as of the writer's file when it was last read
+ * (natter_search_index_start(), and each search). Sessions deleted in
+ * this process are left out. Reads no file; thread-safe.
  *
  * Returns: (transfer full): the session ids, sorted; empty before the
- *   first job has finished
+ *   first job has finished, or the writer's file was first read
  */
 GStrv
 natter_search_index_dup_unreadable (NatterSearchIndex *self)
@@ -1256,6 +1570,7 @@ natter_search_index_dispose (GObject *object)
       g_clear_signal_handler (&self->damage_id, self->sessions);
     }
   g_clear_object (&self->sessions);
+  stop_following (self);
   /* Closed before the worker's connection, so that the worker's is the
    * last and folds the log into the file (a query connection never
    * does, natter_search_db_open()). No search runs: each holds @self. */

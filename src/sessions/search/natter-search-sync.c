@@ -605,3 +605,49 @@ natter_search_sync_session (NatterSearchSync  *sync,
     return FALSE;
   return natter_search_db_commit (sync->db, error);
 }
+
+/**
+ * natter_search_sync_is_current: (skip)
+ * @sync: a view whose @db only reads (@quit, @batch and @committed are
+ *   not used)
+ * @out_current: (out): whether the index describes every session on
+ *   disk as it is now
+ * @error: return location for a #GError
+ *
+ * The start-up check's comparison without its work: whether every
+ * session file on disk, with its latest turn file, has the size and
+ * mtime the index recorded when it read them, and the index holds no
+ * session that is gone. For a process that reads the writer's index
+ * (docs/sessions.md §8.3), to tell a search that may miss what the
+ * writer has yet to index. Writes nothing; any thread.
+ *
+ * Returns: %TRUE with *@out_current set; else %FALSE with a
+ *   %NATTER_SEARCH_DB_ERROR or the error listing the session files
+ */
+gboolean
+natter_search_sync_is_current (NatterSearchSync  *sync,
+                               gboolean          *out_current,
+                               GError           **error)
+{
+  g_auto(GStrv) ids = NULL;
+  g_autoptr(GHashTable) records = NULL;
+
+  *out_current = FALSE;
+  ids = natter_jsonl_repo_list_ids_sync (sync->session_repo, NULL, error);
+  if (ids == NULL)
+    return FALSE;
+  records = natter_search_db_load_sessions (sync->db, error);
+  if (records == NULL)
+    return FALSE;
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      NatterSearchStamp stamp;
+
+      stamp_file (sync->session_repo, ids[i], &stamp);
+      if (!session_unchanged (sync, g_hash_table_lookup (records, ids[i]), &stamp))
+        return TRUE;
+      g_hash_table_remove (records, ids[i]);
+    }
+  *out_current = g_hash_table_size (records) == 0;
+  return TRUE;
+}
