@@ -555,25 +555,23 @@ natter_cli_command_delete (Run *run)
                                         g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
-/* Fork and recover both print the new session's id. */
+/* Fork prints the new session's id. */
 static void
-new_session_done_cb (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+forked_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
   Run *run = user_data;
   g_autofree char *session_id = NULL;
   GError *error = NULL;
 
-  session_id = run->new_session_finish (NATTER_SESSIONS (object), result, &error);
+  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
   if (session_id == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
   natter_cli_out (run, "session %s\n", session_id);
-  if (run->note != NULL)
-    g_application_command_line_printerr (run->cmdline, "%s", run->note);
   natter_cli_finish (run, 0);
 }
 
@@ -589,39 +587,40 @@ natter_cli_command_fork (Run *run)
       natter_cli_fail_error (run, error);
       return;
     }
-  run->new_session_finish = natter_sessions_fork_finish;
   natter_sessions_fork_async (natter_services_get_sessions (run->services), run->args[0], run->args[1], NULL,
-                              g_task_get_cancellable (run->task), new_session_done_cb, run);
+                              g_task_get_cancellable (run->task), forked_cb, run);
 }
 
-/* Where the damage the copy ends before is, said after the copy is
- * made: nothing is left out without a word. */
+/* The copy is made: its id, and where the damage it ends before is,
+ * from the report the copy was made by. Nothing is left out without a
+ * word. */
 static void
-recover_inspected_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+recovered_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
   Run *run = user_data;
   g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autofree char *session_id = NULL;
   GError *error = NULL;
 
-  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (object), result, &error);
-  if (damage == NULL)
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &damage, &error);
+  if (session_id == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
-  if (damage->reason != NULL && damage->can_copy)
+  natter_cli_out (run, "session %s\n", session_id);
+  if (damage->reason != NULL)
     {
       g_autofree char *path = g_file_get_path (damage->file);
       g_autofree char *where = damage->line > 0 ? g_strdup_printf ("%s:%u", path, damage->line) : g_strdup (path);
 
-      run->note = g_strdup_printf (natter_cli_tr (run, "The copy ends where the session cannot be read: %s: %s\n"),
-                                   where, damage->reason);
+      g_application_command_line_printerr (run->cmdline,
+                                           natter_cli_tr (run, "The copy ends where the session cannot be read: %s: %s\n"),
+                                           where, damage->reason);
     }
-  run->new_session_finish = natter_sessions_recover_finish;
-  natter_sessions_recover_async (NATTER_SESSIONS (object), run->args[0], g_task_get_cancellable (run->task),
-                                 new_session_done_cb, run);
+  natter_cli_finish (run, 0);
 }
 
 /* A damaged session cannot be used, so unlike the other commands this
@@ -641,8 +640,8 @@ natter_cli_command_recover (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
-  natter_sessions_inspect_damage_async (natter_services_get_sessions (run->services), run->args[0],
-                                        g_task_get_cancellable (run->task), recover_inspected_cb, run);
+  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
+                                 g_task_get_cancellable (run->task), recovered_cb, run);
 }
 
 /* ------------------------------------------------------------------ */

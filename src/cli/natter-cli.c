@@ -44,7 +44,6 @@ run_free (Run *run)
   g_free (run->system);
   g_free (run->turn_id);
   g_free (run->latest_before);
-  g_free (run->note);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
