@@ -955,6 +955,51 @@ test_recover_torn_first_line (Fixture       *f,
   g_assert_null (other_report->message);
 }
 
+/* Each copy of the same damaged conversation can be told from the
+ * others in the list: the first is "… (recovered)", the next "…
+ * (recovered 2)", as a file manager numbers a second copy of a file;
+ * a title no longer listed is free again. */
+static void
+test_recover_twice_distinct_titles (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Chosen");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *fourth = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, two);
+  restart (f);
+
+  first = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
+  g_clear_pointer (&state, natter_session_state_unref);
+  second = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered 2)");
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, second)), ==,
+                   "Chosen (recovered 2)");
+  g_clear_pointer (&state, natter_session_state_unref);
+  third = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered 3)");
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  g_assert_true (delete_session (f, first, &error));
+  g_assert_no_error (error);
+  fourth = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -985,4 +1030,5 @@ sessions_add_damage_tests (void)
   ADD ("recover/keeps-parameters-and-folder", test_recover_keeps_settings, NULL);
   ADD ("recover/hands-back-its-report", test_recover_hands_back_report, NULL);
   ADD ("recover/torn-first-line-says-so", test_recover_torn_first_line, NULL);
+  ADD ("recover/second-copy-has-its-own-title", test_recover_twice_distinct_titles, NULL);
 }

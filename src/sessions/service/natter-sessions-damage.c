@@ -430,6 +430,7 @@ typedef struct
   NatterGenerationParameters *parameters; /* recover: what the copy takes, or NULL */
   char               *folder_id;      /* recover: likewise */
   NatterSessionDamage *damage;        /* recover: the report the copy was made by */
+  GHashTable         *titles;         /* recover: the titles listed when it began, a set */
 } DamageData;
 
 static void
@@ -446,6 +447,7 @@ damage_data_free (DamageData *data)
   g_clear_pointer (&data->parameters, natter_generation_parameters_free);
   g_free (data->folder_id);
   g_clear_pointer (&data->damage, natter_session_damage_free);
+  g_clear_pointer (&data->titles, g_hash_table_unref);
   g_free (data);
 }
 
@@ -746,23 +748,48 @@ add_queue (NatterSessionState *own,
   natter_session_events_raise (events, 1, NULL);
 }
 
+/* @title as every title Natter makes is written: without the control
+ * characters an older version wrote (docs/format.md §3.1). Takes @title. */
+static char *
+clean_title (char *title)
+{
+  if (natter_text_has_control (title))
+    {
+      char *clean = natter_session_title_clean (title);
+
+      g_free (title);
+      return clean;
+    }
+  return title;
+}
+
 /* The title of the copy of a conversation titled @title (nullable: one
  * without a title has none either): the same, marked as the copy. A
- * title an older version wrote with control characters is written
- * without them, as every title Natter makes (docs/format.md §3.1). */
+ * second copy of the same conversation is told from the first by a
+ * number, as GNOME's file managers tell a second copy of a file from
+ * the first: "… (recovered 2)", the first title none of @taken (the
+ * titles listed now) has. */
 static char *
-recovered_title (const char *title)
+recovered_title (const char *title,
+                 GHashTable *taken)
 {
-  g_autofree char *marked = NULL;
+  char *marked;
 
   if (title == NULL)
     return NULL;
   /* Translators: the title of the copy of a damaged conversation's
    * readable part; %s is that conversation's title */
-  marked = g_strdup_printf (_("%s (recovered)"), title);
-  if (natter_text_has_control (marked))
-    return natter_session_title_clean (marked);
-  return g_steal_pointer (&marked);
+  marked = clean_title (g_strdup_printf (_("%s (recovered)"), title));
+  for (guint n = 2; taken != NULL && g_hash_table_contains (taken, marked) && n < G_MAXUINT; n++)
+    {
+      g_free (marked);
+      /* Translators: the title of another copy of a damaged
+       * conversation's readable part, when one with the title "%s
+       * (recovered)" is listed already; %s is that conversation's title,
+       * %u the number of the copy (2, 3, …) */
+      marked = clean_title (g_strdup_printf (_("%s (recovered %u)"), title, n));
+    }
+  return marked;
 }
 
 static void
@@ -818,7 +845,7 @@ recover_thread (GTask        *task,
    * answer would replace the damaged conversation's title with an
    * automatic one. It says it is the copy: the damaged conversation
    * stays listed beside it under its own. */
-  title = recovered_title (natter_session_state_get_title (prefix));
+  title = recovered_title (natter_session_state_get_title (prefix), data->titles);
   if (title != NULL)
     g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
   for (guint i = 0; i < damage->n_turns; i++)
@@ -926,7 +953,9 @@ recovered_cb (GObject      *object,
  * Copies the readable part of a damaged session to a new session, the
  * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
  * never repair or skip). The new session has the damaged one's title marked
- * as the copy's ("… (recovered)", in the language of the process), the
+ * as the copy's ("… (recovered)", in the language of the process; "…
+ * (recovered 2)" and on when a conversation of that title is listed
+ * already, so each copy is told from the others), the
  * generation parameters and folder of its conversation (when it is the
  * original: a copy of a version shares its original's), its lineage,
  * and as its turns the turns of the readable prefix
@@ -970,6 +999,17 @@ natter_sessions_recover_async (NatterSessions      *self,
 
       data->parameters = kept != NULL ? natter_generation_parameters_copy (kept) : NULL;
       data->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
+    }
+  /* The titles listed now, which the copy's is told from; read here,
+   * where the index lives. */
+  data->titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->index)); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+      const char *title = natter_session_index_entry_get_title (entry);
+
+      if (title != NULL)
+        g_hash_table_add (data->titles, g_strdup (title));
     }
   thread = g_task_new (self, cancellable, recovered_cb, g_object_ref (task));
   g_task_set_task_data (thread, data, (GDestroyNotify) damage_data_free);
