@@ -530,20 +530,18 @@ check_attachments (NatterJsonlRepo     *turn_repo,
       }
 }
 
-/* Reads the message of the turn at @index of @prefix, the first one a
- * copy leaves out, as far as its log reads: the message is the turn's
- * first line, readable when the damage is further on. %FALSE when there
- * is no such turn or its first line does not read; else %TRUE, with its
- * text in @out_text, read as every other place reads a message's text
- * (natter_session_message_text(), so valid UTF-8 for the message field),
- * its text parts joined by line breaks: %NULL for a message without
- * text (files only). */
+/* Reads the message of the turn @turn_id as far as its log reads: the
+ * message is the turn's first line, readable when the damage is further
+ * on. %FALSE when its first line does not read (or the file is
+ * missing); else %TRUE, with its text in @out_text, read as every other
+ * place reads a message's text (natter_session_message_text(), so valid
+ * UTF-8 for the message field), its text parts joined by line breaks:
+ * %NULL for a message without text (files only). */
 static gboolean
-read_left_out (NatterJsonlRepo    *turn_repo,
-               NatterSessionState *prefix,
-               guint               index,
-               char              **out_text,
-               GCancellable       *cancellable)
+read_turn_message (NatterJsonlRepo  *turn_repo,
+                   const char       *turn_id,
+                   char            **out_text,
+                   GCancellable     *cancellable)
 {
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *reason = NULL;
@@ -554,10 +552,7 @@ read_left_out (NatterJsonlRepo    *turn_repo,
   guint line;
 
   *out_text = NULL;
-  if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
-    return FALSE;
-  events = natter_jsonl_repo_read_prefix_sync (turn_repo, natter_session_state_get_turn (prefix, index)->turn_id,
-                                               &line, &reason, cancellable, NULL);
+  events = natter_jsonl_repo_read_prefix_sync (turn_repo, turn_id, &line, &reason, cancellable, NULL);
   if (events == NULL || events->len == 0)
     return FALSE;
   first = json_node_get_object (g_ptr_array_index (events, 0));
@@ -575,6 +570,22 @@ read_left_out (NatterJsonlRepo    *turn_repo,
   if (text[0] != '\0')
     *out_text = g_steal_pointer (&text);
   return TRUE;
+}
+
+/* read_turn_message() of the turn at @index of @prefix, the first one a
+ * copy leaves out; %FALSE when there is no such turn. */
+static gboolean
+read_left_out (NatterJsonlRepo    *turn_repo,
+               NatterSessionState *prefix,
+               guint               index,
+               char              **out_text,
+               GCancellable       *cancellable)
+{
+  *out_text = NULL;
+  if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
+    return FALSE;
+  return read_turn_message (turn_repo, natter_session_state_get_turn (prefix, index)->turn_id, out_text,
+                            cancellable);
 }
 
 /* What the conversation @session_id was going on with: the agent and
@@ -1056,4 +1067,121 @@ natter_sessions_recover_finish (NatterSessions       *self,
     *out_damage = g_steal_pointer (&recovered->damage);
   recovered_free (recovered);
   return session_id;
+}
+
+typedef struct
+{
+  NatterJsonlRepo *turn_repo;
+  char            *turn_id;
+} TurnMessageData;
+
+static void
+turn_message_data_free (TurnMessageData *data)
+{
+  g_object_unref (data->turn_repo);
+  g_free (data->turn_id);
+  g_free (data);
+}
+
+/* What natter_sessions_read_turn_message_async() found. */
+typedef struct
+{
+  gboolean  read;
+  char     *text;
+} TurnMessage;
+
+static void
+turn_message_free (TurnMessage *message)
+{
+  g_free (message->text);
+  g_free (message);
+}
+
+static void
+read_message_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  TurnMessageData *data = task_data;
+  TurnMessage *message = g_new0 (TurnMessage, 1);
+
+  message->read = read_turn_message (data->turn_repo, data->turn_id, &message->text, cancellable);
+  g_task_return_pointer (task, message, (GDestroyNotify) turn_message_free);
+}
+
+/**
+ * natter_sessions_read_turn_message_async:
+ * @self: the service
+ * @turn_id: a turn whose file cannot be read whole
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Reads what a damaged turn still tells of its message: its first line,
+ * which holds the message and reads when the damage is further on
+ * (docs/sessions.md §2). For showing the person the words of a message
+ * whose turn cannot be read; nothing is repaired, and nothing of the
+ * rest of the turn is read as if it were whole. Reads only.
+ */
+void
+natter_sessions_read_turn_message_async (NatterSessions      *self,
+                                         const char          *turn_id,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  TurnMessageData *data;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_read_turn_message_async);
+  data = g_new0 (TurnMessageData, 1);
+  data->turn_repo = g_object_ref (self->turn_repo);
+  data->turn_id = g_strdup (turn_id);
+  g_task_set_task_data (task, data, (GDestroyNotify) turn_message_data_free);
+  g_task_run_in_thread (task, read_message_thread);
+}
+
+/**
+ * natter_sessions_read_turn_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @out_text: (out) (optional) (transfer full) (nullable): the message's
+ *   words (its text parts joined by line breaks, not its attachments),
+ *   %NULL for a message of files only
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when the message reads; %FALSE with
+ *   %NATTER_SESSION_ERROR_CORRUPT when not even the turn's first line
+ *   does (or its file is missing)
+ */
+gboolean
+natter_sessions_read_turn_message_finish (NatterSessions  *self,
+                                          GAsyncResult    *result,
+                                          char           **out_text,
+                                          GError         **error)
+{
+  TurnMessage *message;
+  gboolean read;
+
+  if (out_text != NULL)
+    *out_text = NULL;
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_read_turn_message_async, FALSE);
+
+  message = g_task_propagate_pointer (G_TASK (result), error);
+  if (message == NULL)
+    return FALSE;
+  read = message->read;
+  if (!read)
+    g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                         "Not even the message of the turn can be read");
+  else if (out_text != NULL)
+    *out_text = g_steal_pointer (&message->text);
+  turn_message_free (message);
+  return read;
 }

@@ -352,6 +352,15 @@ void                natter_sessions_inspect_damage_async         (NatterSessions
 NatterSessionDamage *natter_sessions_inspect_damage_finish       (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_read_turn_message_async      (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_read_turn_message_finish     (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  char               **out_text,
+                                                                  GError             **error);
 void                natter_sessions_recover_async                (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   GCancellable        *cancellable,
