@@ -17,6 +17,7 @@
 #include "natter-cli-private.h"
 #include "natter-id.h"
 #include "natter-json.h"
+#include "natter-plain-text.h"
 #include "natter-session-archive.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
@@ -560,25 +561,23 @@ natter_cli_command_delete (Run *run)
                                         g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
-/* Fork and recover both print the new session's id. */
+/* Fork prints the new session's id. */
 static void
-new_session_done_cb (GObject      *object,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+forked_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
 {
   Run *run = user_data;
   g_autofree char *session_id = NULL;
   GError *error = NULL;
 
-  session_id = run->new_session_finish (NATTER_SESSIONS (object), result, &error);
+  session_id = natter_sessions_fork_finish (NATTER_SESSIONS (object), result, &error);
   if (session_id == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
   natter_cli_out (run, "session %s\n", session_id);
-  if (run->note != NULL)
-    g_application_command_line_printerr (run->cmdline, "%s", run->note);
   natter_cli_finish (run, 0);
 }
 
@@ -594,39 +593,119 @@ natter_cli_command_fork (Run *run)
       natter_cli_fail_error (run, error);
       return;
     }
-  run->new_session_finish = natter_sessions_fork_finish;
   natter_sessions_fork_async (natter_services_get_sessions (run->services), run->args[0], run->args[1], NULL,
-                              g_task_get_cancellable (run->task), new_session_done_cb, run);
+                              g_task_get_cancellable (run->task), forked_cb, run);
 }
 
-/* Where the damage the copy ends before is, said after the copy is
- * made: nothing is left out without a word. */
+/* Says @text on stderr as every human-readable line is said: a control
+ * character a file held (a message's words) as its visible stand-in. */
 static void
-recover_inspected_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+say_on_stderr (Run        *run,
+               const char *text)
+{
+  g_autofree char *visible = natter_visible_text (text, NATTER_VISIBLE_KEEP_NEWLINE | NATTER_VISIBLE_KEEP_TAB);
+
+  g_application_command_line_printerr (run->cmdline, "%s", visible);
+}
+
+/* `recover --json`: the copy and what it left out, as README.md
+ * "Command line" documents them. */
+static JsonObject *
+recovered_json (const char                *session_id,
+                const NatterSessionDamage *damage)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "sessionId", session_id);
+  json_object_set_int_member (object, "turnCount", damage->n_turns);
+  if (damage->reason != NULL)
+    {
+      JsonObject *where = json_object_new ();
+      g_autofree char *path = g_file_get_path (damage->file);
+
+      json_object_set_string_member (where, "file", path);
+      if (damage->line > 0)
+        json_object_set_int_member (where, "line", damage->line);
+      json_object_set_string_member (where, "reason", damage->reason);
+      json_object_set_object_member (object, "damage", where);
+    }
+  if (damage->left_out)
+    {
+      JsonObject *left_out = json_object_new ();
+
+      json_object_set_int_member (left_out, "position", (gint64) damage->n_turns + 1);
+      json_object_set_boolean_member (left_out, "readable", damage->message_read);
+      if (damage->message != NULL)
+        json_object_set_string_member (left_out, "message", damage->message);
+      json_object_set_object_member (object, "leftOut", left_out);
+    }
+  return object;
+}
+
+/* The copy is made: its id, and on stderr where the damage it ends
+ * before is and the message it left out — its words, to send again, or
+ * that they cannot be read — from the report the copy was made by.
+ * Nothing is left out without a word. */
+static void
+recovered_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
   Run *run = user_data;
   g_autoptr(NatterSessionDamage) damage = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *text = NULL;
+  guint position;
   GError *error = NULL;
 
-  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (object), result, &error);
-  if (damage == NULL)
+  session_id = natter_sessions_recover_finish (NATTER_SESSIONS (object), result, &damage, &error);
+  if (session_id == NULL)
     {
       natter_cli_fail_error (run, error);
       return;
     }
-  if (damage->reason != NULL && damage->can_copy)
+  if (run->json)
+    {
+      g_autoptr(JsonObject) json = recovered_json (session_id, damage);
+
+      natter_cli_out_json_object (run, json);
+      natter_cli_finish (run, 0);
+      return;
+    }
+  natter_cli_out (run, "session %s\n", session_id);
+  if (damage->reason != NULL)
     {
       g_autofree char *path = g_file_get_path (damage->file);
       g_autofree char *where = damage->line > 0 ? g_strdup_printf ("%s:%u", path, damage->line) : g_strdup (path);
 
-      run->note = g_strdup_printf (natter_cli_tr (run, "The copy ends where the session cannot be read: %s: %s\n"),
-                                   where, damage->reason);
+      text = g_strdup_printf (natter_cli_tr (run, "The copy ends where the session cannot be read: %s: %s\n"),
+                              where, damage->reason);
+      say_on_stderr (run, text);
+      g_clear_pointer (&text, g_free);
     }
-  run->new_session_finish = natter_sessions_recover_finish;
-  natter_sessions_recover_async (NATTER_SESSIONS (object), run->args[0], g_task_get_cancellable (run->task),
-                                 new_session_done_cb, run);
+  position = damage->n_turns + 1;
+  if (damage->left_out && damage->n_turns == 0)
+    say_on_stderr (run, natter_cli_tr (run, "Nothing could be copied: the damage is in the first message. "
+                                       "The new session holds no message.\n"));
+  if (damage->left_out && damage->message != NULL)
+    /* Translators: %u is the message's place in the conversation (1 for
+     * the first), %s its words, which may be several lines */
+    text = g_strdup_printf (natter_cli_tr (run, "Message %u is not in the copy. Its words, not sent — "
+                                           "send them again in the new session if you want them:\n%s\n"),
+                            position, damage->message);
+  else if (damage->left_out && damage->message_read)
+    /* Translators: %u is the message's place in the conversation (1 for the first) */
+    text = g_strdup_printf (natter_cli_tr (run, "Message %u is not in the copy. It has no words to send again, "
+                                           "only attached files.\n"),
+                            position);
+  else if (damage->left_out)
+    /* Translators: %u is the message's place in the conversation (1 for the first) */
+    text = g_strdup_printf (natter_cli_tr (run, "Message %u is not in the copy, and its words cannot be read "
+                                           "either.\n"),
+                            position);
+  if (text != NULL)
+    say_on_stderr (run, text);
+  natter_cli_finish (run, 0);
 }
 
 /* A damaged session cannot be used, so unlike the other commands this
@@ -646,8 +725,8 @@ natter_cli_command_recover (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
       return;
     }
-  natter_sessions_inspect_damage_async (natter_services_get_sessions (run->services), run->args[0],
-                                        g_task_get_cancellable (run->task), recover_inspected_cb, run);
+  natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
+                                 g_task_get_cancellable (run->task), recovered_cb, run);
 }
 
 /* ------------------------------------------------------------------ */

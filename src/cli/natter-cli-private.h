@@ -61,11 +61,6 @@ typedef gboolean (*BooleanFinish) (NatterSessions  *sessions,
                                    GAsyncResult    *result,
                                    GError         **error);
 
-/* The _finish of a sessions operation that makes a new session. */
-typedef char *(*NewSessionFinish) (NatterSessions  *sessions,
-                                   GAsyncResult    *result,
-                                   GError         **error);
-
 struct _Run
 {
   GTask                   *task;
@@ -113,11 +108,9 @@ struct _Run
   JsonArray                *shown_turns;
   JsonArray                *inherited_turns; /* show: a deleted parent's, from the turn files */
   char                    *latest_before;  /* send: the session's latest turn when it began */
-  char                    *note;           /* recover: what the copy leaves out, said on stderr */
   int                      exit_floor;     /* the least exit status the run ends with */
   guint                    searches;       /* search: the searches run, one more after a rebuild */
   BooleanFinish            boolean_finish; /* for boolean_done_cb() */
-  NewSessionFinish         new_session_finish; /* for new_session_done_cb() */
 };
 
 /* A text of the command line, in its caller's language

@@ -44,7 +44,6 @@ run_free (Run *run)
   g_free (run->system);
   g_free (run->turn_id);
   g_free (run->latest_before);
-  g_free (run->note);
   g_clear_pointer (&run->descriptor, json_object_unref);
   g_clear_pointer (&run->session, natter_session_state_unref);
   g_clear_pointer (&run->shown_turns, json_array_unref);
@@ -88,8 +87,8 @@ static const Command commands[] = {
   { "delete", N_("SESSION"), N_("Delete a session (its turn files stay)"), 1, 1, 0, natter_cli_command_delete },
   { "fork", N_("SESSION TURN"), N_("Start a new session from a session’s history up to a turn"), 2, 2, 0,
     natter_cli_command_fork },
-  { "recover", N_("SESSION"), N_("Copy the readable part of a damaged session to a new session"), 1, 1, 0,
-    natter_cli_command_recover },
+  { "recover", N_("SESSION [--json]"), N_("Copy the readable part of a damaged session to a new session"), 1, 1,
+    OPT_JSON, natter_cli_command_recover },
   { "retry", N_("[--compact] [--session ID] TURN"),
     N_("Send a turn's message again, with its attachments, as a new version of it, and wait until the turn settles"),
     1, 1, OPT_MODEL | OPT_COMPACT | OPT_TOOLS | OPT_IN, natter_cli_command_retry },

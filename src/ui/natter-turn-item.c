@@ -38,6 +38,9 @@ struct _NatterTurnItem
   NatterTurnState *state;
   char            *error;
   gboolean         arriving;        /* the error is a file still on its way */
+  /* A damaged turn's message, as far as its first line reads, to show
+   * with the error; NULL while not read or when it does not read. */
+  char            *damaged_input;
   gboolean         loading;
   GCancellable    *cancellable;
   /* Live events that arrive while the file is being read: joined by
@@ -110,6 +113,7 @@ natter_turn_item_finalize (GObject *object)
   g_clear_pointer (&self->inherited_from, g_free);
   g_clear_pointer (&self->state, natter_turn_state_unref);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->damaged_input, g_free);
   g_clear_pointer (&self->compaction_summary, g_free);
   g_clear_pointer (&self->versions, g_ptr_array_unref);
   g_clear_pointer (&self->pending, g_array_unref);
@@ -612,6 +616,22 @@ join (NatterTurnItem *self,
 }
 
 static void
+damaged_message_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(NatterTurnItem) self = user_data;
+  g_autofree char *text = NULL;
+
+  if (!natter_sessions_read_turn_message_finish (NATTER_SESSIONS (source), result, &text, NULL) || text == NULL ||
+      self->error == NULL || self->state != NULL || g_strcmp0 (text, self->damaged_input) == 0)
+    return;
+  g_free (self->damaged_input);
+  self->damaged_input = g_steal_pointer (&text);
+  g_signal_emit (self, signals[CHANGED], 0);
+}
+
+static void
 get_turn_cb (GObject      *source,
              GAsyncResult *result,
              gpointer      user_data)
@@ -645,11 +665,19 @@ get_turn_cb (GObject      *source,
       g_free (self->error);
       self->error = g_strdup (error->message);
       self->arriving = g_error_matches (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_NOT_ARRIVED);
+      /* The message of a damaged turn is its first line: shown when it
+       * reads, read only, so the person sees which message it was. */
+      if (!self->arriving)
+        natter_sessions_read_turn_message_async (self->sessions, self->turn_id, self->cancellable,
+                                                 damaged_message_cb, g_object_ref (self));
+      else
+        g_clear_pointer (&self->damaged_input, g_free);
     }
   else
     {
       g_clear_pointer (&self->state, natter_turn_state_unref);
       g_clear_pointer (&self->error, g_free);
+      g_clear_pointer (&self->damaged_input, g_free);
       self->arriving = FALSE;
       self->state = state;
       for (guint i = 0; i < pending->len && self->state != NULL && !self->loading; i++)
@@ -800,6 +828,27 @@ natter_turn_item_dup_attachments (NatterTurnItem *self)
   definition = self->state != NULL ? natter_turn_state_get_definition (self->state) : NULL;
   return natter_message_dup_blob_parts (definition != NULL ? json_object_get_object_member (definition, "input")
                                                            : NULL);
+}
+
+/**
+ * natter_turn_item_get_damaged_input:
+ * @self: an item
+ *
+ * The words of the message of a turn that cannot be read
+ * (natter_turn_item_get_error()), as far as its first line, which holds
+ * the message, reads (natter_sessions_read_turn_message_async()): for
+ * showing which message it was, never for sending or editing. Read after
+ * the error is known, with #NatterTurnItem::changed.
+ *
+ * Returns: (transfer none) (nullable): the words, or %NULL while not
+ *   read, when they cannot be read, or for a turn that reads
+ */
+const char *
+natter_turn_item_get_damaged_input (NatterTurnItem *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ITEM (self), NULL);
+
+  return self->damaged_input;
 }
 
 /**

@@ -56,6 +56,7 @@ void             natter_turn_item_add_delta           (NatterTurnItem  *self,
                                                        NatterDeltaKind  kind,
                                                        const char      *text);
 char            *natter_turn_item_dup_input_text      (NatterTurnItem  *self);
+const char      *natter_turn_item_get_damaged_input   (NatterTurnItem  *self);
 void             natter_turn_item_set_versions        (NatterTurnItem  *self,
                                                        GPtrArray       *versions);
 GPtrArray       *natter_turn_item_get_versions        (NatterTurnItem  *self);

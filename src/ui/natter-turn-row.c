@@ -717,11 +717,21 @@ copy_clicked_cb (NatterTurnRow *self)
   gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Message copied"));
 }
 
+/* The words of the message the row shows: the turn's, or for a turn
+ * that cannot be read, what its first line still says. */
+static char *
+dup_shown_input (NatterTurnRow *self)
+{
+  char *input = natter_turn_item_dup_input_text (self->item);
+
+  return input != NULL ? input : g_strdup (natter_turn_item_get_damaged_input (self->item));
+}
+
 /* The whole of a message whose row shows only its beginning. */
 static void
 full_message_clicked_cb (NatterTurnRow *self)
 {
-  g_autofree char *input = self->item != NULL ? natter_turn_item_dup_input_text (self->item) : NULL;
+  g_autofree char *input = self->item != NULL ? dup_shown_input (self) : NULL;
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
 
   if (input == NULL)
@@ -897,7 +907,7 @@ update (NatterTurnRow *self)
 
   state = natter_turn_item_get_state (self->item);
   error = natter_turn_item_get_error (self->item);
-  input = natter_turn_item_dup_input_text (self->item);
+  input = dup_shown_input (self);
   /* Stand-ins for control characters; Edit and Copy take the words as
    * they were written. */
   gtk_widget_set_visible (self->full_message_button, natter_label_set_visible_preview (self->input_label, input));

@@ -25,7 +25,9 @@
 #include "natter-session-row.h"
 #include "natter-store-error.h"
 #include "natter-sync-conflict-name.h"
+#include "natter-text-direction.h"
 #include "natter-toast-guard.h"
+#include "natter-visible-label.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
 
@@ -593,6 +595,63 @@ damage_actions_update (NatterWindow *self)
   _natter_window_disable_writes (self);
 }
 
+/* What a copy would hold, and what becomes of the message it leaves
+ * out (transfer full): said on the damaged page before the person
+ * copies, so that a copy that holds nothing, or a message whose words
+ * cannot be read, comes as no surprise. */
+static char *
+damage_copy_says (const NatterSessionDamage *damage)
+{
+  g_autofree char *holds = NULL;
+  g_autofree char *left_out = NULL;
+  guint position = damage->n_turns + 1;
+
+  if (damage->n_turns > 0 || !damage->left_out)
+    holds = g_strdup (_("The part before the damage can be copied to a new conversation; "
+                        "the file itself is left as it is."));
+  else
+    holds = g_strdup (_("Nothing before the damage can be copied, since it is in the first message: a copy "
+                        "starts empty. The file itself is left as it is."));
+  if (!damage->left_out)
+    return g_steal_pointer (&holds);
+  if (damage->message != NULL)
+    /* Translators: %u is the damaged message's place in the conversation (1 for the first) */
+    left_out = g_strdup_printf (_("Message %u cannot be copied; its words, below, go to the copy’s message field, "
+                                  "not sent."), position);
+  else if (damage->message_read)
+    /* Translators: %u is the damaged message's place in the conversation (1 for the first) */
+    left_out = g_strdup_printf (_("Message %u cannot be copied; it has files and no words."), position);
+  else
+    /* Translators: %u is the damaged message's place in the conversation (1 for the first) */
+    left_out = g_strdup_printf (_("Message %u cannot be copied, and not even its words can be read."), position);
+  return g_strdup_printf ("%s %s", holds, left_out);
+}
+
+/* The damaged message's words, shown on the page as far as they read:
+ * only to read (and select), never sent from here. */
+static void
+damage_show_message (NatterWindow *self)
+{
+  const NatterSessionDamage *damage = self->errors.damage;
+  gboolean shown = damage != NULL && g_strcmp0 (self->errors.damage_session_id, self->conversation.session_id) == 0 &&
+                   damage->reason != NULL && damage->left_out && damage->message != NULL;
+
+  gtk_widget_set_visible (self->errors.damaged_message_box, shown);
+  if (!shown)
+    {
+      gtk_label_set_text (self->errors.damaged_message_label, "");
+      return;
+    }
+  {
+    /* Translators: the heading above a damaged message's words; %u is its place in the conversation */
+    g_autofree char *heading = g_strdup_printf (_("The Words of Message %u"), damage->n_turns + 1);
+
+    gtk_label_set_text (self->errors.damaged_message_heading, heading);
+  }
+  natter_label_set_visible_text (self->errors.damaged_message_label, damage->message);
+  natter_label_follow_text_direction (self->errors.damaged_message_label);
+}
+
 /* The reason in plain words, with the file's name; escaped, since the
  * status page's description is markup. */
 static void
@@ -616,9 +675,11 @@ damage_describe (NatterWindow *self)
         /* Translators: the first %s is a file name, the second why it cannot be read */
         where = g_strdup_printf (_("The file “%s” cannot be read: %s."), name, self->errors.damage->reason);
       if (self->errors.damage->can_copy)
-        text = g_strdup_printf ("%s %s", where,
-                                _("The part before the damage can be copied to a new conversation; "
-                                  "the file itself is left as it is."));
+        {
+          g_autofree char *copy = damage_copy_says (self->errors.damage);
+
+          text = g_strdup_printf ("%s %s", where, copy);
+        }
       else
         text = g_steal_pointer (&where);
     }
@@ -626,6 +687,7 @@ damage_describe (NatterWindow *self)
     text = g_strdup (error != NULL ? error : "");
   escaped = g_markup_escape_text (text, -1);
   adw_status_page_set_description (self->errors.errored_page, escaped);
+  damage_show_message (self);
 }
 
 /* Holds the window weakly: opening a damaged session must not keep a

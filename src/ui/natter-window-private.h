@@ -174,6 +174,10 @@ typedef struct
   GtkButton            *action_button;
   AdwStatusPage        *errored_page;
   GtkButton            *copy_readable_button;
+  /* The damaged message's words on that page, when they read */
+  GtkWidget            *damaged_message_box;
+  GtkLabel             *damaged_message_heading;
+  GtkLabel             *damaged_message_label;
   /* Which session the bar's error is about (NULL: the window's own),
    * and the words a failed send can be retried with. */
   char                 *session_id;

@@ -65,13 +65,13 @@ say_where_copy_ends (NatterWindow *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
-/* The copy is made; what the damage left out of it is known: the copy
- * opens, with the words of the message it could not hold (the first
- * one after its end, whose turn is damaged further on) in the message
- * field, before any draft the damaged conversation refused. Nothing is
- * sent: the person reads it first. */
+/* The copy is made, and the report it was made by says what the damage
+ * left out of it: the copy opens, with the words of the message it
+ * could not hold (the first one after its end, whose turn is damaged
+ * further on) in the message field, before any draft the damaged
+ * conversation refused. Nothing is sent: the person reads it first. */
 static void
-inspected_cb (GObject      *source,
+recovered_cb (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
@@ -81,10 +81,14 @@ inspected_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   gboolean message_kept = FALSE;
 
-  damage = natter_sessions_inspect_damage_finish (NATTER_SESSIONS (source), result, &error);
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  if (damage != NULL && damage->message != NULL)
+  recovery->copy = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &damage, &error);
+  if (recovery->copy == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
+      return;
+    }
+  if (damage->message != NULL)
     {
       const char *kept = g_hash_table_lookup (self->conversation.drafts, recovery->copy);
 
@@ -101,28 +105,6 @@ inspected_cb (GObject      *source,
   natter_window_open_session (self, recovery->copy);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
   say_where_copy_ends (self, recovery->copy, message_kept);
-}
-
-static void
-recovered_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(Recovery) recovery = user_data;
-  NatterWindow *self = recovery->self;
-  g_autoptr(GError) error = NULL;
-  const char *damaged;
-
-  recovery->copy = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &error);
-  if (recovery->copy == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _natter_window_show_error (self, NULL, _("The readable part could not be copied"), error, NULL);
-      return;
-    }
-  damaged = recovery->damaged;
-  natter_sessions_inspect_damage_async (self->sessions, damaged, self->cancellable, inspected_cb,
-                                        g_steal_pointer (&recovery));
 }
 
 static void

@@ -307,6 +307,9 @@ static const struct
   { "conversation_view", G_STRUCT_OFFSET (NatterWindow, conversation.view) },
   { "errored_page", G_STRUCT_OFFSET (NatterWindow, errors.errored_page) },
   { "copy_readable_button", G_STRUCT_OFFSET (NatterWindow, errors.copy_readable_button) },
+  { "damaged_message_box", G_STRUCT_OFFSET (NatterWindow, errors.damaged_message_box) },
+  { "damaged_message_heading", G_STRUCT_OFFSET (NatterWindow, errors.damaged_message_heading) },
+  { "damaged_message_label", G_STRUCT_OFFSET (NatterWindow, errors.damaged_message_label) },
   { "model_picker", G_STRUCT_OFFSET (NatterWindow, choice.model_picker) },
 };
 

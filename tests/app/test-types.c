@@ -423,6 +423,11 @@ make_session_damage (Fixture *f)
   damage->line = 3;
   damage->reason = g_strdup ("not JSON");
   damage->message = g_strdup ("What to pack?");
+  damage->left_out = TRUE;
+  damage->message_read = TRUE;
+  damage->last_agent_id = g_strdup ("assistant");
+  damage->last_model = json_object_new ();
+  json_object_set_string_member (damage->last_model, "provider", "ollama");
   return damage;
 }
 

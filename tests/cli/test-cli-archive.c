@@ -67,6 +67,15 @@ test_recover (Fixture       *f,
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "\thello (recovered)\n"));
 
+  /* A second copy is told from the first. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN (f, &r, "sessions");
+  g_assert_nonnull (strstr (r.out, "\thello (recovered)\n"));
+  g_assert_nonnull (strstr (r.out, "\thello (recovered 2)\n"));
+
   natter_test_run_clear (&r);
   RUN (f, &r, "recover", "../../etc");
   g_assert_cmpint (r.status, ==, 1);

@@ -694,6 +694,100 @@ test_recover_keeps_queue (Fixture       *f,
   g_assert_cmpuint (f->server->bodies->len, ==, 2);
 }
 
+/* `natter recover` says in plain words which message the copy left
+ * out and gives its words to send again (a control character in them
+ * as its stand-in, its lines kept); `--json` gives the same to a script,
+ * the words as they were written. */
+static void
+test_recover_prints_left_out_message (Fixture       *f,
+                                      gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *second_id = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *note = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+  JsonObject *left_out;
+
+  script (f, &ANSWER, &ANSWER, NULL);
+  RUN_IDS (f, &r, &session_id, &first_id, NEW_SESSION (f), "first");
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, NULL, &second_id, "send", "--session", session_id, "second line one\nline \033two");
+  path = turn_file_path (f, second_id);
+  append_to_turn_file (f, second_id, "{\"type\":\"turn_comp");
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "session "));
+  g_assert_nonnull (strchr (r.out, '\n'));
+  g_assert_cmpstr (strchr (r.out, '\n'), ==, "\n");
+  note = g_strdup_printf ("The copy ends where the session cannot be read: %s:", path);
+  g_assert_true (g_str_has_prefix (r.err, note));
+  g_assert_true (g_str_has_suffix (r.err, "Message 2 is not in the copy. Its words, not sent — send them again in "
+                                          "the new session if you want them:\nsecond line one\nline \u241btwo\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  root = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  object = json_node_get_object (root);
+  g_assert_true (natter_id_validate (json_object_get_string_member (object, "sessionId"), NULL));
+  g_assert_cmpint (json_object_get_int_member (object, "turnCount"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "damage"), "file"), ==,
+                   path);
+  g_assert_nonnull (json_object_get_string_member (json_object_get_object_member (object, "damage"), "reason"));
+  left_out = json_object_get_object_member (object, "leftOut");
+  g_assert_nonnull (left_out);
+  g_assert_cmpint (json_object_get_int_member (left_out, "position"), ==, 2);
+  g_assert_true (json_object_get_boolean_member (left_out, "readable"));
+  g_assert_cmpstr (json_object_get_string_member (left_out, "message"), ==, "second line one\nline \033two");
+}
+
+/* The first message's file torn in its first line: nothing could be
+ * copied, and not even that message's words can be read; `recover`
+ * says both rather than print a copy's id alone. */
+static void
+test_recover_unreadable_first_message (Fixture       *f,
+                                       gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *first_id = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *left_out;
+
+  script (f, &ANSWER, NULL);
+  RUN_IDS (f, &r, &session_id, &first_id, NEW_SESSION (f), "first");
+  path = turn_file_path (f, first_id);
+  g_assert_true (g_file_set_contents (path, "{\"type\":\"turn_cr", -1, NULL));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.err, "Nothing could be copied: the damage is in the first message. "
+                                   "The new session holds no message.\n"));
+  g_assert_true (g_str_has_suffix (r.err, "Message 1 is not in the copy, and its words cannot be read either.\n"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "recover", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  root = json_from_string (r.out, NULL);
+  g_assert_nonnull (root);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "turnCount"), ==, 0);
+  left_out = json_object_get_object_member (json_node_get_object (root), "leftOut");
+  g_assert_cmpint (json_object_get_int_member (left_out, "position"), ==, 1);
+  g_assert_false (json_object_get_boolean_member (left_out, "readable"));
+  g_assert_false (json_object_has_member (left_out, "message"));
+}
+
 /* The latest turn's file damaged: `send` is refused as when an earlier
  * one is, naming the file and the same way out, and nothing is sent. */
 static void
@@ -1046,6 +1140,8 @@ main (int   argc,
   ADD ("/cli/send/damaged-history-refused", test_send_damaged_history);
   ADD ("/cli/send/damaged-latest-turn-refused", test_send_damaged_latest_turn);
   ADD ("/cli/recover/keeps-queued-messages", test_recover_keeps_queue);
+  ADD ("/cli/recover/prints-left-out-message", test_recover_prints_left_out_message);
+  ADD ("/cli/recover/unreadable-first-message", test_recover_unreadable_first_message);
 
   cli_add_organise_tests ();
   cli_add_titles_tests ();

@@ -822,7 +822,7 @@ op_recover (OracleDriver *d,
   oracle_log (d->o, "op %u: recover S%u", d->op_number, s->n);
   c = oracle_recover (d->o, s);
   natter_sessions_recover_async (d->f.sessions, s->id, NULL, natter_test_result_cb, &result);
-  id = natter_sessions_recover_finish (d->f.sessions, wait_result (d, &result, "recover"), &error);
+  id = natter_sessions_recover_finish (d->f.sessions, wait_result (d, &result, "recover"), NULL, &error);
   if (id == NULL)
     {
       oracle_driver_fail (d, "outcome", "recovering S%u failed: %s", s->n, error->message);

@@ -1111,9 +1111,44 @@ oracle_import (Oracle   *o,
   return c;
 }
 
+/* Whether a session listed beside @c is titled @title. */
+static gboolean
+title_taken (Oracle     *o,
+             OSession   *c,
+             const char *title)
+{
+  for (guint i = 0; i < o->sessions->len; i++)
+    {
+      OSession *other = g_ptr_array_index (o->sessions, i);
+
+      if (other != c && !other->deleted && g_strcmp0 (other->title, title) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* docs/sessions.md §2: the copy of @title's conversation is "@title
+ * (recovered)", or "@title (recovered 2)" and on while a listed
+ * conversation has that title already. */
+static char *
+recovered_title (Oracle     *o,
+                 OSession   *c,
+                 const char *title)
+{
+  char *marked = g_strdup_printf ("%s (recovered)", title);
+
+  for (guint n = 2; title_taken (o, c, marked); n++)
+    {
+      g_free (marked);
+      marked = g_strdup_printf ("%s (recovered %u)", title, n);
+    }
+  return marked;
+}
+
 /* docs/sessions.md §2: the copy holds the turns before the first one
  * that cannot be read, and goes on from there with their whole history;
- * it has the damaged conversation's title marked as the copy's, and the
+ * it has the damaged conversation's title marked as the copy's (told
+ * from an earlier copy's by a number), and the
  * messages still queued there, in order, under their ids (the damaged
  * conversation keeps them too). Whether it references them
  * (like a branch) or copies them is its own business: the model only
@@ -1139,7 +1174,7 @@ oracle_recover (Oracle   *o,
   c->settings_open = TRUE;
   c->no_versions = TRUE;
   s->no_versions = TRUE;
-  c->title = s->title != NULL ? g_strdup_printf ("%s (recovered)", s->title) : NULL;
+  c->title = s->title != NULL ? recovered_title (o, c, s->title) : NULL;
   c->title_kind = s->title != NULL ? OTITLE_SET : OTITLE_UNKNOWN;
   c->created_titled = c->parent != NULL && s->title != NULL;
   for (guint i = 0; i < s->queue->len; i++)

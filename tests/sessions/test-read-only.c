@@ -262,7 +262,7 @@ test_session_writes_refused (Fixture       *f,
   ASSERT_REFUSED (natter_sessions_compact_async (ro, f->session, 1, NULL, natter_test_result_cb, slot_),
                   natter_sessions_compact_finish (ro, result_, &error_));
   ASSERT_REFUSED (natter_sessions_recover_async (ro, f->session, NULL, natter_test_result_cb, slot_),
-                  natter_sessions_recover_finish (ro, result_, &error_));
+                  natter_sessions_recover_finish (ro, result_, NULL, &error_));
   ASSERT_REFUSED (natter_sessions_delete_session_async (ro, f->session, NULL, natter_test_result_cb, slot_),
                   natter_sessions_delete_session_finish (ro, result_, &error_));
   assert_unchanged (f);

@@ -85,23 +85,36 @@ inspect_damage (Fixture    *f,
 }
 
 /* Copies @sid's readable part into a new session: its id (transfer
- * full), and, when @out_state is set, its state. */
+ * full), when @out_state is set its state, and when @out_damage is set
+ * the report the copy was made by. */
 static char *
-recover_copy (Fixture             *f,
-              const char          *sid,
-              NatterSessionState **out_state)
+recover_copy_full (Fixture              *f,
+                   const char           *sid,
+                   NatterSessionState  **out_state,
+                   NatterSessionDamage **out_damage)
 {
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(GError) error = NULL;
   char *copy;
 
   natter_sessions_recover_async (f->t.sessions, sid, NULL, natter_test_result_cb, &result);
-  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), &error);
+  copy = natter_sessions_recover_finish (f->t.sessions, natter_test_sessions_wait_result (&result), out_damage,
+                                         &error);
   g_assert_no_error (error);
   g_assert_nonnull (copy);
+  if (out_damage != NULL)
+    g_assert_nonnull (*out_damage);
   if (out_state != NULL)
     *out_state = natter_test_sessions_get (&f->t, copy);
   return copy;
+}
+
+static char *
+recover_copy (Fixture             *f,
+              const char          *sid,
+              NatterSessionState **out_state)
+{
+  return recover_copy_full (f, sid, out_state, NULL);
 }
 
 /* An earlier turn's file damaged (or gone) after a restart: the history
@@ -818,6 +831,175 @@ test_recover_keeps_settings (Fixture       *f,
   g_assert_cmpstr (natter_sessions_get_folder_id (f->t.sessions, copy), ==, folder);
 }
 
+/* Sends @text to @sid with @model of provider "q", and waits until it
+ * has completed. */
+static char *
+send_to_model (Fixture    *f,
+               const char *sid,
+               const char *text,
+               const char *model)
+{
+  g_autoptr(NatterSendOptions) options = natter_test_send_options ("helper", "q", model);
+  g_autoptr(GError) error = NULL;
+  char *turn_id = natter_test_sessions_send_with (&f->t, sid, text, options, &error);
+
+  g_assert_no_error (error);
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  return turn_id;
+}
+
+/* The copy comes with the report it was made by, so that no one looks
+ * at the damage a second time to learn what the copy left out: where it
+ * ends, the message it leaves out (the conversation's second) and its
+ * words, and what the conversation was going on with — its latest
+ * turn's agent and model, not the last copied turn's. The report says
+ * what a look at the damage says. */
+static void
+test_recover_hands_back_report (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *report_path = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) inspected = NULL;
+  g_autoptr(NatterSessionDamage) report = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send_to_model (f, sid, "one", "first-model");
+  two = send_to_model (f, sid, "two\nand more", "second-model");
+  three = send_to_model (f, sid, "three", "second-model");
+  corrupt_file (f->t.w->turn_repo, two);
+  path = turn_path (f, two);
+  restart (f);
+
+  copy = recover_copy_full (f, sid, &state, &report);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 1);
+  report_path = g_file_get_path (report->file);
+  g_assert_cmpstr (report_path, ==, path);
+  g_assert_cmpuint (report->n_turns, ==, 1);
+  g_assert_true (report->can_copy);
+  g_assert_true (report->left_out);
+  g_assert_true (report->message_read);
+  g_assert_cmpstr (report->message, ==, "two\nand more");
+  g_assert_cmpstr (report->last_agent_id, ==, "helper");
+  g_assert_nonnull (report->last_model);
+  g_assert_cmpstr (json_object_get_string_member (report->last_model, "provider"), ==, "q");
+  g_assert_cmpstr (json_object_get_string_member (report->last_model, "model"), ==, "second-model");
+  /* The copy's own last turn is the first-model one: the report is what
+   * says where the conversation was. */
+  g_assert_cmpstr (json_object_get_string_member (natter_session_state_get_turn (state, 0)->model, "model"), ==,
+                   "first-model");
+
+  inspected = inspect_damage (f, sid, path);
+  g_assert_cmpuint (inspected->line, ==, report->line);
+  g_assert_cmpstr (inspected->reason, ==, report->reason);
+  g_assert_cmpuint (inspected->n_turns, ==, report->n_turns);
+  g_assert_cmpstr (inspected->message, ==, report->message);
+  g_assert_true (inspected->left_out);
+  g_assert_cmpstr (json_object_get_string_member (inspected->last_model, "model"), ==, "second-model");
+}
+
+/* The first turn's file torn in its very first line: not even the
+ * message can be read. The report says a message was left out, which
+ * one (the first: nothing was copied) and that its words could not be
+ * read, rather than offer nothing without a word. A damaged session log
+ * leaves no turn out it knows of. */
+static void
+test_recover_torn_first_line (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *other = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *copy = NULL;
+  g_autofree char *other_copy = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *session_path = NULL;
+  g_autoptr(GFile) session_file = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(NatterSessionDamage) report = NULL;
+  g_autoptr(NatterSessionDamage) other_report = NULL;
+
+  send_three (f, sid, &one, &two, &three);
+  path = turn_path (f, one);
+  g_assert_true (g_file_set_contents (path, "{\"type\":\"turn_cr", -1, NULL));
+  restart (f);
+
+  copy = recover_copy_full (f, sid, &state, &report);
+  g_assert_cmpuint (natter_session_state_get_n_turns (state), ==, 0);
+  g_assert_cmpuint (report->n_turns, ==, 0);
+  g_assert_cmpuint (report->line, ==, 1);
+  g_assert_true (report->left_out);
+  g_assert_false (report->message_read);
+  g_assert_null (report->message);
+
+  /* The damage in the session's own log, past its last turn. */
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NULL);
+  g_free (send (f, other, "kept"));
+  natter_test_sessions_wait_status (&f->t, other, "completed");
+  session_file = natter_jsonl_repo_get_file (f->t.w->session_repo, other, NULL);
+  session_path = g_file_get_path (session_file);
+  natter_test_append_file (session_path, "{\"type\":");
+  restart (f);
+  other_copy = recover_copy_full (f, other, NULL, &other_report);
+  g_assert_cmpuint (other_report->n_turns, ==, 1);
+  g_assert_false (other_report->left_out);
+  g_assert_false (other_report->message_read);
+  g_assert_null (other_report->message);
+}
+
+/* Each copy of the same damaged conversation can be told from the
+ * others in the list: the first is "… (recovered)", the next "…
+ * (recovered 2)", as a file manager numbers a second copy of a file;
+ * a title no longer listed is free again. */
+static void
+test_recover_twice_distinct_titles (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Chosen");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *fourth = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, two);
+  restart (f);
+
+  first = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
+  g_clear_pointer (&state, natter_session_state_unref);
+  second = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered 2)");
+  g_assert_false (natter_session_state_get_title_is_default (state));
+  g_assert_cmpstr (natter_session_index_entry_get_title (natter_session_index_lookup (f->t.index, second)), ==,
+                   "Chosen (recovered 2)");
+  g_clear_pointer (&state, natter_session_state_unref);
+  third = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered 3)");
+  g_clear_pointer (&state, natter_session_state_unref);
+
+  g_assert_true (delete_session (f, first, &error));
+  g_assert_no_error (error);
+  fourth = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -846,4 +1028,7 @@ sessions_add_damage_tests (void)
   ADD ("send/earlier-turn-out-of-order-named", test_earlier_turn_out_of_order, NULL);
   ADD ("recover/keeps-queued-messages", test_recover_keeps_queue, NULL);
   ADD ("recover/keeps-parameters-and-folder", test_recover_keeps_settings, NULL);
+  ADD ("recover/hands-back-its-report", test_recover_hands_back_report, NULL);
+  ADD ("recover/torn-first-line-says-so", test_recover_torn_first_line, NULL);
+  ADD ("recover/second-copy-has-its-own-title", test_recover_twice_distinct_titles, NULL);
 }

@@ -595,6 +595,8 @@ test_sidebar_torn_first_turn (void)
   ui_wait_until (marked_damaged, pair);
   g_assert_true (natter_window_open_session (window, sid));
   ui_wait_until (copy_offered, window);
+  /* The damaged turn's message reads: its row shows it. */
+  ui_wait_label (window, "First question");
   /* "C" is its mnemonic, never an underscore shown. */
   g_assert_true (gtk_button_get_use_underline (GTK_BUTTON (ui_find_button (window, "_Copy Readable Part"))));
   g_assert_true (gtk_widget_activate (ui_find_button (window, "_Copy Readable Part")));

@@ -46,6 +46,8 @@ natter_session_damage_free (NatterSessionDamage *damage)
   g_clear_object (&damage->file);
   g_free (damage->reason);
   g_free (damage->message);
+  g_free (damage->last_agent_id);
+  g_clear_pointer (&damage->last_model, json_object_unref);
   g_free (damage);
 }
 
@@ -70,6 +72,10 @@ natter_session_damage_copy (const NatterSessionDamage *damage)
   copy->n_turns = damage->n_turns;
   copy->can_copy = damage->can_copy;
   copy->message = g_strdup (damage->message);
+  copy->left_out = damage->left_out;
+  copy->message_read = damage->message_read;
+  copy->last_agent_id = g_strdup (damage->last_agent_id);
+  copy->last_model = damage->last_model != NULL ? json_object_ref (damage->last_model) : NULL;
   return copy;
 }
 
@@ -423,6 +429,8 @@ typedef struct
   char               *latest_status;  /* recover: its latest turn's */
   NatterGenerationParameters *parameters; /* recover: what the copy takes, or NULL */
   char               *folder_id;      /* recover: likewise */
+  NatterSessionDamage *damage;        /* recover: the report the copy was made by */
+  GHashTable         *titles;         /* recover: the titles listed when it began, a set */
 } DamageData;
 
 static void
@@ -438,6 +446,8 @@ damage_data_free (DamageData *data)
   g_free (data->latest_status);
   g_clear_pointer (&data->parameters, natter_generation_parameters_free);
   g_free (data->folder_id);
+  g_clear_pointer (&data->damage, natter_session_damage_free);
+  g_clear_pointer (&data->titles, g_hash_table_unref);
   g_free (data);
 }
 
@@ -520,18 +530,18 @@ check_attachments (NatterJsonlRepo     *turn_repo,
       }
 }
 
-/* The text of the message of the turn at @index of @prefix, the first
- * one a copy leaves out, as far as its log reads: the message is the
- * turn's first line, readable when the damage is further on. Read as
- * every other place reads a message's text (natter_session_message_text(),
- * so valid UTF-8 for the message field), its text parts joined by line
- * breaks. %NULL when there is no such turn, its first line does not
- * read, or its message has no text. */
-static char *
-left_out_message (NatterJsonlRepo    *turn_repo,
-                  NatterSessionState *prefix,
-                  guint               index,
-                  GCancellable       *cancellable)
+/* Reads the message of the turn @turn_id as far as its log reads: the
+ * message is the turn's first line, readable when the damage is further
+ * on. %FALSE when its first line does not read (or the file is
+ * missing); else %TRUE, with its text in @out_text, read as every other
+ * place reads a message's text (natter_session_message_text(), so valid
+ * UTF-8 for the message field), its text parts joined by line breaks:
+ * %NULL for a message without text (files only). */
+static gboolean
+read_turn_message (NatterJsonlRepo  *turn_repo,
+                   const char       *turn_id,
+                   char            **out_text,
+                   GCancellable     *cancellable)
 {
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *reason = NULL;
@@ -541,17 +551,15 @@ left_out_message (NatterJsonlRepo    *turn_repo,
   gsize len;
   guint line;
 
-  if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
-    return NULL;
-  events = natter_jsonl_repo_read_prefix_sync (turn_repo, natter_session_state_get_turn (prefix, index)->turn_id,
-                                               &line, &reason, cancellable, NULL);
+  *out_text = NULL;
+  events = natter_jsonl_repo_read_prefix_sync (turn_repo, turn_id, &line, &reason, cancellable, NULL);
   if (events == NULL || events->len == 0)
-    return NULL;
+    return FALSE;
   first = json_node_get_object (g_ptr_array_index (events, 0));
   if (g_strcmp0 (json_object_get_string_member_with_default (first, "type", NULL), "turn_created") != 0 ||
       !json_object_has_member (first, "input") ||
       !JSON_NODE_HOLDS_OBJECT (json_object_get_member (first, "input")))
-    return NULL;
+    return FALSE;
   content = json_object_get_member (json_object_get_object_member (first, "input"), "content");
   text = natter_session_message_text (content);
   /* Each text part is followed by a line break: the last one ends the
@@ -559,7 +567,97 @@ left_out_message (NatterJsonlRepo    *turn_repo,
   len = strlen (text);
   if (content != NULL && JSON_NODE_HOLDS_ARRAY (content) && len > 0 && text[len - 1] == '\n')
     text[len - 1] = '\0';
-  return text[0] != '\0' ? g_steal_pointer (&text) : NULL;
+  if (text[0] != '\0')
+    *out_text = g_steal_pointer (&text);
+  return TRUE;
+}
+
+/* read_turn_message() of the turn at @index of @prefix, the first one a
+ * copy leaves out; %FALSE when there is no such turn. */
+static gboolean
+read_left_out (NatterJsonlRepo    *turn_repo,
+               NatterSessionState *prefix,
+               guint               index,
+               char              **out_text,
+               GCancellable       *cancellable)
+{
+  *out_text = NULL;
+  if (prefix == NULL || index >= natter_session_state_get_n_turns (prefix))
+    return FALSE;
+  return read_turn_message (turn_repo, natter_session_state_get_turn (prefix, index)->turn_id, out_text,
+                            cancellable);
+}
+
+/* What the conversation @session_id was going on with: the agent and
+ * model of the latest turn its own log lists, on @damage. A version
+ * whose damage is inherited has a readable part that is another
+ * session's, but its own latest turn is the one its header showed. */
+static void
+add_latest_choice (NatterSessionState  *own,
+                   NatterSessionDamage *damage)
+{
+  const NatterSessionTurn *latest;
+  const char *provider;
+  const char *model;
+
+  if (natter_session_state_get_n_turns (own) == 0)
+    return;
+  latest = natter_session_state_get_turn (own, natter_session_state_get_n_turns (own) - 1);
+  damage->last_agent_id = g_strdup (latest->agent_id);
+  provider = latest->model != NULL ? json_object_get_string_member_with_default (latest->model, "provider", NULL)
+                                   : NULL;
+  model = latest->model != NULL ? json_object_get_string_member_with_default (latest->model, "model", NULL) : NULL;
+  if (provider == NULL)
+    return;
+  /* A new object, not the state's: the report outlives the state, and
+   * goes from the worker thread to the main one. */
+  damage->last_model = json_object_new ();
+  json_object_set_string_member (damage->last_model, "provider", provider);
+  if (model != NULL)
+    json_object_set_string_member (damage->last_model, "model", model);
+}
+
+/* The whole damage report of @data's session: where the damage is
+ * (inspect_sync()), the readable part ended before an attachment that
+ * cannot be read, the turn that a copy leaves out and its message, and
+ * what the conversation was going on with. The readable part in
+ * @out_state, and the session's own log as far as it reads in
+ * @out_own (both nullable). What natter_sessions_inspect_damage_async()
+ * reports, and what natter_sessions_recover_async() copies by. */
+static NatterSessionDamage *
+report_sync (DamageData          *data,
+             NatterSessionState **out_state,
+             NatterSessionState **out_own,
+             GCancellable        *cancellable,
+             GError             **error)
+{
+  g_autoptr(NatterSessionState) prefix = NULL;
+  g_autoptr(NatterSessionState) own = natter_session_state_new ();
+  g_autofree char *reason = NULL;
+  NatterSessionDamage *damage;
+  gboolean missing;
+  guint line = 0;
+
+  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, error);
+  if (damage == NULL)
+    return NULL;
+  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
+  /* A turn the log lists after the copy's last is left out: said, with
+   * its message when that reads, never dropped without a word. */
+  if (damage->can_copy && damage->n_turns < natter_session_state_get_n_turns (prefix))
+    {
+      damage->left_out = TRUE;
+      damage->message_read = read_left_out (data->turn_repo, prefix, damage->n_turns, &damage->message,
+                                            cancellable);
+    }
+  if (natter_store_name_validate (data->session_id, NULL))
+    check_log (data->session_repo, data->session_id, own, &line, &reason, &missing, NULL, cancellable);
+  add_latest_choice (own, damage);
+  if (out_state != NULL)
+    *out_state = g_steal_pointer (&prefix);
+  if (out_own != NULL)
+    *out_own = g_steal_pointer (&own);
+  return damage;
 }
 
 static void
@@ -569,19 +667,15 @@ inspect_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   DamageData *data = task_data;
-  g_autoptr(NatterSessionState) prefix = NULL;
   NatterSessionDamage *damage;
   GError *error = NULL;
 
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
+  damage = report_sync (data, NULL, NULL, cancellable, &error);
   if (damage == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
-  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
-  if (damage->can_copy)
-    damage->message = left_out_message (data->turn_repo, prefix, damage->n_turns, cancellable);
   g_task_return_pointer (task, damage, (GDestroyNotify) natter_session_damage_free);
 }
 
@@ -641,25 +735,18 @@ natter_sessions_inspect_damage_finish (NatterSessions  *self,
 }
 
 /* Adds to @events, for the copy @copy_id, the messages still queued in
- * @session_id's own log as far as it reads: each waits in the copy, in
- * the order queued, with its id and options, since the damaged log can
- * no longer send them and is never written. For a version whose damage
- * is inherited, the readable part is another session's, but the queue
- * is still this one's. Raises the copy's version before the first. */
+ * the damaged session's own log @own as far as it reads: each waits in
+ * the copy, in the order queued, with its id and options, since the
+ * damaged log can no longer send them and is never written. For a
+ * version whose damage is inherited, the readable part is another
+ * session's, but the queue is still this one's. Raises the copy's
+ * version before the first. */
 static void
-add_queue (NatterJsonlRepo *session_repo,
-           const char      *session_id,
-           const char      *copy_id,
-           const char      *ts,
-           GPtrArray       *events,
-           GCancellable    *cancellable)
+add_queue (NatterSessionState *own,
+           const char         *copy_id,
+           const char         *ts,
+           GPtrArray          *events)
 {
-  g_autoptr(NatterSessionState) own = natter_session_state_new ();
-  g_autofree char *reason = NULL;
-  gboolean missing;
-  guint line = 0;
-
-  check_log (session_repo, session_id, own, &line, &reason, &missing, NULL, cancellable);
   if (natter_session_state_get_definition (own) == NULL || natter_session_state_get_n_queued (own) == 0)
     return;
   for (guint i = 0; i < natter_session_state_get_n_queued (own); i++)
@@ -672,23 +759,48 @@ add_queue (NatterJsonlRepo *session_repo,
   natter_session_events_raise (events, 1, NULL);
 }
 
+/* @title as every title Natter makes is written: without the control
+ * characters an older version wrote (docs/format.md §3.1). Takes @title. */
+static char *
+clean_title (char *title)
+{
+  if (natter_text_has_control (title))
+    {
+      char *clean = natter_session_title_clean (title);
+
+      g_free (title);
+      return clean;
+    }
+  return title;
+}
+
 /* The title of the copy of a conversation titled @title (nullable: one
  * without a title has none either): the same, marked as the copy. A
- * title an older version wrote with control characters is written
- * without them, as every title Natter makes (docs/format.md §3.1). */
+ * second copy of the same conversation is told from the first by a
+ * number, as GNOME's file managers tell a second copy of a file from
+ * the first: "… (recovered 2)", the first title none of @taken (the
+ * titles listed now) has. */
 static char *
-recovered_title (const char *title)
+recovered_title (const char *title,
+                 GHashTable *taken)
 {
-  g_autofree char *marked = NULL;
+  char *marked;
 
   if (title == NULL)
     return NULL;
   /* Translators: the title of the copy of a damaged conversation's
    * readable part; %s is that conversation's title */
-  marked = g_strdup_printf (_("%s (recovered)"), title);
-  if (natter_text_has_control (marked))
-    return natter_session_title_clean (marked);
-  return g_steal_pointer (&marked);
+  marked = clean_title (g_strdup_printf (_("%s (recovered)"), title));
+  for (guint n = 2; taken != NULL && g_hash_table_contains (taken, marked) && n < G_MAXUINT; n++)
+    {
+      g_free (marked);
+      /* Translators: the title of another copy of a damaged
+       * conversation's readable part, when one with the title "%s
+       * (recovered)" is listed already; %s is that conversation's title,
+       * %u the number of the copy (2, 3, …) */
+      marked = clean_title (g_strdup_printf (_("%s (recovered %u)"), title, n));
+    }
+  return marked;
 }
 
 static void
@@ -699,21 +811,25 @@ recover_thread (GTask        *task,
 {
   DamageData *data = task_data;
   g_autoptr(NatterSessionState) prefix = NULL;
+  g_autoptr(NatterSessionState) own = NULL;
   g_autoptr(NatterSessionState) copy = natter_session_state_new ();
-  g_autoptr(NatterSessionDamage) damage = NULL;
+  NatterSessionDamage *damage;
   g_autoptr(GPtrArray) rest = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autoptr(JsonNode) created = NULL;
   JsonObject *definition;
   g_autofree char *title = NULL;
   GError *error = NULL;
 
-  damage = inspect_sync (data->session_repo, data->turn_repo, data->session_id, &prefix, cancellable, &error);
+  /* The copy is made by the same report that the caller gets back
+   * (natter_sessions_recover_finish()): what it says is left out is
+   * what was left out, never a second look at a file that may have
+   * changed since. */
+  damage = data->damage = report_sync (data, &prefix, &own, cancellable, &error);
   if (damage == NULL)
     {
       g_task_return_error (task, error);
       return;
     }
-  check_attachments (data->turn_repo, data->blobs, prefix, damage, cancellable);
   if (!damage->can_copy)
     {
       g_autofree char *path = g_file_get_path (damage->file);
@@ -740,7 +856,7 @@ recover_thread (GTask        *task,
    * answer would replace the damaged conversation's title with an
    * automatic one. It says it is the copy: the damaged conversation
    * stays listed beside it under its own. */
-  title = recovered_title (natter_session_state_get_title (prefix));
+  title = recovered_title (natter_session_state_get_title (prefix), data->titles);
   if (title != NULL)
     g_ptr_array_add (rest, natter_session_event_new_title_changed (data->new_id, data->ts, title));
   for (guint i = 0; i < damage->n_turns; i++)
@@ -751,7 +867,7 @@ recover_thread (GTask        *task,
                                                                      (gint64) i + 1, turn->agent_id,
                                                                      turn->model));
     }
-  add_queue (data->session_repo, data->session_id, data->new_id, data->ts, rest, cancellable);
+  add_queue (own, data->new_id, data->ts, rest);
   /* What the conversation keeps about itself, as a branch takes it
    * (docs/format.md §3.5, §3.6): the copy stands in for it. */
   if (data->parameters != NULL)
@@ -796,6 +912,21 @@ recover_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* What a recovery hands back: the copy, and the report it was made by. */
+typedef struct
+{
+  char                *session_id;
+  NatterSessionDamage *damage;
+} Recovered;
+
+static void
+recovered_free (Recovered *recovered)
+{
+  g_free (recovered->session_id);
+  natter_session_damage_free (recovered->damage);
+  g_free (recovered);
+}
+
 static void
 recovered_cb (GObject      *object,
               GAsyncResult *result,
@@ -805,6 +936,7 @@ recovered_cb (GObject      *object,
   NatterSessionsOp *data = g_task_get_task_data (task);
   DamageData *damage_data = g_task_get_task_data (G_TASK (result));
   NatterSessions *self = data->self;
+  Recovered *recovered;
   GError *error = NULL;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
@@ -815,7 +947,10 @@ recovered_cb (GObject      *object,
   natter_session_index_update_from_state (self->index, damage_data->copy, damage_data->latest_status);
   natter_sessions_op_finish (task);
   g_signal_emit (self, natter_sessions_signals[NATTER_SESSIONS_SIGNAL_SESSION_INDEX_CHANGED], 0, damage_data->new_id);
-  g_task_return_pointer (task, g_strdup (damage_data->new_id), g_free);
+  recovered = g_new0 (Recovered, 1);
+  recovered->session_id = g_strdup (damage_data->new_id);
+  recovered->damage = g_steal_pointer (&damage_data->damage);
+  g_task_return_pointer (task, recovered, (GDestroyNotify) recovered_free);
 }
 
 /**
@@ -829,7 +964,9 @@ recovered_cb (GObject      *object,
  * Copies the readable part of a damaged session to a new session, the
  * way out of a log that can no longer be used (docs/sessions.md §6.2: reads
  * never repair or skip). The new session has the damaged one's title marked
- * as the copy's ("… (recovered)", in the language of the process), the
+ * as the copy's ("… (recovered)", in the language of the process; "…
+ * (recovered 2)" and on when a conversation of that title is listed
+ * already, so each copy is told from the others), the
  * generation parameters and folder of its conversation (when it is the
  * original: a copy of a version shares its original's), its lineage,
  * and as its turns the turns of the readable prefix
@@ -837,7 +974,10 @@ recovered_cb (GObject      *object,
  * without the turn whose log is damaged, when that is the latest turn's.
  * The messages still queued in the damaged session wait in the copy's
  * queue, in the order queued (docs/sessions.md §2). The damaged
- * session's files are only read, never modified.
+ * session's files are only read, never modified. The damage report the
+ * copy was made by comes back with it (natter_sessions_recover_finish()):
+ * a caller learns from it what the copy left out, without reading the
+ * damage again.
  */
 void
 natter_sessions_recover_async (NatterSessions      *self,
@@ -871,6 +1011,17 @@ natter_sessions_recover_async (NatterSessions      *self,
       data->parameters = kept != NULL ? natter_generation_parameters_copy (kept) : NULL;
       data->folder_id = g_strdup (natter_sessions_get_folder_id (self, session_id));
     }
+  /* The titles listed now, which the copy's is told from; read here,
+   * where the index lives. */
+  data->titles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (self->index)); i++)
+    {
+      g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (self->index), i);
+      const char *title = natter_session_index_entry_get_title (entry);
+
+      if (title != NULL)
+        g_hash_table_add (data->titles, g_strdup (title));
+    }
   thread = g_task_new (self, cancellable, recovered_cb, g_object_ref (task));
   g_task_set_task_data (thread, data, (GDestroyNotify) damage_data_free);
   g_task_run_in_thread (thread, recover_thread);
@@ -880,20 +1031,157 @@ natter_sessions_recover_async (NatterSessions      *self,
  * natter_sessions_recover_finish:
  * @self: the service
  * @result: the #GAsyncResult
+ * @out_damage: (out) (optional) (transfer full): the damage report the
+ *   copy was made by (natter_sessions_inspect_damage_async() describes
+ *   its fields): where the copy ends, which message it left out and its
+ *   words, what the conversation was going on with. It is the report of
+ *   the read that made the copy, so what it says was left out is what
+ *   was, even if the file changed since (docs/sessions.md §2)
  * @error: return location for a #GError
  *
  * Returns: (transfer full) (nullable): the new session's id; %NULL with
  *   %NATTER_SESSION_ERROR_NOT_FOUND (no such session),
  *   %NATTER_SESSION_ERROR_CORRUPT (not even its first line can be read),
- *   or a %NATTER_STORE_ERROR from writing the copy
+ *   or a %NATTER_STORE_ERROR from writing the copy, and @out_damage
+ *   set to %NULL
  */
 char *
-natter_sessions_recover_finish (NatterSessions  *self,
-                                GAsyncResult    *result,
-                                GError         **error)
+natter_sessions_recover_finish (NatterSessions       *self,
+                                GAsyncResult         *result,
+                                NatterSessionDamage **out_damage,
+                                GError              **error)
 {
+  Recovered *recovered;
+  char *session_id;
+
+  if (out_damage != NULL)
+    *out_damage = NULL;
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_recover_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  recovered = g_task_propagate_pointer (G_TASK (result), error);
+  if (recovered == NULL)
+    return NULL;
+  session_id = g_steal_pointer (&recovered->session_id);
+  if (out_damage != NULL)
+    *out_damage = g_steal_pointer (&recovered->damage);
+  recovered_free (recovered);
+  return session_id;
+}
+
+typedef struct
+{
+  NatterJsonlRepo *turn_repo;
+  char            *turn_id;
+} TurnMessageData;
+
+static void
+turn_message_data_free (TurnMessageData *data)
+{
+  g_object_unref (data->turn_repo);
+  g_free (data->turn_id);
+  g_free (data);
+}
+
+/* What natter_sessions_read_turn_message_async() found. */
+typedef struct
+{
+  gboolean  read;
+  char     *text;
+} TurnMessage;
+
+static void
+turn_message_free (TurnMessage *message)
+{
+  g_free (message->text);
+  g_free (message);
+}
+
+static void
+read_message_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  TurnMessageData *data = task_data;
+  TurnMessage *message = g_new0 (TurnMessage, 1);
+
+  message->read = read_turn_message (data->turn_repo, data->turn_id, &message->text, cancellable);
+  g_task_return_pointer (task, message, (GDestroyNotify) turn_message_free);
+}
+
+/**
+ * natter_sessions_read_turn_message_async:
+ * @self: the service
+ * @turn_id: a turn whose file cannot be read whole
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Reads what a damaged turn still tells of its message: its first line,
+ * which holds the message and reads when the damage is further on
+ * (docs/sessions.md §2). For showing the person the words of a message
+ * whose turn cannot be read; nothing is repaired, and nothing of the
+ * rest of the turn is read as if it were whole. Reads only.
+ */
+void
+natter_sessions_read_turn_message_async (NatterSessions      *self,
+                                         const char          *turn_id,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  TurnMessageData *data;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_read_turn_message_async);
+  data = g_new0 (TurnMessageData, 1);
+  data->turn_repo = g_object_ref (self->turn_repo);
+  data->turn_id = g_strdup (turn_id);
+  g_task_set_task_data (task, data, (GDestroyNotify) turn_message_data_free);
+  g_task_run_in_thread (task, read_message_thread);
+}
+
+/**
+ * natter_sessions_read_turn_message_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @out_text: (out) (optional) (transfer full) (nullable): the message's
+ *   words (its text parts joined by line breaks, not its attachments),
+ *   %NULL for a message of files only
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when the message reads; %FALSE with
+ *   %NATTER_SESSION_ERROR_CORRUPT when not even the turn's first line
+ *   does (or its file is missing)
+ */
+gboolean
+natter_sessions_read_turn_message_finish (NatterSessions  *self,
+                                          GAsyncResult    *result,
+                                          char           **out_text,
+                                          GError         **error)
+{
+  TurnMessage *message;
+  gboolean read;
+
+  if (out_text != NULL)
+    *out_text = NULL;
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_read_turn_message_async, FALSE);
+
+  message = g_task_propagate_pointer (G_TASK (result), error);
+  if (message == NULL)
+    return FALSE;
+  read = message->read;
+  if (!read)
+    g_set_error_literal (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT,
+                         "Not even the message of the turn can be read");
+  else if (out_text != NULL)
+    *out_text = g_steal_pointer (&message->text);
+  turn_message_free (message);
+  return read;
 }

@@ -35,19 +35,39 @@ G_BEGIN_DECLS
  *   copy leaves out, when that turn's first line reads (its text parts;
  *   not its attachments): for the person to send again in the copy,
  *   since the copy cannot hold them
+ * @left_out: whether a copy leaves out a turn the conversation lists:
+ *   the one after its @n_turns, whose message is the conversation's
+ *   (@n_turns + 1)th; %FALSE when the damage is in the session's own
+ *   log, past its last readable turn, or when nothing is damaged
+ * @message_read: whether the left-out turn's message reads (its first
+ *   line); @message is then its words, or %NULL for a message of files
+ *   only. %FALSE when @left_out is, or when not even the message can be
+ *   read: then nothing of it can be offered again
+ * @last_agent_id: (nullable): the agent of the conversation's latest
+ *   turn as its own log lists it, readable or not: the one the
+ *   conversation was going on with
+ * @last_model: (nullable): that turn's `{provider, model}`: the model
+ *   the conversation was going on with, which its header showed; the
+ *   window's copy goes on with it, whatever its last copied turn used
+ *   (docs/sessions.md §2)
  *
  * What is left of a damaged session, and where the damage is
- * (natter_sessions_inspect_damage_async()).
+ * (natter_sessions_inspect_damage_async(), and the report a copy was
+ * made by, natter_sessions_recover_finish()).
  */
 typedef struct
 {
-  char     *title;
-  GFile    *file;
-  guint     line;
-  char     *reason;
-  guint     n_turns;
-  gboolean  can_copy;
-  char     *message;
+  char       *title;
+  GFile      *file;
+  guint       line;
+  char       *reason;
+  guint       n_turns;
+  gboolean    can_copy;
+  char       *message;
+  gboolean    left_out;
+  gboolean    message_read;
+  char       *last_agent_id;
+  JsonObject *last_model;
 } NatterSessionDamage;
 
 #define NATTER_TYPE_SESSION_DAMAGE (natter_session_damage_get_type ())
@@ -332,6 +352,15 @@ void                natter_sessions_inspect_damage_async         (NatterSessions
 NatterSessionDamage *natter_sessions_inspect_damage_finish       (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_read_turn_message_async      (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+gboolean            natter_sessions_read_turn_message_finish     (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  char               **out_text,
+                                                                  GError             **error);
 void                natter_sessions_recover_async                (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   GCancellable        *cancellable,
@@ -339,6 +368,7 @@ void                natter_sessions_recover_async                (NatterSessions
                                                                   gpointer             user_data);
 char               *natter_sessions_recover_finish               (NatterSessions      *self,
                                                                   GAsyncResult        *result,
+                                                                  NatterSessionDamage **out_damage,
                                                                   GError             **error);
 
 void                natter_sessions_compact_async                (NatterSessions      *self,
