@@ -16,6 +16,7 @@
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
 #include "natter-conversation-view.h"
+#include "natter-timeline-tab.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
 
@@ -480,6 +481,7 @@ natter_conversation_view_init (NatterConversationView *self)
   self->stick_to_bottom = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
+  natter_timeline_tab_attach (self->timeline_list);
 
   adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
   g_signal_connect_object (adjustment, "value-changed", G_CALLBACK (value_changed_cb), self, G_CONNECT_SWAPPED);
