@@ -21,7 +21,6 @@
 #include "natter-session-error.h"
 #include "natter-session-row.h"
 #include "natter-store-error.h"
-#include "natter-timeline-tab.h"
 #include "natter-toast-guard.h"
 #include "natter-turn-row.h"
 #include "natter-window-private.h"
@@ -126,42 +125,6 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
       (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
     return GDK_EVENT_PROPAGATE;
   return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
-}
-
-/* Shift+Tab from below the timeline (the message field, the queue, the
- * editing bar) makes the focus leave them upwards. GTK's list view then
- * takes it to the turn it last had, or to the first of the conversation:
- * in a long one, a page of turns above the ones just read. The way up
- * enters at the newest turn shown instead, through its last control, as
- * Shift+Tab from one turn to the one above does. */
-static gboolean
-view_key_pressed_cb (GtkEventControllerKey *controller,
-                     guint                  keyval,
-                     guint                  keycode,
-                     GdkModifierType        state,
-                     NatterWindow          *self)
-{
-  GtkWidget *list = GTK_WIDGET (self->conversation.timeline_list);
-  GtkWidget *scroller = gtk_widget_get_parent (list);
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
-  gboolean moved;
-
-  if (keyval != GDK_KEY_ISO_Left_Tab && !((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) && (state & GDK_SHIFT_MASK)))
-    return GDK_EVENT_PROPAGATE;
-  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0 || focus == NULL || gtk_widget_is_ancestor (focus, scroller))
-    return GDK_EVENT_PROPAGATE;
-  /* The move GTK would make with the timeline (and its scrolled window,
-   * which takes the focus itself) left out: one that stays
-   * below it is made. Letting GTK enter the list to see where it lands
-   * would scroll the list to that turn first. */
-  gtk_widget_set_can_focus (scroller, FALSE);
-  moved = gtk_widget_child_focus (GTK_WIDGET (self->conversation.view), GTK_DIR_TAB_BACKWARD);
-  gtk_widget_set_can_focus (scroller, TRUE);
-  if (moved)
-    return GDK_EVENT_STOP;
-  /* No turn to enter (a new chat): on up to the header bar. */
-  return natter_timeline_tab_enter (self->conversation.timeline_list, GTK_DIR_TAB_BACKWARD) ? GDK_EVENT_STOP
-                                                                                             : GDK_EVENT_PROPAGATE;
 }
 
 static gboolean
@@ -273,11 +236,6 @@ _natter_window_setup_keyboard (NatterWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->conversation.composer), keys);
-
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (view_key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->conversation.view), keys);
 
   shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
   gtk_shortcut_controller_add_shortcut (shortcuts,
