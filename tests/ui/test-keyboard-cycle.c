@@ -10,6 +10,7 @@
  * focus without taking it shows up as the focus staying put.
  */
 
+#include "natter-agent-store.h"
 #include "test-keyboard.h"
 
 /* An answer a few screens long: the conversation opens at its bottom,
@@ -34,6 +35,26 @@ static void
 tab_backward (gpointer window)
 {
   tab (window, GTK_DIR_TAB_BACKWARD);
+}
+
+/* A window as the application makes it: its composer offers the agents
+ * of @agents (Assistant alone while the folder is empty). */
+static NatterWindow *
+window_with_agents (UiWorld          *u,
+                    NatterAgentStore *agents)
+{
+  NatterWindow *window = window_new (u);
+
+  natter_window_set_agent_store (window, agents);
+  return window;
+}
+
+static NatterAgentStore *
+agent_store_new (UiWorld *u)
+{
+  g_autoptr(GFile) dir = g_file_get_child (u->w->dir, "agents");
+
+  return natter_agent_store_new (dir);
 }
 
 static gboolean
@@ -81,8 +102,9 @@ reached_button (GPtrArray  *cycle,
 }
 
 /* The parts of the window every way round must go through: the header
- * over the sidebar, a row of the sidebar, the header over the
- * conversation and the composer's buttons. */
+ * over the sidebar, the header over the conversation and the composer's
+ * buttons, the agent chooser's too; a row of the sidebar when it lists
+ * any. */
 static void
 assert_whole_window (NatterWindow *window,
                      GPtrArray    *cycle,
@@ -92,12 +114,15 @@ assert_whole_window (NatterWindow *window,
 
   if (!reached_button (cycle, GTK_WIDGET (window), "New Chat"))
     g_error ("%s: Tab never reaches New Chat", where);
-  if (!reached_in (cycle, natter_window_get_session_list (window)))
+  if (g_list_model_get_n_items (natter_window_get_sidebar_model (window)) > 0 &&
+      !reached_in (cycle, natter_window_get_session_list (window)))
     g_error ("%s: Tab never reaches the sidebar's rows", where);
   if (!reached_in (cycle, GTK_WIDGET (natter_window_get_model_picker (window))))
     g_error ("%s: Tab never reaches the model picker", where);
   if (!reached_button (cycle, composer, "Attach Files"))
     g_error ("%s: Tab never reaches Attach Files", where);
+  if (!reached_in (cycle, GTK_WIDGET (natter_composer_get_agent_chooser (NATTER_COMPOSER (composer)))))
+    g_error ("%s: Tab never reaches the agent chooser", where);
 }
 
 /* The newest answer's actions, on screen at the bottom of the
@@ -125,6 +150,7 @@ void
 test_keyboard_tab_around_answers (void)
 {
   UiWorld *u = ui_world_new ();
+  g_autoptr(NatterAgentStore) agents = agent_store_new (u);
   g_autofree char *session_id = ui_create_session (u, "Long answers");
   g_autoptr(GPtrArray) forward = NULL;
   g_autoptr(GPtrArray) backward = NULL;
@@ -142,7 +168,7 @@ test_keyboard_tab_around_answers (void)
       turn_id = ui_send (u, session_id, question);
       ui_wait_turn (u, turn_id);
     }
-  window = window_new (u);
+  window = window_with_agents (u, agents);
   g_assert_true (natter_window_open_session (window, session_id));
   ui_wait_until (has_turn_rows, window);
   ui_wait_painted ();
@@ -167,38 +193,62 @@ test_keyboard_tab_around_answers (void)
   ui_world_free (u);
 }
 
-/* In a new chat, whose timeline is empty, Tab and Shift+Tab from the
- * message field come back to it through the headers and the sidebar:
- * the empty timeline's scrolled window used to keep Tab on the model
- * picker, and Shift+Tab on the attach button. */
-void
-test_keyboard_tab_around_new_chat (void)
+static gboolean
+sidebar_lists_any (gpointer data)
 {
-  UiWorld *u = ui_world_new ();
-  g_autofree char *session_id = ui_create_session (u, "Listed");
-  g_autofree char *turn_id = NULL;
+  ui_settle ();
+  return g_list_model_get_n_items (natter_window_get_sidebar_model (data)) > 0;
+}
+
+/* Tab, then Shift+Tab, from the message field of a new chat round the
+ * window and back to it. */
+static void
+assert_around_new_chat (NatterWindow *window,
+                        const char   *where)
+{
+  GtkWidget *composer = GTK_WIDGET (natter_window_get_composer (window));
+  g_autofree char *backwards = g_strdup_printf ("Shift+Tab %s", where);
+  g_autofree char *forwards = g_strdup_printf ("Tab %s", where);
   g_autoptr(GPtrArray) forward = NULL;
   g_autoptr(GPtrArray) backward = NULL;
-  NatterWindow *window;
-  GtkWidget *composer;
   GtkWidget *message;
 
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
-  turn_id = ui_send (u, session_id, "Hello");
-  ui_wait_turn (u, turn_id);
-  window = window_new (u);
-  composer = GTK_WIDGET (natter_window_get_composer (window));
   g_assert_true (press (window, "<Control>n"));
   wait_focus_in (window, composer);
   g_assert_null (natter_window_get_session_id (window));
   message = gtk_root_get_focus (GTK_ROOT (window));
 
   forward = ui_tab_cycle_from_focus (window, tab_forward);
-  assert_whole_window (window, forward, "Tab in a new chat");
+  assert_whole_window (window, forward, forwards);
 
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == message);
   backward = ui_tab_cycle_from_focus (window, tab_backward);
-  assert_whole_window (window, backward, "Shift+Tab in a new chat");
+  assert_whole_window (window, backward, backwards);
+}
+
+/* In a new chat, whose timeline is empty, Tab and Shift+Tab from the
+ * message field come back to it through the headers and the sidebar:
+ * the empty timeline's scrolled window used to keep Tab on the model
+ * picker, and Shift+Tab on the attach button; the agent chooser kept
+ * Shift+Tab on itself. Once with nothing listed yet, as for a new
+ * user, and once with a conversation in the sidebar. */
+void
+test_keyboard_tab_around_new_chat (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterAgentStore) agents = agent_store_new (u);
+  NatterWindow *window = window_with_agents (u, agents);
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+
+  assert_around_new_chat (window, "in a new chat, nothing listed");
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  session_id = ui_create_session (u, "Listed");
+  turn_id = ui_send (u, session_id, "Hello");
+  ui_wait_turn (u, turn_id);
+  ui_wait_until (sidebar_lists_any, window);
+  assert_around_new_chat (window, "in a new chat beside a listed one");
 
   ui_destroy_window (window);
   ui_world_free (u);
