@@ -303,6 +303,18 @@ natter_agent_chooser_grab_focus (GtkWidget *widget)
   return gtk_widget_grab_focus (NATTER_AGENT_CHOOSER (widget)->menu_button);
 }
 
+/* Tab and the arrows go to the menu button, the chooser's one stop, and
+ * on past it. GTK 4.8's default answers Shift+Tab from a child by giving
+ * the focus to the widget itself, through its grab_focus, which hands it
+ * to the menu button again: the focus stayed on it and Shift+Tab went
+ * nowhere. */
+static gboolean
+natter_agent_chooser_focus (GtkWidget        *widget,
+                            GtkDirectionType  direction)
+{
+  return gtk_widget_child_focus (NATTER_AGENT_CHOOSER (widget)->menu_button, direction);
+}
+
 static void
 natter_agent_chooser_class_init (NatterAgentChooserClass *klass)
 {
@@ -314,6 +326,7 @@ natter_agent_chooser_class_init (NatterAgentChooserClass *klass)
   object_class->get_property = natter_agent_chooser_get_property;
   object_class->set_property = natter_agent_chooser_set_property;
   widget_class->grab_focus = natter_agent_chooser_grab_focus;
+  widget_class->focus = natter_agent_chooser_focus;
 
   /**
    * NatterAgentChooser:agent-id:

@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Keyboard use: tab stops through the timeline, where focus goes after
- * a deletion or a sent message, and the actions only keys reach.
+ * Keyboard use: Tab from the composer to a waiting prompt, where focus
+ * goes after a deletion or a sent message, and the actions only keys
+ * reach. Tab through the timeline's turns is natter-timeline-tab.c's.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -126,142 +127,6 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
   return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
-/* GTK 4.8's list view moves Tab from item to item, so inside a turn only
- * one control could ever be reached (4.12 fixed this), and GtkExpander
- * with a mnemonic title keeps Tab on itself. So the timeline walks Tab
- * itself: through the controls of the focused turn in tree order
- * (message actions, a code block's Copy, expanders, prompt buttons,
- * selectable text), then the neighbouring turn's, and after the last one
- * the window's own Tab leaves the list. */
-static void
-collect_tab_stops (GtkWidget *widget,
-                   GPtrArray *stops)
-{
-  if (!gtk_widget_get_mapped (widget) || !gtk_widget_get_child_visible (widget) ||
-      !gtk_widget_is_sensitive (widget) || !gtk_widget_get_can_focus (widget))
-    return;
-  if (gtk_widget_get_focusable (widget))
-    g_ptr_array_add (stops, widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    collect_tab_stops (child, stops);
-}
-
-static GtkWidget *
-adjacent_item (GtkWidget        *item,
-               GtkDirectionType  direction)
-{
-  return direction == GTK_DIR_TAB_FORWARD ? gtk_widget_get_next_sibling (item)
-                                          : gtk_widget_get_prev_sibling (item);
-}
-
-/* Focuses the first turn from @item on (in @direction) that has
- * controls, entering it from its near end: its first control going
- * down, its last going up. FALSE when none has. */
-static gboolean
-enter_turn_from (GtkWidget        *item,
-                 GtkDirectionType  direction)
-{
-  for (; item != NULL; item = adjacent_item (item, direction))
-    {
-      g_autoptr(GPtrArray) stops = g_ptr_array_new ();
-
-      collect_tab_stops (item, stops);
-      if (stops->len > 0 && stops->pdata[0] == item)
-        g_ptr_array_remove_index (stops, 0);
-      if (stops->len > 0 &&
-          gtk_widget_grab_focus (stops->pdata[direction == GTK_DIR_TAB_FORWARD ? 0 : stops->len - 1]))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-timeline_key_pressed_cb (GtkEventControllerKey *controller,
-                         guint                  keyval,
-                         guint                  keycode,
-                         GdkModifierType        state,
-                         NatterWindow          *self)
-{
-  GtkWidget *list = GTK_WIDGET (self->conversation.timeline_list);
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
-  GtkDirectionType direction;
-  GtkWidget *item;
-  guint index;
-
-  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
-    return GDK_EVENT_PROPAGATE;
-  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab)
-    direction = (state & GDK_SHIFT_MASK) ? GTK_DIR_TAB_BACKWARD : GTK_DIR_TAB_FORWARD;
-  else if (keyval == GDK_KEY_ISO_Left_Tab)
-    direction = GTK_DIR_TAB_BACKWARD;
-  else
-    return GDK_EVENT_PROPAGATE;
-
-  item = gtk_widget_get_focus_child (list);
-  if (item == NULL || focus == NULL)
-    return GDK_EVENT_PROPAGATE;
-
-  /* Within the focused turn first; from the item itself, into it. */
-  {
-    g_autoptr(GPtrArray) stops = g_ptr_array_new ();
-
-    collect_tab_stops (item, stops);
-    if (stops->len > 0 && stops->pdata[0] == item)
-      g_ptr_array_remove_index (stops, 0);
-    if (g_ptr_array_find (stops, focus, &index))
-      {
-        if (direction == GTK_DIR_TAB_FORWARD && index + 1 < stops->len)
-          return gtk_widget_grab_focus (stops->pdata[index + 1]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
-        if (direction == GTK_DIR_TAB_BACKWARD && index > 0)
-          return gtk_widget_grab_focus (stops->pdata[index - 1]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
-      }
-    else if (focus == item && direction == GTK_DIR_TAB_FORWARD && stops->len > 0)
-      return gtk_widget_grab_focus (stops->pdata[0]) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
-  }
-
-  /* On to the neighbouring turn's controls; past the last (or first)
-   * turn, the window's Tab leaves the list. */
-  return enter_turn_from (adjacent_item (item, direction), direction) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
-}
-
-/* Shift+Tab from below the timeline (the message field, the queue, the
- * editing bar) makes the focus leave them upwards. GTK's list view then
- * takes it to the turn it last had, or to the first of the conversation:
- * in a long one, a page of turns above the ones just read. The way up
- * enters at the newest turn shown instead, through its last control, as
- * Shift+Tab from one turn to the one above does. */
-static gboolean
-view_key_pressed_cb (GtkEventControllerKey *controller,
-                     guint                  keyval,
-                     guint                  keycode,
-                     GdkModifierType        state,
-                     NatterWindow          *self)
-{
-  GtkWidget *list = GTK_WIDGET (self->conversation.timeline_list);
-  GtkWidget *scroller = gtk_widget_get_parent (list);
-  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
-  gboolean moved;
-
-  if (keyval != GDK_KEY_ISO_Left_Tab && !((keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab) && (state & GDK_SHIFT_MASK)))
-    return GDK_EVENT_PROPAGATE;
-  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0 || focus == NULL || gtk_widget_is_ancestor (focus, scroller))
-    return GDK_EVENT_PROPAGATE;
-  /* The move GTK would make with the timeline (and its scrolled window,
-   * which takes the focus itself) left out: one that stays
-   * below it is made. Letting GTK enter the list to see where it lands
-   * would scroll the list to that turn first. */
-  gtk_widget_set_can_focus (scroller, FALSE);
-  moved = gtk_widget_child_focus (GTK_WIDGET (self->conversation.view), GTK_DIR_TAB_BACKWARD);
-  gtk_widget_set_can_focus (scroller, TRUE);
-  if (moved)
-    return GDK_EVENT_STOP;
-  /* No turn to enter (a new chat): on up to the header bar. */
-  return enter_turn_from (gtk_widget_get_last_child (list), GTK_DIR_TAB_BACKWARD) ? GDK_EVENT_STOP
-                                                                                  : GDK_EVENT_PROPAGATE;
-}
-
 static gboolean
 refocus_cb (gpointer user_data)
 {
@@ -371,16 +236,6 @@ _natter_window_setup_keyboard (NatterWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (composer_key_pressed_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self->conversation.composer), keys);
-
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (view_key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->conversation.view), keys);
-
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (timeline_key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->conversation.timeline_list), keys);
 
   shortcuts = GTK_SHORTCUT_CONTROLLER (gtk_shortcut_controller_new ());
   gtk_shortcut_controller_add_shortcut (shortcuts,

@@ -321,24 +321,59 @@ ui_no_button_activating (gpointer dialog)
   return TRUE;
 }
 
-/* Tab as GTK moves the focus when no key controller takes it: to the
- * next widget, or around from the first. */
+/**
+ * ui_move_focus:
+ * @window: a window
+ * @direction: %GTK_DIR_TAB_FORWARD for Tab, %GTK_DIR_TAB_BACKWARD for
+ *   Shift+Tab
+ *
+ * Moves the focus as Tab does once no key controller on the way took the
+ * key: GTK binds Tab to the window's move-focus signal, whose handler
+ * asks the window's children (which wrap around past the last) and
+ * leaves nothing focused when none took it. Emitting the signal runs
+ * that same handler; nothing is retried here that GTK would not retry,
+ * so a widget that claims the focus without taking it shows up as the
+ * focus staying put.
+ */
+void
+ui_move_focus (gpointer         window,
+               GtkDirectionType direction)
+{
+  g_signal_emit_by_name (window, "move-focus", direction);
+  ui_settle ();
+}
+
 static void
 tab_plain (gpointer window)
 {
-  if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
-    {
-      gtk_root_set_focus (GTK_ROOT (window), NULL);
-      gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);
-    }
-  ui_settle ();
+  ui_move_focus (window, GTK_DIR_TAB_FORWARD);
+}
+
+static char *
+describe_focus (GtkWidget *focus)
+{
+  GString *s = g_string_new (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing");
+
+  /* A menu button's tooltip is on the button, its focus on the toggle
+   * inside: the nearest tooltip says which it is. */
+  for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_parent (w))
+    if (gtk_widget_get_tooltip_text (w) != NULL)
+      {
+        g_string_append_printf (s, " \"%s\"", gtk_widget_get_tooltip_text (w));
+        break;
+      }
+  for (GtkWidget *w = focus != NULL ? gtk_widget_get_parent (focus) : NULL;
+       w != NULL && !GTK_IS_ROOT (w);
+       w = gtk_widget_get_parent (w))
+    g_string_append_printf (s, " in %s", G_OBJECT_TYPE_NAME (w));
+  return g_string_free (s, FALSE);
 }
 
 /**
  * ui_tab_cycle:
  * @window: a window
  * @tab: (nullable): presses Tab in @window; %NULL moves the focus as GTK
- *   does when no key controller takes the key
+ *   does when no key controller takes the key (ui_move_focus())
  *
  * Returns: (transfer container): every widget Tab reaches from nothing
  *   focused, in order, once around
@@ -366,6 +401,57 @@ ui_tab_cycle (gpointer window,
       g_ptr_array_add (seen, focus);
     }
   return seen;
+}
+
+/**
+ * ui_tab_cycle_from_focus:
+ * @window: a window
+ * @tab: (nullable): presses Tab (or Shift+Tab) in @window, as for
+ *   ui_tab_cycle()
+ *
+ * Presses @tab from the widget that has the focus until the focus is
+ * back on it. Fails when a press leaves the focus where it was or
+ * nowhere, or when the presses go round a part of the window without
+ * coming back: a person pressing Tab would be stuck.
+ *
+ * Returns: (transfer container): the focused widget, then every widget
+ *   reached on the way round, in order
+ */
+GPtrArray *
+ui_tab_cycle_from_focus (gpointer window,
+                         UiTab    tab)
+{
+  GPtrArray *seen = g_ptr_array_new ();
+  GtkWidget *start = gtk_root_get_focus (GTK_ROOT (window));
+
+  g_assert_nonnull (start);
+  if (tab == NULL)
+    tab = tab_plain;
+  g_ptr_array_add (seen, start);
+  for (int i = 0; i < 400; i++)
+    {
+      GtkWidget *focus;
+      guint index;
+
+      tab (window);
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      if (focus == start)
+        return seen;
+      if (focus == NULL || g_ptr_array_find (seen, focus, &index))
+        {
+          g_autofree char *was = describe_focus (g_ptr_array_index (seen, seen->len - 1));
+          g_autofree char *now = describe_focus (focus);
+
+          if (focus == NULL)
+            g_error ("Tab from %s left nothing focused", was);
+          else if (index == seen->len - 1)
+            g_error ("Tab stays on %s", now);
+          else
+            g_error ("Tab from %s goes back to stop %u of %u, %s, never to where it started", was, index, seen->len, now);
+        }
+      g_ptr_array_add (seen, focus);
+    }
+  g_error ("Tab went through 400 widgets without coming back to where it started");
 }
 
 /* A screen reader says what has the focus by its accessible name: the

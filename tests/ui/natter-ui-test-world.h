@@ -197,7 +197,11 @@ GtkShortcut       *ui_find_shortcut       (GtkWidget          *widget,
 void               ui_press_enter         (GtkWidget          *entry);
 void               ui_click               (GtkWidget          *widget);
 gboolean           ui_no_button_activating (gpointer           dialog);
+void               ui_move_focus          (gpointer            window,
+                                           GtkDirectionType    direction);
 GPtrArray         *ui_tab_cycle           (gpointer            window,
+                                           UiTab               tab);
+GPtrArray         *ui_tab_cycle_from_focus (gpointer           window,
                                            UiTab               tab);
 void               ui_assert_tab_stops_named (GPtrArray       *cycle,
                                            const char         *where);

@@ -131,7 +131,7 @@ press_key_controllers (gpointer window,
 }
 
 /* What Tab does: the key controllers on the way first, then the
- * window's own focus move, wrapping around. */
+ * window's own focus move (its Tab binding), as GTK makes it. */
 void
 tab (gpointer         window,
      GtkDirectionType direction)
@@ -139,12 +139,7 @@ tab (gpointer         window,
   if (direction == GTK_DIR_TAB_FORWARD ? press_key_controllers_with (window, GDK_KEY_Tab, 0)
                                        : press_key_controllers_with (window, GDK_KEY_ISO_Left_Tab, GDK_SHIFT_MASK))
     return;
-  if (!gtk_widget_child_focus (GTK_WIDGET (window), direction))
-    {
-      gtk_root_set_focus (GTK_ROOT (window), NULL);
-      gtk_widget_child_focus (GTK_WIDGET (window), direction);
-    }
-  ui_settle ();
+  ui_move_focus (window, direction);
 }
 
 gboolean

@@ -12,10 +12,10 @@
  * capture phase from the window down to the focus widget, then bubble
  * phase back up, through every shortcut controller on the way (the
  * application's accelerators are a capture-phase controller on each
- * window). Tab is the window's own focus move, gtk_widget_child_focus().
+ * window). Tab is the window's own focus move, its move-focus signal.
  *
  * The registered keys are here; the scenarios are in the files beside it
- * (test-keyboard-conversations.c, -prompts.c, -windows.c).
+ * (test-keyboard-conversations.c, -prompts.c, -windows.c, -cycle.c).
  */
 
 #include "natter-sessions-settings.h"
@@ -289,6 +289,8 @@ main (int   argc,
   g_test_add_func ("/keyboard/narrow-back", test_keyboard_narrow_back);
   g_test_add_func ("/keyboard/tab-stops-named", test_keyboard_tab_stops_named);
   g_test_add_func ("/keyboard/narrow-arrows-stay-in-list", test_keyboard_narrow_arrows_stay_in_list);
+  g_test_add_func ("/keyboard/tab-around-answers", test_keyboard_tab_around_answers);
+  g_test_add_func ("/keyboard/tab-around-new-chat", test_keyboard_tab_around_new_chat);
 
   status = g_test_run ();
   g_clear_object (&app);

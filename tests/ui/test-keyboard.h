@@ -81,3 +81,6 @@ void test_keyboard_model_picker_and_windows (void);
 void test_keyboard_narrow_back (void);
 void test_keyboard_tab_stops_named (void);
 void test_keyboard_narrow_arrows_stay_in_list (void);
+/* test-keyboard-cycle.c */
+void test_keyboard_tab_around_answers (void);
+void test_keyboard_tab_around_new_chat (void);
