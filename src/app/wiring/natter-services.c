@@ -517,6 +517,7 @@ take_device (NatterServices *self)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(NatterDevice) device = NULL;
+  NatterDevice *known = natter_turn_runtime_get_device (self->runtime);
 
   device = natter_device_load_or_create_sync (self->data_dir, &error);
   if (device == NULL)
@@ -526,8 +527,7 @@ take_device (NatterServices *self)
     }
   /* The identity read before stays when it is this one: whoever holds
    * it keeps the same object. */
-  if (natter_device_is_this (natter_turn_runtime_get_device (self->runtime), natter_device_get_id (device)) &&
-      natter_turn_runtime_get_device (self->runtime) != NULL)
+  if (known != NULL && g_str_equal (natter_device_get_id (known), natter_device_get_id (device)))
     return;
   natter_turn_runtime_set_device (self->runtime, device);
 }

@@ -433,7 +433,7 @@ static sqlite3_vfs *foreign_base;
 
 static int
 foreign_open (sqlite3_vfs      *vfs,
-              sqlite3_filename  name,
+              const char       *name,
               sqlite3_file     *file,
               int               flags,
               int              *out_flags)
