@@ -50,6 +50,7 @@ _natter_window_update_composer (NatterWindow *self)
   const char *reason = NULL;
   const char *note = NULL;
   g_autofree char *elsewhere = NULL;
+  gboolean conflict_copy;
   gboolean running;
 
   if (self->conversation.entry == NULL && self->conversation.new_chat)
@@ -67,15 +68,21 @@ _natter_window_update_composer (NatterWindow *self)
 
   status = natter_session_index_entry_get_latest_turn_status (self->conversation.entry);
   running = _natter_window_latest_is_unsettled (self);
+  conflict_copy = natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry));
   /* Another device's copy is never written: a message there goes on
    * from it as a new version (docs/format.md §9.1) — but a copy of one
    * answer, whose turn is the copy itself, has no turn to go on from. */
-  if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
+  if (conflict_copy)
     note = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
              "once. A message sent here goes on from it as a new version; the copy stays as it is.");
+  /* A copy of a damaged conversation's readable part says what it left
+   * out, above the field that holds that message's words: a toast
+   * there would cover them. */
+  else if (self->conversation.session_id != NULL)
+    note = g_hash_table_lookup (self->conversation.recovery_notes, self->conversation.session_id);
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
-  else if (note != NULL &&
+  else if (conflict_copy && natter_session_index_entry_get_latest_turn_id (self->conversation.entry) != NULL &&
            natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
     reason = _("This version is another device’s copy of one answer, kept when both devices went on with it at "
                "once. It is read only.");

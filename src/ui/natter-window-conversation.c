@@ -343,6 +343,11 @@ composer_send_cb (NatterWindow *self,
   natter_composer_set_text (self->conversation.composer, NULL);
   if (_natter_window_choice_key (self) != NULL)
     g_hash_table_remove (self->conversation.drafts, _natter_window_choice_key (self));
+  /* What a recovered copy said of the words in its field is past once
+   * the person sends from it. */
+  if (self->conversation.session_id != NULL &&
+      g_hash_table_remove (self->conversation.recovery_notes, self->conversation.session_id))
+    _natter_window_update_composer (self);
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
     _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));

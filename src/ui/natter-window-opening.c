@@ -395,9 +395,10 @@ _natter_window_open_new_chat (NatterWindow *self)
  * @to: the key it goes to
  *
  * Joins the draft kept under @from to the one kept under @to: the text
- * after a blank line, the attachments after @to's, and words still being
- * dictated. The open conversation's draft is kept under its key only once
- * it is closed (_natter_window_close_session()).
+ * after a blank line, the attachments after @to's, words still being
+ * dictated, and what a recovered copy says of its offered words. The
+ * open conversation's draft is kept under its key only once it is
+ * closed (_natter_window_close_session()).
  */
 void
 _natter_window_move_draft (NatterWindow *self,
@@ -407,6 +408,8 @@ _natter_window_move_draft (NatterWindow *self,
   g_autofree char *text = NULL;
   g_autofree char *text_key = NULL;
   g_autofree char *attachments_key = NULL;
+  g_autofree char *note_key = NULL;
+  g_autofree char *note = NULL;
   g_autoptr(GPtrArray) attachments = NULL;
   const char *kept;
 
@@ -429,6 +432,12 @@ _natter_window_move_draft (NatterWindow *self,
     }
   /* Joined to another draft, the words are a message of their own. */
   g_hash_table_remove (self->conversation.draft_edits, from);
+  /* What a recovered copy says of the words in its field goes with
+   * them to another conversation; a new chat is no copy. */
+  if (g_hash_table_steal_extended (self->conversation.recovery_notes, from, (gpointer *) &note_key,
+                                   (gpointer *) &note) &&
+      g_strcmp0 (to, NATTER_WINDOW_NEW_CHAT_KEY) != 0)
+    g_hash_table_replace (self->conversation.recovery_notes, g_strdup (to), g_steal_pointer (&note));
   /* Words still being dictated go where the rest of the draft went. */
   _natter_window_voice_rekey (self, from, to);
 }

@@ -117,6 +117,10 @@ typedef struct
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *draft_edits;      /* session id → char*: the turn whose message the draft edits */
+  /* What Copy Readable Part left out of a copy, said above the copy's
+   * message field until a message is sent there (natter-window-recovery.c):
+   * it goes where the draft goes (_natter_window_move_draft()). */
+  GHashTable           *recovery_notes;   /* session id → char* */
   /* The conversation view (a template child) and its parts the facets
    * work with, looked up once. */
   NatterConversationView *view;

@@ -502,10 +502,10 @@ marked_damaged (gpointer data)
  * conversation's row in the list is marked damaged once the search
  * index has read every message (the startup scan reads only the latest
  * one), before the conversation is opened; its turn row says it cannot
- * be read, with the way out beside it; the copy then holds no turn, the
- * person's message of the damaged one waits in its message field, and
- * the window says so rather than leave an empty conversation
- * unexplained. */
+ * be read, with the way out beside it and the message, which reads; the
+ * copy then holds no turn, the person's message of the damaged one
+ * waits in its message field, and the window says so above the field
+ * rather than leave an empty conversation unexplained. */
 void
 test_sidebar_torn_first_turn (void)
 {
@@ -539,7 +539,8 @@ test_sidebar_torn_first_turn (void)
   pair[1] = sid;
   ui_wait_until (opened_other, pair);
   ui_wait_label (window, "Nothing could be copied: the damage is in the first message. "
-                         "Its words are in the message field, not sent.");
+                         "Its words are in the message field below, not sent.");
+  g_assert_true (ui_no_toasts (window));
   /* The person's message of that turn reads (the damage is further on):
    * it waits in the copy's message field, not sent. */
   {
