@@ -346,6 +346,42 @@ _natter_window_carry_choice (NatterWindow                    *self,
     g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
 }
 
+/**
+ * _natter_window_carry_shown_choice:
+ * @self: the window
+ * @session_id: a new conversation that stands in for another, not
+ *   opened yet: the copy of a damaged conversation's readable part
+ * @carried: what the other conversation's header showed, or went on
+ *   with: its pick, its latest turn's model, its agent (each nullable)
+ *
+ * Makes @carried what @session_id goes on with, over what its own last
+ * turn used: the copy's last turn is an earlier one than the damaged
+ * conversation's, perhaps of another model, and the person goes on where
+ * the header was (docs/sessions.md §2). The model is kept as a pick for
+ * @session_id, as one made in its header would be, unless the agent
+ * names its own model and nothing was picked: then the agent shows it.
+ * A provider that is no longer configured is no way to go on: the copy
+ * then keeps its own.
+ */
+void
+_natter_window_carry_shown_choice (NatterWindow                    *self,
+                                   const char                      *session_id,
+                                   const NatterWindowCarriedChoice *carried)
+{
+  JsonObject *model = carried->picked;
+
+  if (carried->agent_id != NULL)
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
+  if (model == NULL && carried->last != NULL &&
+      (!has_agent_store (self) || carried->agent_id == NULL ||
+       natter_agent_chooser_get_agent_model (self->choice.agent_chooser, carried->agent_id) == NULL))
+    model = carried->last;
+  if (model == NULL ||
+      _natter_window_provider_is_missing (self, json_object_get_string_member_with_default (model, "provider", NULL)))
+    return;
+  g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), json_object_ref (model));
+}
+
 /* "Use Ollama Instead": a way out of a provider that is gone, unless
  * the default is that provider or is not configured either. */
 static char *

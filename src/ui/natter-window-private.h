@@ -435,6 +435,10 @@ _natter_window_carry_choice (NatterWindow                    *self,
                              const char                      *session_id,
                              const NatterWindowCarriedChoice *carried);
 void
+_natter_window_carry_shown_choice (NatterWindow                    *self,
+                                   const char                      *session_id,
+                                   const NatterWindowCarriedChoice *carried);
+void
 _natter_window_class_choice_init (GtkWidgetClass *widget_class);
 void
 _natter_window_choice_init (NatterWindow *self);

@@ -20,6 +20,10 @@ typedef struct
   NatterWindow *self;
   char         *damaged;   /* the conversation copied from */
   char         *copy;      /* the copy, once made */
+  /* What the damaged conversation's header showed when it was asked
+   * for, when it was open and usable (its picker shown). */
+  gboolean      shown;
+  NatterWindowCarriedChoice carried;
 } Recovery;
 
 static void
@@ -28,6 +32,7 @@ recovery_free (Recovery *recovery)
   g_object_unref (recovery->self);
   g_free (recovery->damaged);
   g_free (recovery->copy);
+  _natter_window_carried_choice_clear (&recovery->carried);
   g_free (recovery);
 }
 
@@ -71,6 +76,34 @@ copy_note (const NatterSessionDamage *damage)
   return g_strdup_printf (_("Message %u could not be copied, and its words cannot be read either."), position);
 }
 
+/* The copy goes on with the model and agent the damaged conversation
+ * was going on with, not those of its last copied turn: what its header
+ * showed, when it was open and usable; else (a conversation shown as
+ * damaged, whose header shows none) a pick made for it in this window,
+ * or the agent and model of its latest turn as its log lists them. */
+static void
+carry_choice (NatterWindow              *self,
+              Recovery                  *recovery,
+              const NatterSessionDamage *damage)
+{
+  NatterWindowCarriedChoice carried = { 0 };
+  JsonObject *picked;
+  const char *agent_id;
+
+  if (recovery->shown)
+    {
+      _natter_window_carry_shown_choice (self, recovery->copy, &recovery->carried);
+      return;
+    }
+  picked = g_hash_table_lookup (self->choice.chosen_models, recovery->damaged);
+  agent_id = g_hash_table_lookup (self->choice.chosen_agents, recovery->damaged);
+  carried.picked = picked != NULL ? json_object_ref (picked) : NULL;
+  carried.last = damage->last_model != NULL ? json_object_ref (damage->last_model) : NULL;
+  carried.agent_id = g_strdup (agent_id != NULL ? agent_id : damage->last_agent_id);
+  _natter_window_carry_shown_choice (self, recovery->copy, &carried);
+  _natter_window_carried_choice_clear (&carried);
+}
+
 /* The copy is made, and the report it was made by says what the damage
  * left out of it: the copy opens, with the words of the message it
  * could not hold (the first one after its end, whose turn is damaged
@@ -107,6 +140,7 @@ recovered_cb (GObject      *source,
     _natter_window_close_session (self);
   _natter_window_move_draft (self, recovery->damaged, recovery->copy);
   g_hash_table_replace (self->conversation.recovery_notes, g_strdup (recovery->copy), copy_note (damage));
+  carry_choice (self, recovery, damage);
   natter_window_open_session (self, recovery->copy);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
@@ -119,6 +153,11 @@ recover (NatterWindow *self,
 
   recovery->self = g_object_ref (self);
   recovery->damaged = g_strdup (session_id);
+  if (g_strcmp0 (self->conversation.session_id, session_id) == 0 && _natter_window_open_is_usable (self))
+    {
+      recovery->shown = TRUE;
+      _natter_window_dup_choice (self, &recovery->carried);
+    }
   natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, recovery);
 }
 
