@@ -172,7 +172,10 @@ sent_cb (GObject      *source,
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->conversation.session_id, data->session_id) == 0)
         {
-          natter_window_open_session (self, sent->session_id);
+          /* What waits in the message field (the words a recovered
+           * copy offered, say) stays there: it goes with the version
+           * shown. */
+          _natter_window_open_in_place (self, sent->session_id);
           g_free (data->session_id);
           data->session_id = g_strdup (sent->session_id);
         }

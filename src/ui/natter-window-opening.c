@@ -364,6 +364,37 @@ natter_window_open_session (NatterWindow *self,
 }
 
 /**
+ * _natter_window_open_in_place:
+ * @self: the window
+ * @session_id: a new version of the open conversation's message (Try
+ *   Again, an edit), made from the window
+ *
+ * Opens @session_id in place of the open conversation, with what was
+ * being written there: the draft (its text, files and dictation, and
+ * what a recovered copy says of the words it offered) goes to the
+ * version now shown, whose message field the person is looking at,
+ * rather than stay behind with the version one arrow away.
+ *
+ * Returns: %FALSE if @session_id is not in the (loaded) index
+ */
+gboolean
+_natter_window_open_in_place (NatterWindow *self,
+                              const char   *session_id)
+{
+  g_autofree char *from = g_strdup (self->conversation.session_id);
+
+  if (from == NULL || g_strcmp0 (from, session_id) == 0 ||
+      natter_session_index_lookup (self->index, session_id) == NULL)
+    return natter_window_open_session (self, session_id);
+  _natter_window_cancel_opening (self);
+  natter_conversation_view_release_focus (self->conversation.view);
+  /* Closing keeps the draft under the conversation's key. */
+  _natter_window_close_session (self);
+  _natter_window_move_draft (self, from, session_id);
+  return natter_window_open_session (self, session_id);
+}
+
+/**
  * _natter_window_open_new_chat:
  * @self: the window
  *

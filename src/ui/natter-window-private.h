@@ -454,6 +454,9 @@ void
 _natter_window_open_new_chat (NatterWindow *self);
 void
 _natter_window_leave_deleted (NatterWindow *self);
+gboolean
+_natter_window_open_in_place (NatterWindow *self,
+                              const char   *session_id);
 void
 _natter_window_move_draft (NatterWindow *self,
                            const char   *from,
