@@ -76,6 +76,9 @@ test_sidebar_corrupt_session (void)
   /* The keyboard, which was in the message field, goes to the way out
    * once the damage has been looked at. */
   ui_wait_until (focus_on_copy_readable, window);
+  /* No message was readable before the damage: said before copying. */
+  g_assert_nonnull (strstr (adw_status_page_get_description (window->errors.errored_page),
+                            "No message before the damage can be read: a copy starts empty."));
   g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
   {
     GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button));
