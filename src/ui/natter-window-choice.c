@@ -51,6 +51,7 @@ _natter_window_update_composer (NatterWindow *self)
   const char *reason = NULL;
   const char *note = NULL;
   g_autofree char *elsewhere = NULL;
+  gboolean conflict_copy;
   gboolean running;
 
   if (self->conversation.entry == NULL && self->conversation.new_chat)
@@ -68,15 +69,21 @@ _natter_window_update_composer (NatterWindow *self)
 
   status = natter_session_index_entry_get_latest_turn_status (self->conversation.entry);
   running = _natter_window_latest_is_unsettled (self);
+  conflict_copy = natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry));
   /* Another device's copy is never written: a message there goes on
    * from it as a new version (docs/format.md §9.1) — but a copy of one
    * answer, whose turn is the copy itself, has no turn to go on from. */
-  if (natter_sync_conflict_is_candidate (natter_session_index_entry_get_session_id (self->conversation.entry)))
+  if (conflict_copy)
     note = _("This version is another device’s copy of the conversation, kept when both devices changed it at "
              "once. A message sent here goes on from it as a new version; the copy stays as it is.");
+  /* A copy of a damaged conversation's readable part says what it left
+   * out, above the field that holds that message's words: a toast
+   * there would cover them. */
+  else if (self->conversation.session_id != NULL)
+    note = g_hash_table_lookup (self->conversation.recovery_notes, self->conversation.session_id);
   if (natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     reason = _("This conversation is damaged and cannot take new messages.");
-  else if (note != NULL &&
+  else if (conflict_copy && natter_session_index_entry_get_latest_turn_id (self->conversation.entry) != NULL &&
            natter_sync_conflict_is_candidate (natter_session_index_entry_get_latest_turn_id (self->conversation.entry)))
     reason = _("This version is another device’s copy of one answer, kept when both devices went on with it at "
                "once. It is read only.");
@@ -366,6 +373,42 @@ _natter_window_carry_choice (NatterWindow                    *self,
     g_hash_table_replace (self->choice.branch_models, g_strdup (session_id), json_object_ref (carried->last));
   if (carried->agent_id != NULL)
     g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
+}
+
+/**
+ * _natter_window_carry_shown_choice:
+ * @self: the window
+ * @session_id: a new conversation that stands in for another, not
+ *   opened yet: the copy of a damaged conversation's readable part
+ * @carried: what the other conversation's header showed, or went on
+ *   with: its pick, its latest turn's model, its agent (each nullable)
+ *
+ * Makes @carried what @session_id goes on with, over what its own last
+ * turn used: the copy's last turn is an earlier one than the damaged
+ * conversation's, perhaps of another model, and the person goes on where
+ * the header was (docs/sessions.md §2). The model is kept as a pick for
+ * @session_id, as one made in its header would be, unless the agent
+ * names its own model and nothing was picked: then the agent shows it.
+ * A provider that is no longer configured is no way to go on: the copy
+ * then keeps its own.
+ */
+void
+_natter_window_carry_shown_choice (NatterWindow                    *self,
+                                   const char                      *session_id,
+                                   const NatterWindowCarriedChoice *carried)
+{
+  JsonObject *model = carried->picked;
+
+  if (carried->agent_id != NULL)
+    g_hash_table_replace (self->choice.chosen_agents, g_strdup (session_id), g_strdup (carried->agent_id));
+  if (model == NULL && carried->last != NULL &&
+      (!has_agent_store (self) || carried->agent_id == NULL ||
+       natter_agent_chooser_get_agent_model (self->choice.agent_chooser, carried->agent_id) == NULL))
+    model = carried->last;
+  if (model == NULL ||
+      _natter_window_provider_is_missing (self, json_object_get_string_member_with_default (model, "provider", NULL)))
+    return;
+  g_hash_table_replace (self->choice.chosen_models, g_strdup (session_id), json_object_ref (model));
 }
 
 /* "Use Ollama Instead": a way out of a provider that is gone, unless

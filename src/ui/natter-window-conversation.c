@@ -172,7 +172,10 @@ sent_cb (GObject      *source,
       _natter_window_carry_choice (self, sent->session_id, &data->carried);
       if (g_strcmp0 (self->conversation.session_id, data->session_id) == 0)
         {
-          natter_window_open_session (self, sent->session_id);
+          /* What waits in the message field (the words a recovered
+           * copy offered, say) stays there: it goes with the version
+           * shown. */
+          _natter_window_open_in_place (self, sent->session_id);
           g_free (data->session_id);
           data->session_id = g_strdup (sent->session_id);
         }
@@ -343,6 +346,11 @@ composer_send_cb (NatterWindow *self,
   natter_composer_set_text (self->conversation.composer, NULL);
   if (_natter_window_choice_key (self) != NULL)
     g_hash_table_remove (self->conversation.drafts, _natter_window_choice_key (self));
+  /* What a recovered copy said of the words in its field is past once
+   * the person sends from it. */
+  if (self->conversation.session_id != NULL &&
+      g_hash_table_remove (self->conversation.recovery_notes, self->conversation.session_id))
+    _natter_window_update_composer (self);
   /* An edited message is a new version, never a change of the old. */
   if (editing != NULL)
     _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));

@@ -606,12 +606,15 @@ damage_copy_says (const NatterSessionDamage *damage)
   g_autofree char *left_out = NULL;
   guint position = damage->n_turns + 1;
 
-  if (damage->n_turns > 0 || !damage->left_out)
+  if (damage->n_turns > 0)
     holds = g_strdup (_("The part before the damage can be copied to a new conversation; "
                         "the file itself is left as it is."));
-  else
+  else if (damage->left_out)
     holds = g_strdup (_("Nothing before the damage can be copied, since it is in the first message: a copy "
                         "starts empty. The file itself is left as it is."));
+  else
+    holds = g_strdup (_("No message before the damage can be read: a copy starts empty. The file itself is "
+                        "left as it is."));
   if (!damage->left_out)
     return g_steal_pointer (&holds);
   if (damage->message != NULL)

@@ -382,6 +382,37 @@ natter_window_open_session (NatterWindow *self,
 }
 
 /**
+ * _natter_window_open_in_place:
+ * @self: the window
+ * @session_id: a new version of the open conversation's message (Try
+ *   Again, an edit), made from the window
+ *
+ * Opens @session_id in place of the open conversation, with what was
+ * being written there: the draft (its text, files and dictation, and
+ * what a recovered copy says of the words it offered) goes to the
+ * version now shown, whose message field the person is looking at,
+ * rather than stay behind with the version one arrow away.
+ *
+ * Returns: %FALSE if @session_id is not in the (loaded) index
+ */
+gboolean
+_natter_window_open_in_place (NatterWindow *self,
+                              const char   *session_id)
+{
+  g_autofree char *from = g_strdup (self->conversation.session_id);
+
+  if (from == NULL || g_strcmp0 (from, session_id) == 0 ||
+      natter_session_index_lookup (self->index, session_id) == NULL)
+    return natter_window_open_session (self, session_id);
+  _natter_window_cancel_opening (self);
+  natter_conversation_view_release_focus (self->conversation.view);
+  /* Closing keeps the draft under the conversation's key. */
+  _natter_window_close_session (self);
+  _natter_window_move_draft (self, from, session_id);
+  return natter_window_open_session (self, session_id);
+}
+
+/**
  * _natter_window_open_new_chat:
  * @self: the window
  *
@@ -413,9 +444,10 @@ _natter_window_open_new_chat (NatterWindow *self)
  * @to: the key it goes to
  *
  * Joins the draft kept under @from to the one kept under @to: the text
- * after a blank line, the attachments after @to's, and words still being
- * dictated. The open conversation's draft is kept under its key only once
- * it is closed (_natter_window_close_session()).
+ * after a blank line, the attachments after @to's, words still being
+ * dictated, and what a recovered copy says of its offered words. The
+ * open conversation's draft is kept under its key only once it is
+ * closed (_natter_window_close_session()).
  */
 void
 _natter_window_move_draft (NatterWindow *self,
@@ -425,6 +457,8 @@ _natter_window_move_draft (NatterWindow *self,
   g_autofree char *text = NULL;
   g_autofree char *text_key = NULL;
   g_autofree char *attachments_key = NULL;
+  g_autofree char *note_key = NULL;
+  g_autofree char *note = NULL;
   g_autoptr(GPtrArray) attachments = NULL;
   const char *kept;
 
@@ -447,6 +481,12 @@ _natter_window_move_draft (NatterWindow *self,
     }
   /* Joined to another draft, the words are a message of their own. */
   g_hash_table_remove (self->conversation.draft_edits, from);
+  /* What a recovered copy says of the words in its field goes with
+   * them to another conversation; a new chat is no copy. */
+  if (g_hash_table_steal_extended (self->conversation.recovery_notes, from, (gpointer *) &note_key,
+                                   (gpointer *) &note) &&
+      g_strcmp0 (to, NATTER_WINDOW_NEW_CHAT_KEY) != 0)
+    g_hash_table_replace (self->conversation.recovery_notes, g_strdup (to), g_steal_pointer (&note));
   /* Words still being dictated go where the rest of the draft went. */
   _natter_window_voice_rekey (self, from, to);
 }

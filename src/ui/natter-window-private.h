@@ -122,6 +122,10 @@ typedef struct
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *draft_edits;      /* session id → char*: the turn whose message the draft edits */
+  /* What Copy Readable Part left out of a copy, said above the copy's
+   * message field until a message is sent there (natter-window-recovery.c):
+   * it goes where the draft goes (_natter_window_move_draft()). */
+  GHashTable           *recovery_notes;   /* session id → char* */
   /* The conversation view (a template child) and its parts the facets
    * work with, looked up once. */
   NatterConversationView *view;
@@ -438,6 +442,10 @@ _natter_window_carry_choice (NatterWindow                    *self,
                              const char                      *session_id,
                              const NatterWindowCarriedChoice *carried);
 void
+_natter_window_carry_shown_choice (NatterWindow                    *self,
+                                   const char                      *session_id,
+                                   const NatterWindowCarriedChoice *carried);
+void
 _natter_window_class_choice_init (GtkWidgetClass *widget_class);
 void
 _natter_window_choice_init (NatterWindow *self);
@@ -455,6 +463,9 @@ void
 _natter_window_open_new_chat (NatterWindow *self);
 void
 _natter_window_leave_deleted (NatterWindow *self);
+gboolean
+_natter_window_open_in_place (NatterWindow *self,
+                              const char   *session_id);
 void
 _natter_window_move_draft (NatterWindow *self,
                            const char   *from,

@@ -20,6 +20,10 @@ typedef struct
   NatterWindow *self;
   char         *damaged;   /* the conversation copied from */
   char         *copy;      /* the copy, once made */
+  /* What the damaged conversation's header showed when it was asked
+   * for, when it was open and usable (its picker shown). */
+  gboolean      shown;
+  NatterWindowCarriedChoice carried;
 } Recovery;
 
 static void
@@ -28,41 +32,76 @@ recovery_free (Recovery *recovery)
   g_object_unref (recovery->self);
   g_free (recovery->damaged);
   g_free (recovery->copy);
+  _natter_window_carried_choice_clear (&recovery->carried);
   g_free (recovery);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Recovery, recovery_free)
 
-/* Says where the copy ends, so that a copy that holds nothing (the
- * damage is in the first message) is not taken for a failure, and where
- * the words of the message it left out are. */
-static void
-say_where_copy_ends (NatterWindow *self,
-                     const char   *session_id,
-                     gboolean      message_kept)
+/* What the copy of a damaged conversation says above its message field
+ * (transfer full), from the report it was made by: where it ends (so
+ * that a copy that holds nothing, the damage being in the first
+ * message, is not taken for a failure), which message it left out, and
+ * where that message's words are — in the field below, or nowhere,
+ * since they cannot be read either. Said there rather than in a toast,
+ * which at the bottom of the window would cover the very words it
+ * speaks of. */
+static char *
+copy_note (const NatterSessionDamage *damage)
 {
-  NatterSessionIndexEntry *entry = natter_session_index_lookup (natter_sessions_list_sessions (self->sessions),
-                                                                session_id);
-  gboolean empty;
-  AdwToast *toast;
+  guint position = damage->n_turns + 1;
 
-  if (entry == NULL)
-    return;
-  empty = natter_session_index_entry_get_parent_session (entry) == NULL &&
-          natter_session_index_entry_get_turn_count (entry) == 0;
-  if (empty && message_kept)
-    toast = adw_toast_new (_("Nothing could be copied: the damage is in the first message. "
-                             "Its words are in the message field, not sent."));
-  else if (empty)
-    toast = adw_toast_new (_("Nothing could be copied: the damage is in the first message. "
-                             "The new conversation starts empty."));
-  else if (message_kept)
-    toast = adw_toast_new (_("Copied the messages before the damage into a new conversation. "
-                             "The words of the damaged message are in the message field, not sent."));
-  else
-    toast = adw_toast_new (_("Copied the messages before the damage into a new conversation"));
-  adw_toast_set_timeout (toast, 5);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  if (!damage->left_out && damage->n_turns == 0)
+    return g_strdup (_("Nothing could be copied: the damage is before the first message."));
+  if (!damage->left_out)
+    return g_strdup (_("Copied the messages before the damage."));
+  if (damage->message != NULL && damage->n_turns == 0)
+    return g_strdup (_("Nothing could be copied: the damage is in the first message. Its words are in the "
+                       "message field below, not sent."));
+  if (damage->message != NULL)
+    /* Translators: %u is the damaged message's place in the conversation (2 for the second) */
+    return g_strdup_printf (_("Message %u could not be copied. Its words are in the message field below, not "
+                              "sent."), position);
+  if (damage->message_read && damage->n_turns == 0)
+    return g_strdup (_("Nothing could be copied: the damage is in the first message, which had files and no "
+                       "words to offer again."));
+  if (damage->message_read)
+    /* Translators: %u is the damaged message's place in the conversation (2 for the second) */
+    return g_strdup_printf (_("Message %u could not be copied. It had files and no words to offer again."),
+                            position);
+  if (damage->n_turns == 0)
+    return g_strdup (_("Nothing could be copied: the first message is damaged, and its words cannot be read "
+                       "either."));
+  /* Translators: %u is the damaged message's place in the conversation (2 for the second) */
+  return g_strdup_printf (_("Message %u could not be copied, and its words cannot be read either."), position);
+}
+
+/* The copy goes on with the model and agent the damaged conversation
+ * was going on with, not those of its last copied turn: what its header
+ * showed, when it was open and usable; else (a conversation shown as
+ * damaged, whose header shows none) a pick made for it in this window,
+ * or the agent and model of its latest turn as its log lists them. */
+static void
+carry_choice (NatterWindow              *self,
+              Recovery                  *recovery,
+              const NatterSessionDamage *damage)
+{
+  NatterWindowCarriedChoice carried = { 0 };
+  JsonObject *picked;
+  const char *agent_id;
+
+  if (recovery->shown)
+    {
+      _natter_window_carry_shown_choice (self, recovery->copy, &recovery->carried);
+      return;
+    }
+  picked = g_hash_table_lookup (self->choice.chosen_models, recovery->damaged);
+  agent_id = g_hash_table_lookup (self->choice.chosen_agents, recovery->damaged);
+  carried.picked = picked != NULL ? json_object_ref (picked) : NULL;
+  carried.last = damage->last_model != NULL ? json_object_ref (damage->last_model) : NULL;
+  carried.agent_id = g_strdup (agent_id != NULL ? agent_id : damage->last_agent_id);
+  _natter_window_carry_shown_choice (self, recovery->copy, &carried);
+  _natter_window_carried_choice_clear (&carried);
 }
 
 /* The copy is made, and the report it was made by says what the damage
@@ -79,7 +118,6 @@ recovered_cb (GObject      *source,
   NatterWindow *self = recovery->self;
   g_autoptr(NatterSessionDamage) damage = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean message_kept = FALSE;
 
   recovery->copy = natter_sessions_recover_finish (NATTER_SESSIONS (source), result, &damage, &error);
   if (recovery->copy == NULL)
@@ -95,16 +133,16 @@ recovered_cb (GObject      *source,
       g_hash_table_replace (self->conversation.drafts, g_strdup (recovery->copy),
                             kept != NULL ? g_strconcat (damage->message, "\n\n", kept, NULL)
                                          : g_strdup (damage->message));
-      message_kept = TRUE;
     }
   /* The message the damaged history refused waits in the field, and is
    * meant for where the conversation goes on: the copy. */
   if (g_strcmp0 (self->conversation.session_id, recovery->damaged) == 0)
     _natter_window_close_session (self);
   _natter_window_move_draft (self, recovery->damaged, recovery->copy);
+  g_hash_table_replace (self->conversation.recovery_notes, g_strdup (recovery->copy), copy_note (damage));
+  carry_choice (self, recovery, damage);
   natter_window_open_session (self, recovery->copy);
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  say_where_copy_ends (self, recovery->copy, message_kept);
 }
 
 static void
@@ -115,6 +153,11 @@ recover (NatterWindow *self,
 
   recovery->self = g_object_ref (self);
   recovery->damaged = g_strdup (session_id);
+  if (g_strcmp0 (self->conversation.session_id, session_id) == 0 && _natter_window_open_is_usable (self))
+    {
+      recovery->shown = TRUE;
+      _natter_window_dup_choice (self, &recovery->carried);
+    }
   natter_sessions_recover_async (self->sessions, session_id, self->cancellable, recovered_cb, recovery);
 }
 

@@ -274,6 +274,7 @@ natter_window_finalize (GObject *object)
   g_clear_pointer (&self->conversation.drafts, g_hash_table_unref);
   g_clear_pointer (&self->conversation.draft_attachments, g_hash_table_unref);
   g_clear_pointer (&self->conversation.draft_edits, g_hash_table_unref);
+  g_clear_pointer (&self->conversation.recovery_notes, g_hash_table_unref);
   g_clear_pointer (&self->conversation.session_id, g_free);
   g_clear_pointer (&self->conversation.open_when_loaded, g_free);
   g_clear_pointer (&self->choice.agent_id, g_free);
@@ -430,6 +431,7 @@ natter_window_init (NatterWindow *self)
   self->conversation.draft_attachments = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                    (GDestroyNotify) g_ptr_array_unref);
   self->conversation.draft_edits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->conversation.recovery_notes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->choice.chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->choice.branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);

@@ -1000,6 +1000,64 @@ test_recover_twice_distinct_titles (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
 }
 
+/* natter_sessions_read_turn_message_finish() of @turn_id: whether its
+ * message reads, its words in @out_text, the error when it does not. */
+static gboolean
+read_message (Fixture     *f,
+              const char  *turn_id,
+              char       **out_text,
+              GError     **error)
+{
+  g_autoptr(GAsyncResult) result = NULL;
+
+  natter_sessions_read_turn_message_async (f->t.sessions, turn_id, NULL, natter_test_result_cb, &result);
+  return natter_sessions_read_turn_message_finish (f->t.sessions, natter_test_sessions_wait_result (&result),
+                                                   out_text, error);
+}
+
+/* A damaged turn still tells its message while its first line reads
+ * (for the window to show which message it was); torn in that line, or
+ * gone, it tells nothing and says so. The files are only read. */
+static void
+test_read_damaged_turn_message (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create (&f->t);
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *three = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+
+  send_three (f, sid, &one, &two, &three);
+  corrupt_file (f->t.w->turn_repo, two);
+  path = turn_path (f, two);
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  g_assert_true (read_message (f, two, &text, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "two");
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  g_clear_pointer (&text, g_free);
+
+  g_clear_pointer (&path, g_free);
+  path = turn_path (f, one);
+  g_assert_true (g_file_set_contents (path, "{\"type\":\"turn_cr", -1, NULL));
+  g_assert_false (read_message (f, one, &text, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+  g_assert_null (text);
+  g_clear_error (&error);
+
+  g_clear_pointer (&path, g_free);
+  path = turn_path (f, three);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_false (read_message (f, three, NULL, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_CORRUPT);
+}
+
 void
 sessions_add_damage_tests (void)
 {
@@ -1031,4 +1089,5 @@ sessions_add_damage_tests (void)
   ADD ("recover/hands-back-its-report", test_recover_hands_back_report, NULL);
   ADD ("recover/torn-first-line-says-so", test_recover_torn_first_line, NULL);
   ADD ("recover/second-copy-has-its-own-title", test_recover_twice_distinct_titles, NULL);
+  ADD ("recover/damaged-turn-tells-its-message", test_read_damaged_turn_message, NULL);
 }

@@ -76,6 +76,9 @@ test_sidebar_corrupt_session (void)
   /* The keyboard, which was in the message field, goes to the way out
    * once the damage has been looked at. */
   ui_wait_until (focus_on_copy_readable, window);
+  /* No message was readable before the damage: said before copying. */
+  g_assert_nonnull (strstr (adw_status_page_get_description (window->errors.errored_page),
+                            "No message before the damage can be read: a copy starts empty."));
   g_assert_nonnull (natter_composer_get_blocked_reason (natter_window_get_composer (window)));
   {
     GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (window->conversation_menu_button));
@@ -569,10 +572,10 @@ marked_damaged (gpointer data)
  * conversation's row in the list is marked damaged once the search
  * index has read every message (the startup scan reads only the latest
  * one), before the conversation is opened; its turn row says it cannot
- * be read, with the way out beside it; the copy then holds no turn, the
- * person's message of the damaged one waits in its message field, and
- * the window says so rather than leave an empty conversation
- * unexplained. */
+ * be read, with the way out beside it and the message, which reads; the
+ * copy then holds no turn, the person's message of the damaged one
+ * waits in its message field, and the window says so above the field
+ * rather than leave an empty conversation unexplained. */
 void
 test_sidebar_torn_first_turn (void)
 {
@@ -606,7 +609,8 @@ test_sidebar_torn_first_turn (void)
   pair[1] = sid;
   ui_wait_until (opened_other, pair);
   ui_wait_label (window, "Nothing could be copied: the damage is in the first message. "
-                         "Its words are in the message field, not sent.");
+                         "Its words are in the message field below, not sent.");
+  g_assert_true (ui_no_toasts (window));
   /* The person's message of that turn reads (the damage is further on):
    * it waits in the copy's message field, not sent. */
   {

@@ -351,6 +351,9 @@ main (int   argc,
   g_test_add_func ("/sidebar/damaged-earlier-turn", test_sidebar_damaged_earlier_turn);
   g_test_add_func ("/sidebar/torn-first-turn", test_sidebar_torn_first_turn);
   g_test_add_func ("/sidebar/older-copy-arriving", test_sidebar_older_copy_arriving);
+  g_test_add_func ("/sidebar/recovered/words-stay-in-view", test_sidebar_recovered_words_stay_in_view);
+  g_test_add_func ("/sidebar/recovered/goes-on-with-shown-model", test_sidebar_recovered_goes_on_with_shown_model);
+  g_test_add_func ("/sidebar/recovered/unreadable-first-message", test_sidebar_recovered_unreadable_first_message);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -52,6 +52,10 @@ void test_sidebar_damaged_copy_takes_queue (void);
 void test_sidebar_damaged_long_title (void);
 void test_sidebar_damaged_while_open (void);
 void test_sidebar_damaged_then_mended (void);
+/* test-sidebar-recovered.c */
+void test_sidebar_recovered_words_stay_in_view (void);
+void test_sidebar_recovered_goes_on_with_shown_model (void);
+void test_sidebar_recovered_unreadable_first_message (void);
 /* test-sidebar-rename.c */
 void test_sidebar_rename_then_send_keeps_title (void);
 void test_sidebar_old_title_controls_visible (void);
