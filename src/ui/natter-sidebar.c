@@ -1314,6 +1314,15 @@ natter_sidebar_set_property (GObject      *object,
     }
 }
 
+static gboolean
+natter_sidebar_focus (GtkWidget        *widget,
+                      GtkDirectionType  direction)
+{
+  if (direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
+    return GTK_WIDGET_CLASS (natter_sidebar_parent_class)->focus (widget, direction);
+  return _natter_sidebar_focus_tab (NATTER_SIDEBAR (widget), direction);
+}
+
 static void
 natter_sidebar_class_init (NatterSidebarClass *klass)
 {
@@ -1324,6 +1333,7 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
   object_class->finalize = natter_sidebar_finalize;
   object_class->get_property = natter_sidebar_get_property;
   object_class->set_property = natter_sidebar_set_property;
+  widget_class->focus = natter_sidebar_focus;
 
   /**
    * NatterSidebar:search-mode:

@@ -193,11 +193,26 @@ test_keyboard_tab_around_answers (void)
   ui_world_free (u);
 }
 
+/* Whether the sidebar's first row is a title ("Pinned"), not a
+ * conversation. */
 static gboolean
-sidebar_lists_any (gpointer data)
+sidebar_lists_title (gpointer data)
 {
+  g_autoptr(GObject) first = NULL;
+
   ui_settle ();
-  return g_list_model_get_n_items (natter_window_get_sidebar_model (data)) > 0;
+  first = g_list_model_get_item (natter_window_get_sidebar_model (data), 0);
+  return first != NULL && !NATTER_IS_SESSION_INDEX_ENTRY (first);
+}
+
+static gboolean
+sidebar_lists_no_title (gpointer data)
+{
+  g_autoptr(GObject) first = NULL;
+
+  ui_settle ();
+  first = g_list_model_get_item (natter_window_get_sidebar_model (data), 0);
+  return first != NULL && NATTER_IS_SESSION_INDEX_ENTRY (first);
 }
 
 /* Tab, then Shift+Tab, from the message field of a new chat round the
@@ -230,8 +245,9 @@ assert_around_new_chat (NatterWindow *window,
  * message field come back to it through the headers and the sidebar:
  * the empty timeline's scrolled window used to keep Tab on the model
  * picker, and Shift+Tab on the attach button; the agent chooser kept
- * Shift+Tab on itself. Once with nothing listed yet, as for a new
- * user, and once with a conversation in the sidebar. */
+ * Shift+Tab on itself. With nothing listed yet, as for a new user, with
+ * a conversation pinned under a title in the sidebar, and with it
+ * unpinned. */
 void
 test_keyboard_tab_around_new_chat (void)
 {
@@ -242,12 +258,22 @@ test_keyboard_tab_around_new_chat (void)
   g_autofree char *turn_id = NULL;
 
   assert_around_new_chat (window, "in a new chat, nothing listed");
+  ui_destroy_window (window);
 
+  /* "Pinned", a title that takes no focus, heads the list: GTK's list
+   * entered at it, its first item, and took no focus, and its scrolled
+   * window kept Tab on the main menu. */
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
   session_id = ui_create_session (u, "Listed");
   turn_id = ui_send (u, session_id, "Hello");
   ui_wait_turn (u, turn_id);
-  ui_wait_until (sidebar_lists_any, window);
+  ui_set_pinned (u, session_id, TRUE);
+  window = window_with_agents (u, agents);
+  ui_wait_until (sidebar_lists_title, window);
+  assert_around_new_chat (window, "in a new chat beside a pinned one");
+
+  ui_set_pinned (u, session_id, FALSE);
+  ui_wait_until (sidebar_lists_no_title, window);
   assert_around_new_chat (window, "in a new chat beside a listed one");
 
   ui_destroy_window (window);
