@@ -52,6 +52,7 @@ void test_rich_model_picker_other_providers (void);
 void test_rich_model_picker_odd_names (void);
 void test_rich_model_picker_model_gone (void);
 void test_rich_model_picker_new_chat_goes_on (void);
+void test_rich_model_picker_arrows_in_order (void);
 /* test-rich-code-blocks.c */
 void test_rich_code_block_streamed (void);
 void test_rich_code_block_whole (void);
