@@ -886,6 +886,20 @@ press_arrow (GtkWidget *popover,
   ui_settle ();
 }
 
+/* Whether the model's name is in the middle of its row, whose highlight
+ * and focus ring are taller than a line of text. */
+static void
+assert_name_centred (GtkListBoxRow *row)
+{
+  GtkWidget *label = ui_find_first (row, GTK_TYPE_LABEL);
+  graphene_rect_t bounds;
+  double row_middle = gtk_widget_get_height (GTK_WIDGET (row)) / 2.0;
+
+  g_assert_true (gtk_widget_compute_bounds (label, GTK_WIDGET (row), &bounds));
+  g_assert_cmpfloat (gtk_widget_get_height (GTK_WIDGET (row)), >, bounds.size.height);
+  g_assert_cmpfloat_with_epsilon (bounds.origin.y + bounds.size.height / 2, row_middle, 1.0);
+}
+
 static gboolean
 model_row_shown (gpointer data)
 {
@@ -959,6 +973,9 @@ test_rich_model_picker_arrows_in_order (void)
       press_arrow (popover, GDK_KEY_Up);
       g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == expected[i - 1]);
     }
+
+  /* A row's name sits in the middle of the row's highlight. */
+  assert_name_centred (GTK_LIST_BOX_ROW (expected[2]));
 
   natter_model_picker_popdown (picker);
   ui_destroy_window (window);
