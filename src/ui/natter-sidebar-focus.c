@@ -355,21 +355,24 @@ item_position (NatterSidebar *self,
  * natter_sidebar_focus_step:
  * @self: the sidebar
  * @forward: %TRUE to go down the list, %FALSE to go up
+ * @select: whether a conversation's row is selected too: Up and Down
+ *   select, Tab only moves the focus
  *
- * What Up and Down do in the list: the keyboard focus goes from the
- * focused row to the next one, and stays in the list. A conversation's
- * row is selected too (its conversation opens beside the list); a
- * folder's header takes the focus on its toggle, as Tab gives it, and
- * leaves the selection where it is. "Pinned" and "Recent" are titles
- * only, passed over. GTK 4.8's list would neither stop on a header, whose
- * item takes no focus, nor go past one.
+ * What Up and Down, and Tab, do in the list: the keyboard focus goes
+ * from the focused row to the next one. A conversation's row is
+ * selected too when @select says so (its conversation opens beside the
+ * list); a folder's header takes the focus on its toggle and leaves the
+ * selection where it is. "Pinned" and "Recent" are titles only, passed
+ * over. GTK 4.8's list would neither stop on a header, whose item takes
+ * no focus, nor go past one.
  *
  * Returns: %FALSE, doing nothing, when no row has the focus or there is
  *   no row past it
  */
 gboolean
 natter_sidebar_focus_step (NatterSidebar *self,
-                           gboolean       forward)
+                           gboolean       forward,
+                           gboolean       select)
 {
   GListModel *model;
   GtkWidget *item;
@@ -391,7 +394,7 @@ natter_sidebar_focus_step (NatterSidebar *self,
       position = forward ? position + 1 : position - 1;
       next = g_list_model_get_item (model, position);
       if (NATTER_IS_SESSION_INDEX_ENTRY (next))
-        return natter_sidebar_focus_position (self, position, TRUE);
+        return natter_sidebar_focus_position (self, position, select);
       if (NATTER_IS_SIDEBAR_HEADER (next) && header_folder_id (NATTER_SIDEBAR_HEADER (next)) != NULL)
         {
           FocusRow *focus = g_new0 (FocusRow, 1);

@@ -101,6 +101,28 @@ reached_button (GPtrArray  *cycle,
   return FALSE;
 }
 
+/* Every conversation's row the sidebar shows is reached, those under
+ * a title ("Recent") too. */
+static void
+assert_every_row (NatterWindow *window,
+                  GPtrArray    *cycle,
+                  const char   *where)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      gboolean reached = FALSE;
+
+      for (guint j = 0; !reached && j < cycle->len; j++)
+        reached = gtk_widget_is_ancestor (row, g_ptr_array_index (cycle, j));
+      if (!reached)
+        g_error ("%s: Tab never reaches the row of %s", where,
+                 natter_session_index_entry_get_title (natter_session_row_get_entry (NATTER_SESSION_ROW (row))));
+    }
+}
+
 /* The parts of the window every way round must go through: the header
  * over the sidebar, the header over the conversation and the composer's
  * buttons, the agent chooser's too; a row of the sidebar when it lists
@@ -117,6 +139,7 @@ assert_whole_window (NatterWindow *window,
   if (g_list_model_get_n_items (natter_window_get_sidebar_model (window)) > 0 &&
       !reached_in (cycle, natter_window_get_session_list (window)))
     g_error ("%s: Tab never reaches the sidebar's rows", where);
+  assert_every_row (window, cycle, where);
   if (!reached_in (cycle, GTK_WIDGET (natter_window_get_model_picker (window))))
     g_error ("%s: Tab never reaches the model picker", where);
   if (!reached_button (cycle, composer, "Attach Files"))
@@ -256,17 +279,23 @@ test_keyboard_tab_around_new_chat (void)
   NatterWindow *window = window_with_agents (u, agents);
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
+  g_autofree char *other_id = NULL;
+  g_autofree char *other_turn_id = NULL;
 
   assert_around_new_chat (window, "in a new chat, nothing listed");
   ui_destroy_window (window);
 
   /* "Pinned", a title that takes no focus, heads the list: GTK's list
    * entered at it, its first item, and took no focus, and its scrolled
-   * window kept Tab on the main menu. */
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+   * window kept Tab on the main menu. From the pinned row, GTK's list
+   * left at the next title, never reaching the rows under it. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   session_id = ui_create_session (u, "Listed");
   turn_id = ui_send (u, session_id, "Hello");
   ui_wait_turn (u, turn_id);
+  other_id = ui_create_session (u, "Recent one");
+  other_turn_id = ui_send (u, other_id, "Hello again");
+  ui_wait_turn (u, other_turn_id);
   ui_set_pinned (u, session_id, TRUE);
   window = window_with_agents (u, agents);
   ui_wait_until (sidebar_lists_title, window);
