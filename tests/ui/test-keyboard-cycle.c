@@ -258,6 +258,7 @@ assert_around_new_chat (NatterWindow *window,
 
   forward = ui_tab_cycle_from_focus (window, tab_forward);
   assert_whole_window (window, forward, forwards);
+  ui_assert_tab_stops_named (forward, forwards);
 
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == message);
   backward = ui_tab_cycle_from_focus (window, tab_backward);
