@@ -16,6 +16,7 @@
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
 #include "natter-conversation-view.h"
+#include "natter-scrolled-tab.h"
 #include "natter-timeline-tab.h"
 #include "natter-turn-item.h"
 #include "natter-turn-row.h"
@@ -431,48 +432,34 @@ natter_conversation_view_get_property (GObject    *object,
     }
 }
 
+static gboolean
+enter_timeline (GtkWidget        *part,
+                GtkDirectionType  direction,
+                gpointer          user_data)
+{
+  NatterConversationView *self = user_data;
+
+  return natter_timeline_tab_enter (self->timeline_list, direction);
+}
+
 /* Tab into, through and out of the conversation, in the order it reads:
  * the timeline, then what is under it (the editing and reading bars, the
- * queue, the composer). GTK would hand a Tab that comes from outside
- * the timeline to its scrolled window, which is no Tab stop of its own
- * (not focusable) yet still can-focus: GTK 4.8's GtkScrolledWindow then
- * answers that it took the focus whenever its list did not, though it
- * could not take it either, and the focus stayed where it was. The list
- * does not take it when the timeline is empty (a new chat) or when the
- * turn it last had the focus in, the first by default, is scrolled away.
- * So the timeline is entered here, at the turn shown nearest to where
- * the focus comes from (natter_timeline_tab_enter()), and never through
- * the scrolled window. From inside the timeline GTK and the timeline's
- * own Tab move it; the scrolled window lets a Tab out of its list go. */
+ * queue, the composer). Its scrolled window is no Tab stop: the timeline
+ * is entered at the turn shown nearest to where the focus comes from
+ * (natter_timeline_tab_enter()), never through the scrolled window,
+ * which would keep the focus where it was when the list does not take
+ * it (natter-scrolled-tab.c): in a new chat, and once the first turn is
+ * scrolled away. */
 static gboolean
 natter_conversation_view_focus (GtkWidget        *widget,
                                 GtkDirectionType  direction)
 {
   NatterConversationView *self = NATTER_CONVERSATION_VIEW (widget);
-  GtkWidget *timeline_part = gtk_widget_get_parent (GTK_WIDGET (self->timeline_scroller));
-  GtkWidget *focus_child = gtk_widget_get_focus_child (widget);
-  gboolean forward = direction == GTK_DIR_TAB_FORWARD;
-  GtkWidget *child;
 
   if (direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
     return GTK_WIDGET_CLASS (natter_conversation_view_parent_class)->focus (widget, direction);
-
-  if (focus_child != NULL && gtk_widget_child_focus (focus_child, direction))
-    return TRUE;
-  if (focus_child != NULL)
-    child = forward ? gtk_widget_get_next_sibling (focus_child) : gtk_widget_get_prev_sibling (focus_child);
-  else
-    child = forward ? gtk_widget_get_first_child (widget) : gtk_widget_get_last_child (widget);
-  for (; child != NULL; child = forward ? gtk_widget_get_next_sibling (child) : gtk_widget_get_prev_sibling (child))
-    {
-      /* What GTK would ask, as it would: a hidden bar is skipped. */
-      if (!gtk_widget_get_mapped (child) || !gtk_widget_get_sensitive (child))
-        continue;
-      if (child == timeline_part ? natter_timeline_tab_enter (self->timeline_list, direction)
-                                 : gtk_widget_child_focus (child, direction))
-        return TRUE;
-    }
-  return FALSE;
+  return natter_scrolled_tab_focus (widget, direction, gtk_widget_get_parent (GTK_WIDGET (self->timeline_scroller)),
+                                    enter_timeline, self);
 }
 
 static void

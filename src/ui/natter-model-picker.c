@@ -490,36 +490,90 @@ other_row_activated_cb (NatterModelPicker *self,
   natter_model_picker_choose_from (self, g_object_get_data (G_OBJECT (row), "provider"), model);
 }
 
-/* The arrow keys go on from one provider's list to the next. */
-static GtkWidget *
-first_row (GtkListBox *box,
-           gboolean    last)
+/* The arrow keys walk the popover top to bottom as it is drawn: the
+ * current provider's models (or what its page offers in their place,
+ * Preferences when the provider cannot be reached), the other
+ * providers' models, then the buttons under the lists. GTK's own arrow
+ * moves enter no list box from outside (a list box moves its rows with
+ * its own keys), so Down from Preferences went past the other
+ * providers' models to Refresh List, and Up from there back again. */
+static void
+add_rows (GPtrArray  *stops,
+          GtkListBox *box)
 {
-  GtkWidget *row = last ? gtk_widget_get_last_child (GTK_WIDGET (box)) : gtk_widget_get_first_child (GTK_WIDGET (box));
+  if (!gtk_widget_get_mapped (GTK_WIDGET (box)))
+    return;
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (box));
+       row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (GTK_IS_LIST_BOX_ROW (row) && gtk_widget_get_mapped (row) &&
+        gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row)))
+      g_ptr_array_add (stops, row);
+}
 
-  while (row != NULL && (!GTK_IS_LIST_BOX_ROW (row) || !gtk_list_box_row_get_activatable (GTK_LIST_BOX_ROW (row))))
-    row = last ? gtk_widget_get_prev_sibling (row) : gtk_widget_get_next_sibling (row);
-  return row;
+static void
+add_buttons (GPtrArray *stops,
+             GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget) || !gtk_widget_is_sensitive (widget))
+    return;
+  if (GTK_IS_BUTTON (widget))
+    {
+      if (gtk_widget_get_focusable (widget))
+        g_ptr_array_add (stops, widget);
+      return;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    add_buttons (stops, child);
+}
+
+static GPtrArray *
+arrow_stops (NatterModelPicker *self)
+{
+  GPtrArray *stops = g_ptr_array_new ();
+  GtkWidget *page = gtk_stack_get_visible_child (self->stack);
+  GtkWidget *lists = gtk_widget_get_ancestor (GTK_WIDGET (self->stack), GTK_TYPE_SCROLLED_WINDOW);
+
+  if (page == GTK_WIDGET (self->list_box))
+    add_rows (stops, self->list_box);
+  else if (page != NULL)
+    add_buttons (stops, page);
+  add_rows (stops, self->others_box);
+  for (GtkWidget *under = gtk_widget_get_next_sibling (lists); under != NULL; under = gtk_widget_get_next_sibling (under))
+    add_buttons (stops, under);
+  return stops;
 }
 
 static gboolean
-list_keynav_failed_cb (NatterModelPicker *self,
-                       GtkDirectionType   direction)
+popover_key_pressed_cb (GtkEventControllerKey *controller,
+                        guint                  keyval,
+                        guint                  keycode,
+                        GdkModifierType        state,
+                        NatterModelPicker     *self)
 {
-  GtkWidget *next = direction == GTK_DIR_DOWN && gtk_widget_get_visible (GTK_WIDGET (self->others_box))
-                    ? first_row (self->others_box, FALSE) : NULL;
+  g_autoptr(GPtrArray) stops = NULL;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  gboolean down;
+  guint index;
 
-  return next != NULL && gtk_widget_grab_focus (next);
-}
-
-static gboolean
-others_keynav_failed_cb (NatterModelPicker *self,
-                         GtkDirectionType   direction)
-{
-  GtkWidget *next = direction == GTK_DIR_UP && g_strcmp0 (gtk_stack_get_visible_child_name (self->stack), "models") == 0
-                    ? first_row (self->list_box, TRUE) : NULL;
-
-  return next != NULL && gtk_widget_grab_focus (next);
+  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
+    down = TRUE;
+  else if (keyval == GDK_KEY_Up || keyval == GDK_KEY_KP_Up)
+    down = FALSE;
+  else
+    return GDK_EVENT_PROPAGATE;
+  stops = arrow_stops (self);
+  if (focus == NULL || !g_ptr_array_find (stops, focus, &index))
+    return GDK_EVENT_PROPAGATE;
+  /* At either end the focus stays, as at the end of a list. */
+  if (down ? index + 1 < stops->len : index > 0)
+    gtk_widget_grab_focus (g_ptr_array_index (stops, down ? index + 1 : index - 1));
+  return GDK_EVENT_STOP;
 }
 
 static void
@@ -696,8 +750,6 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, NatterModelPicker, others_box);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_bind_template_callback (widget_class, other_row_activated_cb);
-  gtk_widget_class_bind_template_callback (widget_class, list_keynav_failed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, others_keynav_failed_cb);
   gtk_widget_class_bind_template_callback (widget_class, refresh_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, popdown_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, fallback_clicked_cb);
@@ -709,6 +761,8 @@ natter_model_picker_class_init (NatterModelPickerClass *klass)
 static void
 natter_model_picker_init (NatterModelPicker *self)
 {
+  GtkEventController *keys;
+
   gtk_widget_init_template (GTK_WIDGET (self));
   natter_accessible_plain_mnemonics (GTK_WIDGET (self));
 
@@ -718,6 +772,10 @@ natter_model_picker_init (NatterModelPicker *self)
   self->failures = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->others = g_ptr_array_new_with_free_func ((GDestroyNotify) other_free);
   gtk_list_box_set_header_func (self->others_box, others_header_func, NULL, NULL);
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (popover_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->popover), keys);
   update_button (self);
   show_unreachable (self, _("No model provider is configured."));
 }

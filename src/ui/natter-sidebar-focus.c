@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include "natter-scrolled-tab.h"
 #include "natter-sidebar-header-row.h"
 #include "natter-sidebar.h"
 #include "natter-sidebar-private.h"
@@ -354,21 +355,24 @@ item_position (NatterSidebar *self,
  * natter_sidebar_focus_step:
  * @self: the sidebar
  * @forward: %TRUE to go down the list, %FALSE to go up
+ * @select: whether a conversation's row is selected too: Up and Down
+ *   select, Tab only moves the focus
  *
- * What Up and Down do in the list: the keyboard focus goes from the
- * focused row to the next one, and stays in the list. A conversation's
- * row is selected too (its conversation opens beside the list); a
- * folder's header takes the focus on its toggle, as Tab gives it, and
- * leaves the selection where it is. "Pinned" and "Recent" are titles
- * only, passed over. GTK 4.8's list would neither stop on a header, whose
- * item takes no focus, nor go past one.
+ * What Up and Down, and Tab, do in the list: the keyboard focus goes
+ * from the focused row to the next one. A conversation's row is
+ * selected too when @select says so (its conversation opens beside the
+ * list); a folder's header takes the focus on its toggle and leaves the
+ * selection where it is. "Pinned" and "Recent" are titles only, passed
+ * over. GTK 4.8's list would neither stop on a header, whose item takes
+ * no focus, nor go past one.
  *
  * Returns: %FALSE, doing nothing, when no row has the focus or there is
  *   no row past it
  */
 gboolean
 natter_sidebar_focus_step (NatterSidebar *self,
-                           gboolean       forward)
+                           gboolean       forward,
+                           gboolean       select)
 {
   GListModel *model;
   GtkWidget *item;
@@ -390,7 +394,7 @@ natter_sidebar_focus_step (NatterSidebar *self,
       position = forward ? position + 1 : position - 1;
       next = g_list_model_get_item (model, position);
       if (NATTER_IS_SESSION_INDEX_ENTRY (next))
-        return natter_sidebar_focus_position (self, position, TRUE);
+        return natter_sidebar_focus_position (self, position, select);
       if (NATTER_IS_SIDEBAR_HEADER (next) && header_folder_id (NATTER_SIDEBAR_HEADER (next)) != NULL)
         {
           FocusRow *focus = g_new0 (FocusRow, 1);
@@ -445,4 +449,75 @@ natter_sidebar_focus_folder (NatterSidebar *self,
         break;
     }
   return FALSE;
+}
+
+/* Gives the focus to the list item @item when it takes it: a
+ * conversation's row, or a folder's header on its toggle. "Pinned" and
+ * "Recent" are titles only. */
+static gboolean
+grab_item (GtkWidget *item)
+{
+  NatterSidebarHeaderRow *header;
+
+  if (!gtk_widget_get_mapped (item) || !gtk_widget_get_child_visible (item))
+    return FALSE;
+  if (item_session_row (item) != NULL)
+    return gtk_widget_grab_focus (item);
+  header = item_header_row (item);
+  return header != NULL && header_folder_id (natter_sidebar_header_row_get_header (header)) != NULL &&
+         gtk_widget_grab_focus (natter_sidebar_header_row_get_expander (header));
+}
+
+/* Tab into the list from outside it: to the open conversation's row
+ * when it is on screen, where the user is; else, going down, to the
+ * topmost row shown that takes the focus, and going up to the lowest.
+ * A page that says the list is empty is GTK's to tab through. */
+static gboolean
+enter_list (GtkWidget        *part,
+            GtkDirectionType  direction,
+            gpointer          user_data)
+{
+  NatterSidebar *self = user_data;
+  GtkWidget *list = GTK_WIDGET (self->session_list);
+  gboolean forward = direction == GTK_DIR_TAB_FORWARD;
+  NatterSessionIndexEntry *open = NULL;
+
+  if (gtk_stack_get_visible_child (self->sidebar_stack) != gtk_widget_get_parent (list))
+    return gtk_widget_child_focus (part, direction);
+  if (self->selection != NULL)
+    open = gtk_single_selection_get_selected_item (self->selection);
+  if (open != NULL)
+    {
+      FocusRow target = { (char *) natter_session_index_entry_get_session_id (open), NULL, 0 };
+
+      for (GtkWidget *item = gtk_widget_get_first_child (list); item != NULL; item = gtk_widget_get_next_sibling (item))
+        if (item_is_target (item, &target) && grab_item (item))
+          return TRUE;
+    }
+  for (GtkWidget *item = forward ? gtk_widget_get_first_child (list) : gtk_widget_get_last_child (list);
+       item != NULL;
+       item = forward ? gtk_widget_get_next_sibling (item) : gtk_widget_get_prev_sibling (item))
+    if (grab_item (item))
+      return TRUE;
+  return FALSE;
+}
+
+/*
+ * _natter_sidebar_focus_tab:
+ * @self: the sidebar
+ * @direction: %GTK_DIR_TAB_FORWARD or %GTK_DIR_TAB_BACKWARD
+ *
+ * What Tab and Shift+Tab do in the sidebar (its #GtkWidgetClass.focus):
+ * through the search bar, then into the list at a row that takes the
+ * focus (enter_list()), never through the list's scrolled window, which
+ * would keep the focus where it was when the row the list enters at
+ * takes none, "Pinned" above pinned conversations (natter-scrolled-tab.c).
+ *
+ * Returns: whether the focus moved
+ */
+gboolean
+_natter_sidebar_focus_tab (NatterSidebar    *self,
+                           GtkDirectionType  direction)
+{
+  return natter_scrolled_tab_focus (GTK_WIDGET (self), direction, GTK_WIDGET (self->sidebar_stack), enter_list, self);
 }

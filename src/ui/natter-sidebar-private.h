@@ -89,4 +89,8 @@ struct _NatterSidebar
   GtkListView          *session_list;
 };
 
+/* natter-sidebar-focus.c */
+gboolean _natter_sidebar_focus_tab (NatterSidebar    *self,
+                                    GtkDirectionType  direction);
+
 G_END_DECLS

@@ -407,7 +407,10 @@ list_key_pressed_cb (NatterSidebar *self)
 
 /* Up and Down walk the rows, folders' headers included, and keep the
  * keyboard in the list (natter_sidebar_focus_step()); with a modifier,
- * or past the first or last row, they are GTK's. */
+ * or past the first or last row, they are GTK's. Tab and Shift+Tab walk
+ * them too, without selecting, and past the first or last row leave the
+ * list: GTK's list would leave it at the first title, so that Tab never
+ * reached the conversations under "Recent". */
 static gboolean
 list_row_key_cb (NatterSidebar   *self,
                  guint            keyval,
@@ -419,7 +422,14 @@ list_row_key_cb (NatterSidebar   *self,
   /* The person moves on: a row that moved no longer calls the focus. */
   g_clear_handle_id (&self->focus_kept_id, g_source_remove);
   g_clear_pointer (&self->focus_kept, g_free);
-  if ((state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+  if ((state & (GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+    return GDK_EVENT_PROPAGATE;
+  if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_KP_Tab || keyval == GDK_KEY_ISO_Left_Tab)
+    {
+      forward = keyval != GDK_KEY_ISO_Left_Tab && (state & GDK_SHIFT_MASK) == 0;
+      return natter_sidebar_focus_step (self, forward, FALSE) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+    }
+  if ((state & GDK_SHIFT_MASK) != 0)
     return GDK_EVENT_PROPAGATE;
   if (keyval == GDK_KEY_Down || keyval == GDK_KEY_KP_Down)
     forward = TRUE;
@@ -427,7 +437,7 @@ list_row_key_cb (NatterSidebar   *self,
     forward = FALSE;
   else
     return GDK_EVENT_PROPAGATE;
-  return natter_sidebar_focus_step (self, forward) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+  return natter_sidebar_focus_step (self, forward, TRUE) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
 /* With the search open, a letter typed in what it found goes on with
@@ -1314,6 +1324,15 @@ natter_sidebar_set_property (GObject      *object,
     }
 }
 
+static gboolean
+natter_sidebar_focus (GtkWidget        *widget,
+                      GtkDirectionType  direction)
+{
+  if (direction != GTK_DIR_TAB_FORWARD && direction != GTK_DIR_TAB_BACKWARD)
+    return GTK_WIDGET_CLASS (natter_sidebar_parent_class)->focus (widget, direction);
+  return _natter_sidebar_focus_tab (NATTER_SIDEBAR (widget), direction);
+}
+
 static void
 natter_sidebar_class_init (NatterSidebarClass *klass)
 {
@@ -1324,6 +1343,7 @@ natter_sidebar_class_init (NatterSidebarClass *klass)
   object_class->finalize = natter_sidebar_finalize;
   object_class->get_property = natter_sidebar_get_property;
   object_class->set_property = natter_sidebar_set_property;
+  widget_class->focus = natter_sidebar_focus;
 
   /**
    * NatterSidebar:search-mode:

@@ -44,7 +44,8 @@ gboolean      natter_sidebar_focus_position  (NatterSidebar      *self,
                                               gboolean            select);
 void          natter_sidebar_focus_from_search (NatterSidebar    *self);
 gboolean      natter_sidebar_focus_step      (NatterSidebar      *self,
-                                              gboolean            forward);
+                                              gboolean            forward,
+                                              gboolean            select);
 const char   *natter_sidebar_get_focused_session (NatterSidebar  *self);
 gboolean      natter_sidebar_focus_folder    (NatterSidebar      *self,
                                               const char         *folder_id);

@@ -113,7 +113,10 @@ focus_pending_prompt (NatterWindow *self)
 
 /* Tab in the composer while a prompt waits goes to that prompt (Allow,
  * or the answer entry): the next thing to do. A message typed meanwhile
- * waits in the queue. */
+ * waits in the queue. Not when the focus came into the composer from the
+ * timeline, by Tab past its last turn: the prompt was passed on the way,
+ * and going back to it would keep Tab going round between the two,
+ * never reaching the rest of the window. */
 static gboolean
 composer_key_pressed_cb (GtkEventControllerKey *controller,
                          guint                  keyval,
@@ -122,9 +125,19 @@ composer_key_pressed_cb (GtkEventControllerKey *controller,
                          NatterWindow          *self)
 {
   if ((keyval != GDK_KEY_Tab && keyval != GDK_KEY_KP_Tab) ||
-      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0)
+      (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK | GDK_ALT_MASK)) != 0 ||
+      self->keyboard.composer_from_timeline)
     return GDK_EVENT_PROPAGATE;
   return focus_pending_prompt (self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+}
+
+/* Gives the composer the focus to type in, a start from which Tab goes
+ * to a waiting prompt again. */
+static void
+focus_composer (NatterWindow *self)
+{
+  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+  self->keyboard.composer_from_timeline = FALSE;
 }
 
 static gboolean
@@ -136,7 +149,7 @@ refocus_cb (gpointer user_data)
   if (gtk_root_get_focus (GTK_ROOT (self)) != NULL)
     return G_SOURCE_REMOVE;
   if (!focus_pending_prompt (self))
-    gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+    focus_composer (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -150,12 +163,19 @@ focus_widget_changed_cb (NatterWindow *self)
 
   if (focus != NULL)
     {
+      /* Kept while the focus goes from control to control of the
+       * composer: the whole composer was reached from the timeline. */
+      if (gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.composer)))
+        self->keyboard.composer_from_timeline |= self->keyboard.focus_in_timeline;
+      else
+        self->keyboard.composer_from_timeline = FALSE;
       self->keyboard.focus_in_timeline = gtk_widget_is_ancestor (focus, GTK_WIDGET (self->conversation.timeline_list));
       return;
     }
   if (self->keyboard.focus_in_timeline && self->keyboard.refocus_id == 0)
     self->keyboard.refocus_id = g_idle_add (refocus_cb, self);
   self->keyboard.focus_in_timeline = FALSE;
+  self->keyboard.composer_from_timeline = FALSE;
 }
 
 static void
@@ -172,7 +192,7 @@ focus_composer_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   adw_leaflet_set_visible_child (self->leaflet, self->content);
-  gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+  focus_composer (self);
 }
 
 /* A prompt was answered from the keyboard: on to the next waiting prompt,
@@ -185,7 +205,7 @@ leave_prompt_activated (GtkWidget  *widget,
   NatterWindow *self = NATTER_WINDOW (widget);
 
   if (!focus_pending_prompt (self))
-    gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
+    focus_composer (self);
 }
 
 static void

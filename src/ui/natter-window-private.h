@@ -166,6 +166,9 @@ typedef struct
 {
   GtkWindow            *help_overlay;     /* weak; only while it shows */
   gboolean              focus_in_timeline;
+  /* The focus went from the timeline into the composer and has stayed
+   * in it: Tab there goes on round the window, not back to a prompt. */
+  gboolean              composer_from_timeline;
   guint                 refocus_id;
 } NatterWindowKeyboard;
 

@@ -369,11 +369,56 @@ describe_focus (GtkWidget *focus)
   return g_string_free (s, FALSE);
 }
 
+/* Presses @tab until the focus is back on @start or, when @start is
+ * %NULL, on the first widget it reached; see ui_tab_cycle(). */
+static GPtrArray *
+tab_around (gpointer   window,
+            UiTab      tab,
+            GtkWidget *start)
+{
+  GPtrArray *seen = g_ptr_array_new ();
+
+  if (tab == NULL)
+    tab = tab_plain;
+  if (start != NULL)
+    g_ptr_array_add (seen, start);
+  for (int i = 0; i < 400; i++)
+    {
+      GtkWidget *focus;
+      guint index;
+
+      tab (window);
+      focus = gtk_root_get_focus (GTK_ROOT (window));
+      if (focus != NULL && seen->len > 0 && focus == g_ptr_array_index (seen, 0))
+        return seen;
+      if (focus == NULL || g_ptr_array_find (seen, focus, &index))
+        {
+          g_autofree char *was = seen->len > 0 ? describe_focus (g_ptr_array_index (seen, seen->len - 1)) : NULL;
+          g_autofree char *now = describe_focus (focus);
+
+          if (focus == NULL)
+            g_error ("Tab from %s left nothing focused", was != NULL ? was : "nothing");
+          else if (index == seen->len - 1)
+            g_error ("Tab stays on %s", now);
+          else
+            g_error ("Tab from %s goes back to stop %u of %u, %s, never to where it started",
+                     was, index, seen->len, now);
+        }
+      g_ptr_array_add (seen, focus);
+    }
+  g_error ("Tab went through 400 widgets without coming back to where it started");
+}
+
 /**
  * ui_tab_cycle:
  * @window: a window
  * @tab: (nullable): presses Tab in @window; %NULL moves the focus as GTK
  *   does when no key controller takes the key (ui_move_focus())
+ *
+ * Presses Tab from nothing focused until the focus is back on the first
+ * widget it reached. Fails when a press leaves the focus where it was or
+ * nowhere, or when the presses go round a part of the window without
+ * coming back to the first: a person pressing Tab would be stuck there.
  *
  * Returns: (transfer container): every widget Tab reaches from nothing
  *   focused, in order, once around
@@ -382,25 +427,8 @@ GPtrArray *
 ui_tab_cycle (gpointer window,
               UiTab    tab)
 {
-  GPtrArray *seen = g_ptr_array_new ();
-  GtkWidget *first = NULL;
-
-  if (tab == NULL)
-    tab = tab_plain;
   gtk_root_set_focus (GTK_ROOT (window), NULL);
-  for (int i = 0; i < 400; i++)
-    {
-      GtkWidget *focus;
-
-      tab (window);
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      if (focus == NULL || focus == first || g_ptr_array_find (seen, focus, NULL))
-        break;
-      if (first == NULL)
-        first = focus;
-      g_ptr_array_add (seen, focus);
-    }
-  return seen;
+  return tab_around (window, tab, NULL);
 }
 
 /**
@@ -410,9 +438,7 @@ ui_tab_cycle (gpointer window,
  *   ui_tab_cycle()
  *
  * Presses @tab from the widget that has the focus until the focus is
- * back on it. Fails when a press leaves the focus where it was or
- * nowhere, or when the presses go round a part of the window without
- * coming back: a person pressing Tab would be stuck.
+ * back on it, failing as ui_tab_cycle() does.
  *
  * Returns: (transfer container): the focused widget, then every widget
  *   reached on the way round, in order
@@ -421,37 +447,10 @@ GPtrArray *
 ui_tab_cycle_from_focus (gpointer window,
                          UiTab    tab)
 {
-  GPtrArray *seen = g_ptr_array_new ();
   GtkWidget *start = gtk_root_get_focus (GTK_ROOT (window));
 
   g_assert_nonnull (start);
-  if (tab == NULL)
-    tab = tab_plain;
-  g_ptr_array_add (seen, start);
-  for (int i = 0; i < 400; i++)
-    {
-      GtkWidget *focus;
-      guint index;
-
-      tab (window);
-      focus = gtk_root_get_focus (GTK_ROOT (window));
-      if (focus == start)
-        return seen;
-      if (focus == NULL || g_ptr_array_find (seen, focus, &index))
-        {
-          g_autofree char *was = describe_focus (g_ptr_array_index (seen, seen->len - 1));
-          g_autofree char *now = describe_focus (focus);
-
-          if (focus == NULL)
-            g_error ("Tab from %s left nothing focused", was);
-          else if (index == seen->len - 1)
-            g_error ("Tab stays on %s", now);
-          else
-            g_error ("Tab from %s goes back to stop %u of %u, %s, never to where it started", was, index, seen->len, now);
-        }
-      g_ptr_array_add (seen, focus);
-    }
-  g_error ("Tab went through 400 widgets without coming back to where it started");
+  return tab_around (window, tab, start);
 }
 
 /* A screen reader says what has the focus by its accessible name: the

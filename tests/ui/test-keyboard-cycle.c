@@ -101,6 +101,28 @@ reached_button (GPtrArray  *cycle,
   return FALSE;
 }
 
+/* Every conversation's row the sidebar shows is reached, those under
+ * a title ("Recent") too. */
+static void
+assert_every_row (NatterWindow *window,
+                  GPtrArray    *cycle,
+                  const char   *where)
+{
+  g_autoptr(GPtrArray) rows = ui_find_all (natter_window_get_session_list (window), NATTER_TYPE_SESSION_ROW);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (rows, i);
+      gboolean reached = FALSE;
+
+      for (guint j = 0; !reached && j < cycle->len; j++)
+        reached = gtk_widget_is_ancestor (row, g_ptr_array_index (cycle, j));
+      if (!reached)
+        g_error ("%s: Tab never reaches the row of %s", where,
+                 natter_session_index_entry_get_title (natter_session_row_get_entry (NATTER_SESSION_ROW (row))));
+    }
+}
+
 /* The parts of the window every way round must go through: the header
  * over the sidebar, the header over the conversation and the composer's
  * buttons, the agent chooser's too; a row of the sidebar when it lists
@@ -117,6 +139,7 @@ assert_whole_window (NatterWindow *window,
   if (g_list_model_get_n_items (natter_window_get_sidebar_model (window)) > 0 &&
       !reached_in (cycle, natter_window_get_session_list (window)))
     g_error ("%s: Tab never reaches the sidebar's rows", where);
+  assert_every_row (window, cycle, where);
   if (!reached_in (cycle, GTK_WIDGET (natter_window_get_model_picker (window))))
     g_error ("%s: Tab never reaches the model picker", where);
   if (!reached_button (cycle, composer, "Attach Files"))
@@ -193,11 +216,26 @@ test_keyboard_tab_around_answers (void)
   ui_world_free (u);
 }
 
+/* Whether the sidebar's first row is a title ("Pinned"), not a
+ * conversation. */
 static gboolean
-sidebar_lists_any (gpointer data)
+sidebar_lists_title (gpointer data)
 {
+  g_autoptr(GObject) first = NULL;
+
   ui_settle ();
-  return g_list_model_get_n_items (natter_window_get_sidebar_model (data)) > 0;
+  first = g_list_model_get_item (natter_window_get_sidebar_model (data), 0);
+  return first != NULL && !NATTER_IS_SESSION_INDEX_ENTRY (first);
+}
+
+static gboolean
+sidebar_lists_no_title (gpointer data)
+{
+  g_autoptr(GObject) first = NULL;
+
+  ui_settle ();
+  first = g_list_model_get_item (natter_window_get_sidebar_model (data), 0);
+  return first != NULL && NATTER_IS_SESSION_INDEX_ENTRY (first);
 }
 
 /* Tab, then Shift+Tab, from the message field of a new chat round the
@@ -220,6 +258,7 @@ assert_around_new_chat (NatterWindow *window,
 
   forward = ui_tab_cycle_from_focus (window, tab_forward);
   assert_whole_window (window, forward, forwards);
+  ui_assert_tab_stops_named (forward, forwards);
 
   g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == message);
   backward = ui_tab_cycle_from_focus (window, tab_backward);
@@ -230,8 +269,9 @@ assert_around_new_chat (NatterWindow *window,
  * message field come back to it through the headers and the sidebar:
  * the empty timeline's scrolled window used to keep Tab on the model
  * picker, and Shift+Tab on the attach button; the agent chooser kept
- * Shift+Tab on itself. Once with nothing listed yet, as for a new
- * user, and once with a conversation in the sidebar. */
+ * Shift+Tab on itself. With nothing listed yet, as for a new user, with
+ * a conversation pinned under a title in the sidebar, and with it
+ * unpinned. */
 void
 test_keyboard_tab_around_new_chat (void)
 {
@@ -240,14 +280,30 @@ test_keyboard_tab_around_new_chat (void)
   NatterWindow *window = window_with_agents (u, agents);
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
+  g_autofree char *other_id = NULL;
+  g_autofree char *other_turn_id = NULL;
 
   assert_around_new_chat (window, "in a new chat, nothing listed");
+  ui_destroy_window (window);
 
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  /* "Pinned", a title that takes no focus, heads the list: GTK's list
+   * entered at it, its first item, and took no focus, and its scrolled
+   * window kept Tab on the main menu. From the pinned row, GTK's list
+   * left at the next title, never reaching the rows under it. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   session_id = ui_create_session (u, "Listed");
   turn_id = ui_send (u, session_id, "Hello");
   ui_wait_turn (u, turn_id);
-  ui_wait_until (sidebar_lists_any, window);
+  other_id = ui_create_session (u, "Recent one");
+  other_turn_id = ui_send (u, other_id, "Hello again");
+  ui_wait_turn (u, other_turn_id);
+  ui_set_pinned (u, session_id, TRUE);
+  window = window_with_agents (u, agents);
+  ui_wait_until (sidebar_lists_title, window);
+  assert_around_new_chat (window, "in a new chat beside a pinned one");
+
+  ui_set_pinned (u, session_id, FALSE);
+  ui_wait_until (sidebar_lists_no_title, window);
   assert_around_new_chat (window, "in a new chat beside a listed one");
 
   ui_destroy_window (window);

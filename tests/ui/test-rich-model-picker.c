@@ -4,7 +4,8 @@
  *
  * The header's model picker against a localhost /models: its list, a
  * provider that cannot be reached, the first model, a choice per
- * conversation, and a provider that is gone.
+ * conversation, a provider that is gone, and the arrow keys' way
+ * through the lists.
  */
 
 #include "test-rich.h"
@@ -957,4 +958,133 @@ test_rich_model_picker_pick_survives_restart (void)
   ui_world_free (u);
   natter_test_server_free (builtin);
   natter_test_server_free (mine);
+}
+
+/* An arrow key in the popover as GTK delivers it: the key controllers of
+ * the capture phase, from the window down to the focus, then, if none
+ * took it, the popover's own binding, which moves the focus that way. */
+static void
+press_arrow (GtkWidget *popover,
+             guint      keyval)
+{
+  GtkWidget *focus = gtk_root_get_focus (gtk_widget_get_root (popover));
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  gboolean handled = FALSE;
+
+  for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_parent (w))
+    g_ptr_array_insert (chain, 0, w);
+  for (guint i = 0; !handled && i < chain->len; i++)
+    {
+      GListModel *controllers = gtk_widget_observe_controllers (g_ptr_array_index (chain, i));
+
+      for (guint j = 0; !handled && j < g_list_model_get_n_items (controllers); j++)
+        {
+          g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, j);
+
+          if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+              gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+            g_signal_emit_by_name (controller, "key-pressed", keyval, 0, 0, &handled);
+        }
+      g_object_unref (controllers);
+    }
+  if (!handled)
+    g_signal_emit_by_name (popover, "move-focus", keyval == GDK_KEY_Down ? GTK_DIR_DOWN : GTK_DIR_UP);
+  ui_settle ();
+}
+
+/* Whether the model's name is in the middle of its row, whose highlight
+ * and focus ring are taller than a line of text. */
+static void
+assert_name_centred (GtkListBoxRow *row)
+{
+  GtkWidget *label = ui_find_first (row, GTK_TYPE_LABEL);
+  graphene_rect_t bounds;
+  double row_middle = gtk_widget_get_height (GTK_WIDGET (row)) / 2.0;
+
+  g_assert_true (gtk_widget_compute_bounds (label, GTK_WIDGET (row), &bounds));
+  g_assert_cmpfloat (gtk_widget_get_height (GTK_WIDGET (row)), >, bounds.size.height);
+  g_assert_cmpfloat_with_epsilon (bounds.origin.y + bounds.size.height / 2, row_middle, 1.0);
+}
+
+static gboolean
+model_row_shown (gpointer data)
+{
+  GtkListBoxRow *row = find_model_row (data, "two", "epsilon");
+
+  ui_settle ();
+  return row != NULL && gtk_widget_get_mapped (GTK_WIDGET (row));
+}
+
+/* The arrow keys walk the model picker top to bottom as it is drawn:
+ * from Preferences, offered where the provider of the conversation
+ * cannot be reached, Down goes through the other provider's models to
+ * Refresh List and Manage Models, and Up back the same way. Down went
+ * from Preferences straight to Refresh List: GTK's arrows enter no list
+ * box from outside. */
+void
+test_rich_model_picker_arrows_in_order (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Offline");
+  g_autoptr(NatterProviderRegistry) registry = natter_provider_registry_new (NULL, NULL, NULL);
+  g_autoptr(GPtrArray) popovers = NULL;
+  g_autoptr(GPtrArray) walked = g_ptr_array_new ();
+  NatterTestServer *gone = NULL;
+  NatterTestServer *two = NULL;
+  g_autofree char *gone_url = NULL;
+  NatterModelPicker *picker;
+  NatterWindow *window;
+  GtkWidget *popover;
+  GtkWidget *preferences;
+  GtkWidget *expected[6];
+
+  gone = natter_test_server_new_models (ALPHA_BETA);
+  gone_url = g_strdup (gone->base_url);
+  natter_test_server_free (gone);
+  two = natter_test_server_new_models (TWO_MODELS);
+  natter_provider_registry_add_provider (registry, "gone", "Gone Server", gone_url);
+  natter_provider_registry_add_provider (registry, "two", "Server Two", two->base_url);
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  natter_window_set_model_provider (window, registry, "gone", NULL);
+  picker = natter_window_get_model_picker (window);
+  wait_picker (picker, "unreachable");
+  natter_model_picker_popup (picker);
+  popovers = find_all_any (picker, GTK_TYPE_POPOVER);
+  popover = g_ptr_array_index (popovers, 0);
+  ui_wait_until (model_row_shown, popover);
+
+  preferences = find_button_with_action (picker, "app.preferences");
+  expected[0] = preferences;
+  expected[1] = GTK_WIDGET (find_model_row (popover, "two", "gamma"));
+  expected[2] = GTK_WIDGET (find_model_row (popover, "two", "delta"));
+  expected[3] = GTK_WIDGET (find_model_row (popover, "two", "epsilon"));
+  expected[4] = ui_find_button (popover, "_Refresh List");
+  expected[5] = find_button_with_action (picker, "win.manage-models");
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    g_assert_nonnull (expected[i]);
+  g_assert_true (gtk_widget_grab_focus (preferences));
+
+  for (guint i = 1; i < G_N_ELEMENTS (expected); i++)
+    {
+      press_arrow (popover, GDK_KEY_Down);
+      g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == expected[i]);
+    }
+  /* At the end the focus stays. */
+  press_arrow (popover, GDK_KEY_Down);
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == expected[5]);
+  for (guint i = G_N_ELEMENTS (expected) - 1; i > 0; i--)
+    {
+      press_arrow (popover, GDK_KEY_Up);
+      g_assert_true (gtk_root_get_focus (GTK_ROOT (window)) == expected[i - 1]);
+    }
+
+  /* A row's name sits in the middle of the row's highlight. */
+  assert_name_centred (GTK_LIST_BOX_ROW (expected[2]));
+
+  natter_model_picker_popdown (picker);
+  ui_destroy_window (window);
+  ui_world_free (u);
+  natter_test_server_free (two);
 }

@@ -389,6 +389,7 @@ main (int   argc,
   g_test_add_func ("/rich/model-picker-model-gone", test_rich_model_picker_model_gone);
   g_test_add_func ("/rich/model-picker-new-chat-goes-on", test_rich_model_picker_new_chat_goes_on);
   g_test_add_func ("/rich/model-picker-pick-survives-restart", test_rich_model_picker_pick_survives_restart);
+  g_test_add_func ("/rich/model-picker-arrows-in-order", test_rich_model_picker_arrows_in_order);
   g_test_add_func ("/rich/shortcuts", test_rich_shortcuts);
   g_test_add_func ("/rich/icon-buttons-labelled", test_rich_icon_buttons_labelled);
 

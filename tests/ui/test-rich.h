@@ -53,6 +53,7 @@ void test_rich_model_picker_odd_names (void);
 void test_rich_model_picker_model_gone (void);
 void test_rich_model_picker_new_chat_goes_on (void);
 void test_rich_model_picker_pick_survives_restart (void);
+void test_rich_model_picker_arrows_in_order (void);
 /* test-rich-code-blocks.c */
 void test_rich_code_block_streamed (void);
 void test_rich_code_block_whole (void);
