@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "natter-device.h"
+#include "natter-draft-store.h"
 #include "natter-store-error.h"
 #include "natter-sync-folder.h"
 #include "natter-sync-ignore.h"
@@ -37,6 +38,7 @@
 static const char * const local_patterns[] = {
   "cache",                       /* the search index and the session list cache */
   NATTER_DEVICE_FILE_NAME,       /* which device this is */
+  NATTER_DRAFTS_DIR_NAME,        /* what this device's person was typing */
   "storage/.lock",               /* the process that writes here */
   "storage/**/.*.jsonl.*",       /* a log being created */
   "storage/blobs/**/.*",         /* an attachment being written */

@@ -48,6 +48,7 @@ test_own_folder (void)
   g_assert_cmpint (folder->ignore_state, ==, NATTER_SYNC_IGNORE_MISSING);
   g_assert_nonnull (strstr (block, "\n/cache\n"));
   g_assert_nonnull (strstr (block, "\n/device\n"));
+  g_assert_nonnull (strstr (block, "\n/drafts\n"));
   g_assert_nonnull (strstr (block, "\n/storage/.lock\n"));
   g_assert_nonnull (strstr (block, "\n/storage/**/.*.jsonl.*\n"));
   g_assert_nonnull (strstr (block, "\n/storage/blobs/**/.*\n"));

@@ -42,6 +42,7 @@ struct _NatterServices
   NatterJsonlRepo            *folder_repo;
   NatterFolders              *folders;
   NatterBlobStore            *blobs;
+  NatterDraftStore           *drafts;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
@@ -106,6 +107,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->folder_repo);
   g_clear_object (&self->turn_repo);
   g_clear_object (&self->blobs);
+  g_clear_object (&self->drafts);
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
@@ -378,6 +380,7 @@ natter_services_new (GFile               *data_dir,
   self->session_repo = natter_session_repo_new (self->storage_dir);
   self->folder_repo = natter_folder_repo_new (self->storage_dir);
   self->blobs = natter_blob_store_new (self->storage_dir);
+  self->drafts = natter_draft_store_new (self->data_dir);
   self->hub = natter_turn_event_hub_new ();
 
   self->tools = natter_tool_registry_new ();
@@ -507,6 +510,7 @@ refuse_writes (NatterServices *self,
   natter_jsonl_repo_refuse_writes (self->turn_repo, refusal);
   natter_jsonl_repo_refuse_writes (self->folder_repo, refusal);
   natter_blob_store_refuse_writes (self->blobs, refusal);
+  natter_draft_store_refuse_writes (self->drafts, refusal);
 }
 
 /* With the lock held: this device's identity, made and written now
@@ -1136,6 +1140,21 @@ natter_services_get_blob_store (NatterServices *self)
 {
   g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
   return self->blobs;
+}
+
+/**
+ * natter_services_get_draft_store:
+ * @self: the services
+ *
+ * Returns: (transfer none): the words waiting, not yet sent, in the
+ *   message fields, kept under `drafts` (docs/format.md §10); they refuse
+ *   writes while this process is not the writer (docs/sessions.md §8.3)
+ */
+NatterDraftStore *
+natter_services_get_draft_store (NatterServices *self)
+{
+  g_return_val_if_fail (NATTER_IS_SERVICES (self), NULL);
+  return self->drafts;
 }
 
 /**

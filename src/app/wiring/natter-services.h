@@ -9,6 +9,7 @@
 
 #include "natter-agent-store.h"
 #include "natter-builtin-agent-resolver.h"
+#include "natter-draft-store.h"
 #include "natter-folders.h"
 #include "natter-headless-runner.h"
 #include "natter-libsecret-store.h"
@@ -102,6 +103,7 @@ NatterToolRegistry     *natter_services_get_tools                (NatterServices
 NatterMcpManager       *natter_services_get_mcp_manager          (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_turn_repo            (NatterServices       *self);
 NatterBlobStore        *natter_services_get_blob_store           (NatterServices       *self);
+NatterDraftStore       *natter_services_get_draft_store          (NatterServices       *self);
 NatterJsonlRepo        *natter_services_get_session_repo         (NatterServices       *self);
 NatterAgentStore       *natter_services_get_agent_store          (NatterServices       *self);
 NatterAgentResolver    *natter_services_get_agent_resolver       (NatterServices       *self);

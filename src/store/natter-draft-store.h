@@ -1,0 +1,68 @@
+/* natter-draft-store.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The words waiting, not yet sent, in a conversation's message field,
+ * kept on disk so that quitting, a crash or a power cut loses none of
+ * them: docs/format.md §10.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "natter-types.h"
+
+G_BEGIN_DECLS
+
+/**
+ * NATTER_DRAFTS_DIR_NAME:
+ *
+ * The folder at the top of the data directory that holds the drafts
+ * (docs/format.md §10). It is never synchronised: a draft is what this
+ * device's person was typing.
+ */
+#define NATTER_DRAFTS_DIR_NAME "drafts"
+
+/**
+ * NATTER_DRAFT_NEW_CHAT:
+ *
+ * The key of the draft of a conversation not yet made (the window's new
+ * chat), beside the session ids that key the others.
+ */
+#define NATTER_DRAFT_NEW_CHAT ""
+
+/**
+ * NatterDraft:
+ * @text: the words, never empty
+ * @edits_turn_id: (nullable): the turn whose message the words replace,
+ *   when they are an edit of a sent message rather than a new one
+ *
+ * One draft, as natter_draft_store_load_sync() reads it.
+ */
+typedef struct
+{
+  char *text;
+  char *edits_turn_id;
+} NatterDraft;
+
+void         natter_draft_free                (NatterDraft       *draft);
+
+#define NATTER_TYPE_DRAFT_STORE (natter_draft_store_get_type ())
+
+G_DECLARE_FINAL_TYPE (NatterDraftStore, natter_draft_store, NATTER, DRAFT_STORE, GObject)
+
+NatterDraftStore *natter_draft_store_new            (GFile             *data_dir);
+GHashTable       *natter_draft_store_load_sync      (NatterDraftStore  *self,
+                                                     GPtrArray         *problems);
+gboolean          natter_draft_store_save_sync      (NatterDraftStore  *self,
+                                                     const char        *key,
+                                                     const char        *text,
+                                                     const char        *edits_turn_id,
+                                                     GError           **error);
+void              natter_draft_store_refuse_writes  (NatterDraftStore  *self,
+                                                     const GError      *refusal);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (NatterDraft, natter_draft_free)
+
+G_END_DECLS

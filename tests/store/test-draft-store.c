@@ -1,0 +1,220 @@
+/* test-draft-store.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The drafts kept on disk (docs/format.md §10): a draft read back as
+ * written, replaced whole, removed once empty; the new chat's beside the
+ * conversations'; a key that is no id refused before any path is built;
+ * a file that is no draft left as it is and told; what a write cut short
+ * leaves beside a draft passed over, the draft still whole; a process
+ * that is not the writer refused; the files readable by their owner only.
+ */
+
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "natter-draft-store.h"
+#include "natter-store-error.h"
+#include "natter-test-support.h"
+
+#define SESSION "2026-12-07T10-00-00Z-0000001-000"
+#define OTHER   "2026-12-07T10-00-01Z-0000002-000"
+#define TURN    "2026-12-07T10-00-02Z-0000003-000"
+
+typedef struct
+{
+  GFile            *data_dir;
+  NatterDraftStore *store;
+} Fixture;
+
+static void
+set_up (Fixture       *f,
+        gconstpointer  data)
+{
+  f->data_dir = natter_test_make_temp_dir ();
+  f->store = natter_draft_store_new (f->data_dir);
+}
+
+static void
+tear_down (Fixture       *f,
+           gconstpointer  data)
+{
+  g_clear_object (&f->store);
+  natter_test_remove_tree (f->data_dir);
+  g_clear_object (&f->data_dir);
+}
+
+static char *
+draft_path (Fixture    *f,
+            const char *name)
+{
+  return g_build_filename (g_file_peek_path (f->data_dir), NATTER_DRAFTS_DIR_NAME, name, NULL);
+}
+
+static GHashTable *
+load (Fixture   *f,
+      GPtrArray *problems)
+{
+  return natter_draft_store_load_sync (f->store, problems);
+}
+
+/* Written, read back (by a store made afresh, as after a restart),
+ * replaced whole, removed once empty. */
+static void
+test_round_trip (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) drafts = NULL;
+  g_autoptr(NatterDraftStore) again = NULL;
+  g_autofree char *path = draft_path (f, SESSION ".json");
+  NatterDraft *draft;
+  struct stat st;
+
+  drafts = load (f, NULL);
+  g_assert_cmpuint (g_hash_table_size (drafts), ==, 0);
+  g_clear_pointer (&drafts, g_hash_table_unref);
+
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Half a thought\nand a \"quote\" ✓", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_draft_store_save_sync (f->store, NATTER_DRAFT_NEW_CHAT, "Something new", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "A better question", TURN, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+
+  again = natter_draft_store_new (f->data_dir);
+  drafts = natter_draft_store_load_sync (again, NULL);
+  g_assert_cmpuint (g_hash_table_size (drafts), ==, 3);
+  draft = g_hash_table_lookup (drafts, SESSION);
+  g_assert_cmpstr (draft->text, ==, "Half a thought\nand a \"quote\" ✓");
+  g_assert_null (draft->edits_turn_id);
+  draft = g_hash_table_lookup (drafts, NATTER_DRAFT_NEW_CHAT);
+  g_assert_cmpstr (draft->text, ==, "Something new");
+  draft = g_hash_table_lookup (drafts, OTHER);
+  g_assert_cmpstr (draft->text, ==, "A better question");
+  g_assert_cmpstr (draft->edits_turn_id, ==, TURN);
+  g_clear_pointer (&drafts, g_hash_table_unref);
+
+  /* Replaced whole: the edit becomes a plain message. */
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "Plain", NULL, &error));
+  drafts = load (f, NULL);
+  draft = g_hash_table_lookup (drafts, OTHER);
+  g_assert_cmpstr (draft->text, ==, "Plain");
+  g_assert_null (draft->edits_turn_id);
+  g_clear_pointer (&drafts, g_hash_table_unref);
+
+  /* Emptied: gone, and removing what is gone is no error. */
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  drafts = load (f, NULL);
+  g_assert_false (g_hash_table_contains (drafts, SESSION));
+  g_assert_cmpuint (g_hash_table_size (drafts), ==, 2);
+}
+
+/* A key becomes a file name: what is no id never reaches the disk. */
+static void
+test_bad_key_refused (Fixture       *f,
+                      gconstpointer  data)
+{
+  const char *bad[] = { "../escape", "new-chat", "a/b", "2026-13-07T10-00-00Z-0000001-000" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (natter_draft_store_save_sync (f->store, bad[i], "text", NULL, &error));
+      g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
+    }
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", "../turn", &error));
+    g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
+  }
+  {
+    g_autofree char *dir = draft_path (f, "");
+
+    g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
+  }
+}
+
+/* A file that is no draft is told, with its path, and left byte for
+ * byte; the drafts beside it are read. A write cut short leaves a file
+ * that is not a draft's name: the draft it was to replace is whole. */
+static void
+test_damaged_told_and_kept (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GHashTable) drafts = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *broken = draft_path (f, OTHER ".json");
+  g_autofree char *empty_text = draft_path (f, TURN ".json");
+  g_autofree char *stranger = draft_path (f, "notes.json");
+  g_autofree char *torn = draft_path (f, SESSION ".json.Q7X2ZB");
+  g_autofree char *contents = NULL;
+  gboolean told_broken = FALSE;
+
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Whole", NULL, &error));
+  g_assert_true (g_file_set_contents (broken, "{\"text\": \"cut", -1, NULL));
+  g_assert_true (g_file_set_contents (empty_text, "{\"text\": \"\"}", -1, NULL));
+  g_assert_true (g_file_set_contents (stranger, "{}", -1, NULL));
+  g_assert_true (g_file_set_contents (torn, "{\"text\": \"Wh", -1, NULL));
+
+  drafts = load (f, problems);
+  g_assert_cmpuint (g_hash_table_size (drafts), ==, 1);
+  g_assert_cmpstr (((NatterDraft *) g_hash_table_lookup (drafts, SESSION))->text, ==, "Whole");
+  g_assert_cmpuint (problems->len, ==, 3);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const GError *problem = g_ptr_array_index (problems, i);
+
+      g_assert_error (problem, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+      g_assert_null (strstr (problem->message, SESSION));
+      told_broken = told_broken || strstr (problem->message, broken) != NULL;
+    }
+  g_assert_true (told_broken);
+  g_assert_true (g_file_get_contents (broken, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\": \"cut");
+  g_assert_true (g_file_test (stranger, G_FILE_TEST_EXISTS));
+}
+
+/* A process that does not hold the writer lock keeps no draft, until it
+ * may. */
+static void
+test_refused_while_reading (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GError) refusal = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_BUSY, "Another Natter writes here");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = draft_path (f, SESSION ".json");
+
+  natter_draft_store_refuse_writes (f->store, refusal);
+  g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+
+  natter_draft_store_refuse_writes (f->store, NULL);
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add ("/draft-store/round-trip", Fixture, NULL, set_up, test_round_trip, tear_down);
+  g_test_add ("/draft-store/bad-key-refused", Fixture, NULL, set_up, test_bad_key_refused, tear_down);
+  g_test_add ("/draft-store/damaged-told-and-kept", Fixture, NULL, set_up, test_damaged_told_and_kept, tear_down);
+  g_test_add ("/draft-store/refused-while-reading", Fixture, NULL, set_up, test_refused_while_reading, tear_down);
+
+  return g_test_run ();
+}
