@@ -87,11 +87,18 @@ enum
   SEND,
   STOP,
   ATTACHMENT_REFUSED,
+  TEXT_CHANGED,
   N_SIGNALS
 };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
+
+static void
+text_changed_cb (NatterComposer *self)
+{
+  g_signal_emit (self, signals[TEXT_CHANGED], 0);
+}
 
 static gboolean
 buffer_is_blank (NatterComposer *self)
@@ -1084,6 +1091,14 @@ natter_composer_class_init (NatterComposerClass *klass)
    */
   signals[ATTACHMENT_REFUSED] = g_signal_new ("attachment-refused", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                               0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
+   * NatterComposer::text-changed:
+   *
+   * The words in the field changed: typed, dictated, pasted, or set
+   * (natter_composer_set_text()). Whoever keeps the draft keeps it again.
+   */
+  signals[TEXT_CHANGED] = g_signal_new ("text-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (NATTER_TYPE_AGENT_CHOOSER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-composer.ui");
@@ -1119,6 +1134,7 @@ natter_composer_init (NatterComposer *self)
   g_signal_connect (self->text_view, "paste-clipboard", G_CALLBACK (paste_clipboard_cb), self);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_button), self);
   g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (update_placeholder), self);
+  g_signal_connect_swapped (self->buffer, "changed", G_CALLBACK (text_changed_cb), self);
   g_signal_connect_swapped (self->agent_chooser, "notify::agent-id", G_CALLBACK (update_placeholder), self);
   g_signal_connect_swapped (self->agent_chooser, "agents-changed", G_CALLBACK (update_placeholder), self);
 

@@ -252,6 +252,16 @@ typedef struct
   char                 *last_import_details;   /* what the last import's Details dialog says */
 } NatterWindowArchive;
 
+/* natter-window-drafts.c: the drafts kept on disk, so that quitting or
+ * a crash loses no word waiting in a message field (docs/format.md §10) */
+typedef struct
+{
+  NatterDraftStore     *store;            /* nullable: drafts live while the window does */
+  GHashTable           *kept;             /* key → char*: what is on disk, as kept_form() writes it */
+  guint                 save_id;
+  char                 *last_error;       /* nullable: said once, not at every key press */
+} NatterWindowDrafts;
+
 struct _NatterWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -289,6 +299,7 @@ struct _NatterWindow
   NatterWindowClosing   closing;
   NatterWindowArchive   archive;
   NatterWindowVoice     voice;
+  NatterWindowDrafts    drafts;
 };
 
 /* The facets' functions, from the bottom up: a facet calls only those
@@ -553,6 +564,17 @@ _natter_window_class_archive_init (GtkWidgetClass *widget_class);
 /* natter-window-compaction.c */
 void
 _natter_window_class_compaction_init (GtkWidgetClass *widget_class);
+
+/* natter-window-drafts.c */
+void
+_natter_window_drafts_load (NatterWindow     *self,
+                            NatterDraftStore *store);
+void
+_natter_window_drafts_changed (NatterWindow *self);
+void
+_natter_window_drafts_save (NatterWindow *self);
+void
+_natter_window_drafts_dispose (NatterWindow *self);
 
 /* natter-window-actions.c */
 void

@@ -128,6 +128,7 @@ natter_window_close_request (GtkWindow *window)
   /* Closing (or quitting) with an undo toast up is no Undo: the
    * deletion the person asked for is carried out. */
   _natter_window_finish_pending_deletes (self);
+  _natter_window_drafts_save (self);
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);
@@ -241,6 +242,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->versions.open_turn, g_free);
   g_clear_pointer (&self->versions.refocus_turn, g_free);
   _natter_window_voice_dispose (self);
+  _natter_window_drafts_dispose (self);
 
   G_OBJECT_CLASS (natter_window_parent_class)->dispose (object);
 }
@@ -432,6 +434,7 @@ natter_window_init (NatterWindow *self)
                                                    (GDestroyNotify) g_ptr_array_unref);
   self->conversation.draft_edits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.recovery_notes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->drafts.kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->choice.chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->choice.branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
@@ -442,6 +445,8 @@ natter_window_init (NatterWindow *self)
   _natter_window_setup_keyboard (self);
   _natter_window_opening_init (self);
   _natter_window_update_conversation (self);
+  g_signal_connect_object (self->conversation.composer, "text-changed", G_CALLBACK (_natter_window_drafts_changed),
+                           self, G_CONNECT_SWAPPED);
 }
 
 /* Files are checked as they are attached, against the limit of the
@@ -526,12 +531,37 @@ natter_window_new (NatterApplication  *application,
   if (services != NULL)
     natter_window_set_blob_store (self, natter_services_get_blob_store (services));
   _natter_window_errors_watch (self, services);
+  /* Before a conversation opens, so that it opens with its draft. The
+   * drafts are those of the data folder whose conversations it shows. */
+  if (services != NULL && sessions == natter_services_get_sessions (services))
+    natter_window_set_draft_store (self, natter_services_get_draft_store (services));
   natter_window_restore_state (self);
   if (sessions != NULL)
     natter_window_set_services (self, sessions, hub);
   if (sessions != NULL && services != NULL)
     natter_window_set_folders (self, natter_services_get_folders (services));
   return self;
+}
+
+/**
+ * natter_window_set_draft_store:
+ * @self: the window
+ * @store: (nullable): where the drafts of the window's data folder are
+ *   kept (docs/format.md §10)
+ *
+ * Keeps the words waiting in the window's message field on disk from now
+ * on, and takes the drafts kept there: a conversation opened later opens
+ * with its draft. A window made with an application's services uses
+ * theirs; without a store, drafts live while the window does.
+ */
+void
+natter_window_set_draft_store (NatterWindow     *self,
+                               NatterDraftStore *store)
+{
+  g_return_if_fail (NATTER_IS_WINDOW (self));
+  g_return_if_fail (store == NULL || NATTER_IS_DRAFT_STORE (store));
+
+  _natter_window_drafts_load (self, store);
 }
 
 /**

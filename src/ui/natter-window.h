@@ -9,6 +9,7 @@
 
 #include "natter-agent-store.h"
 #include "natter-blob-store.h"
+#include "natter-draft-store.h"
 #include "natter-application.h"
 #include "natter-folders.h"
 #include "natter-provider-registry.h"
@@ -34,6 +35,8 @@ G_DECLARE_FINAL_TYPE (NatterWindow, natter_window, NATTER, WINDOW, AdwApplicatio
 NatterWindow        *natter_window_new                    (NatterApplication  *application,
                                                            NatterSessions     *sessions,
                                                            NatterTurnEventHub *hub);
+void                 natter_window_set_draft_store        (NatterWindow       *self,
+                                                           NatterDraftStore   *store);
 void                 natter_window_set_blob_store         (NatterWindow       *self,
                                                            NatterBlobStore    *blobs);
 NatterBlobStore     *natter_window_get_blob_store         (NatterWindow       *self);

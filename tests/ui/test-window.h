@@ -35,6 +35,10 @@ void test_window_errors (void);
 void test_window_missing_default_provider (void);
 void test_window_provider_error_goes_with_settings (void);
 void test_window_default_is_first_provider (void);
+/* test-window-drafts.c */
+void test_window_drafts_kept_on_close (void);
+void test_window_drafts_kept_without_close (void);
+void test_window_drafts_unreadable_said (void);
 /* test-window-composer.c */
 void test_window_composer (void);
 void test_window_composer_grows (void);

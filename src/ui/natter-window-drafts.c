@@ -1,0 +1,231 @@
+/* natter-window-drafts.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The window's drafts kept on disk (docs/format.md §10). While the window
+ * runs, its drafts live in its tables (natter-window-opening.c keeps the
+ * open conversation's there when another opens); this facet writes what
+ * they hold, with the words in the message field for the conversation
+ * open, a second after the last key press and when the window closes,
+ * so that quitting, a crash or a power cut loses at most that second's
+ * typing. It compares with what it kept last, so that each save writes
+ * only the drafts that changed and removes only those that went (sent,
+ * cleared, or their conversation deleted).
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "natter-window-private.h"
+
+/* How long after the last change the drafts are kept. */
+#define SAVE_DELAY_MS 1000
+
+/* One draft as compared with what is on disk: the turn it edits and its
+ * words, which no id contains. */
+static char *
+kept_form (const char *text,
+           const char *edits_turn_id)
+{
+  return g_strconcat (edits_turn_id != NULL ? edits_turn_id : "", "\n", text, NULL);
+}
+
+/**
+ * _natter_window_drafts_load:
+ * @self: the window, before it opens any conversation
+ * @store: (nullable): where drafts are kept; %NULL keeps none
+ *
+ * Puts the drafts kept on disk into the window's tables, where opening a
+ * conversation finds its draft (and whether it edits a sent message). A
+ * draft file that cannot be read stays on disk, and a toast says so.
+ */
+void
+_natter_window_drafts_load (NatterWindow     *self,
+                            NatterDraftStore *store)
+{
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GHashTable) drafts = NULL;
+  const char *open_key;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_set_object (&self->drafts.store, store);
+  if (store == NULL)
+    return;
+  drafts = natter_draft_store_load_sync (store, problems);
+  g_hash_table_iter_init (&iter, drafts);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      NatterDraft *draft = value;
+
+      /* Words typed in this window already are newer. */
+      if (g_hash_table_contains (self->conversation.drafts, key))
+        continue;
+      g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (draft->text));
+      if (draft->edits_turn_id != NULL)
+        g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (draft->edits_turn_id));
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), kept_form (draft->text, draft->edits_turn_id));
+    }
+  /* A conversation already open shows its draft, unless words were
+   * typed there meanwhile: they would be kept over it otherwise. */
+  open_key = _natter_window_choice_key (self);
+  if (open_key != NULL && g_hash_table_contains (drafts, open_key))
+    {
+      g_autofree char *typed = natter_composer_dup_text (self->conversation.composer);
+
+      if (typed[0] == '\0')
+        natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, open_key));
+    }
+  if (problems->len == 1)
+    _natter_window_show_error_toast (self, g_strdup_printf (_("A kept draft cannot be read, and stays as it is: %s"),
+                                                            ((GError *) g_ptr_array_index (problems, 0))->message));
+  else if (problems->len > 1)
+    _natter_window_show_error_toast (self, g_strdup_printf (_("%u kept drafts cannot be read, and stay as they are. The first: %s"),
+                                                            problems->len,
+                                                            ((GError *) g_ptr_array_index (problems, 0))->message));
+}
+
+/* The drafts as they should be on disk now: the window's tables, with
+ * the message field's words for the conversation open. */
+static GHashTable *
+current_drafts (NatterWindow *self)
+{
+  GHashTable *current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  const char *open_key = _natter_window_choice_key (self);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->conversation.drafts);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      if (open_key != NULL && g_str_equal (key, open_key))
+        continue;
+      g_hash_table_replace (current, g_strdup (key),
+                            kept_form (value, g_hash_table_lookup (self->conversation.draft_edits, key)));
+    }
+  if (open_key != NULL)
+    {
+      g_autofree char *text = natter_composer_dup_text (self->conversation.composer);
+
+      if (text[0] != '\0')
+        g_hash_table_replace (current, g_strdup (open_key), kept_form (text, self->versions.editing_turn_id));
+    }
+  return current;
+}
+
+/* Writes @form (kept_form()) as the draft of @key, or removes the draft
+ * for %NULL; says what went wrong once. */
+static gboolean
+keep (NatterWindow *self,
+      const char   *key,
+      const char   *form)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *edits = NULL;
+  const char *text = NULL;
+
+  if (form != NULL)
+    {
+      const char *newline = strchr (form, '\n');
+
+      edits = newline > form ? g_strndup (form, newline - form) : NULL;
+      text = newline + 1;
+    }
+  if (natter_draft_store_save_sync (self->drafts.store, key, text, edits, &error))
+    return TRUE;
+  /* A window that only reads shows it already: its field takes nothing. */
+  if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED))
+    return FALSE;
+  if (g_strcmp0 (error->message, self->drafts.last_error) != 0)
+    {
+      g_free (self->drafts.last_error);
+      self->drafts.last_error = g_strdup (error->message);
+      _natter_window_show_error_toast (self, g_strdup_printf (_("Your draft could not be kept on disk: %s"),
+                                                              error->message));
+    }
+  return FALSE;
+}
+
+/**
+ * _natter_window_drafts_save:
+ * @self: the window
+ *
+ * Keeps the window's drafts on disk now: writes each one that changed
+ * since the last save and removes each one that went.
+ */
+void
+_natter_window_drafts_save (NatterWindow *self)
+{
+  g_autoptr(GHashTable) current = NULL;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_clear_handle_id (&self->drafts.save_id, g_source_remove);
+  if (self->drafts.store == NULL)
+    return;
+  current = current_drafts (self);
+  g_hash_table_iter_init (&iter, current);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) != 0 && keep (self, key, value))
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), g_strdup (value));
+  g_hash_table_iter_init (&iter, self->drafts.kept);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (current, key))
+      g_ptr_array_add (gone, g_strdup (key));
+  for (guint i = 0; i < gone->len; i++)
+    if (keep (self, g_ptr_array_index (gone, i), NULL))
+      g_hash_table_remove (self->drafts.kept, g_ptr_array_index (gone, i));
+}
+
+static gboolean
+save_cb (gpointer user_data)
+{
+  NatterWindow *self = user_data;
+
+  self->drafts.save_id = 0;
+  _natter_window_drafts_save (self);
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * _natter_window_drafts_changed:
+ * @self: the window
+ *
+ * The words of the message field changed: the drafts are kept a moment
+ * after the last change, or at once when the field was emptied.
+ */
+void
+_natter_window_drafts_changed (NatterWindow *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->drafts.store == NULL)
+    return;
+  g_clear_handle_id (&self->drafts.save_id, g_source_remove);
+  /* An emptied field is most often a message just sent: its draft goes
+   * at once, so that a crash cannot offer it again to be sent twice. */
+  text = natter_composer_dup_text (self->conversation.composer);
+  if (text[0] == '\0')
+    _natter_window_drafts_save (self);
+  else
+    self->drafts.save_id = g_timeout_add (SAVE_DELAY_MS, save_cb, self);
+}
+
+/**
+ * _natter_window_drafts_dispose:
+ * @self: the window
+ *
+ * Lets go of the store, keeping nothing more: a window closed has kept
+ * its drafts (natter_window_close_request()); one destroyed without
+ * closing, by the tests, keeps what it kept last.
+ */
+void
+_natter_window_drafts_dispose (NatterWindow *self)
+{
+  g_clear_handle_id (&self->drafts.save_id, g_source_remove);
+  g_clear_object (&self->drafts.store);
+  g_clear_pointer (&self->drafts.kept, g_hash_table_unref);
+  g_clear_pointer (&self->drafts.last_error, g_free);
+}

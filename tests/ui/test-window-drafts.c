@@ -1,0 +1,219 @@
+/* test-window-drafts.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The words waiting in a message field outlive the window (docs/format.md
+ * §10): kept when the window closes, and a second after the last change
+ * without it (a crash), in each conversation and in a new chat; an edit
+ * of a sent message comes back as an edit; a message sent takes its
+ * draft with it at once, so that no crash offers it to be sent twice; a
+ * kept draft that cannot be read is said and left on disk.
+ */
+
+#include "test-window.h"
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} ComposerWait;
+
+static gboolean
+composer_says (gpointer data)
+{
+  ComposerWait *wait = data;
+  g_autofree char *text = natter_composer_dup_text (natter_window_get_composer (wait->window));
+
+  return g_strcmp0 (text, wait->text) == 0;
+}
+
+static char *
+draft_path (UiWorld    *u,
+            const char *key)
+{
+  g_autofree char *name = g_strconcat (key[0] != '\0' ? key : "new-chat", ".json", NULL);
+
+  return g_build_filename (g_file_peek_path (u->w->dir), NATTER_DRAFTS_DIR_NAME, name, NULL);
+}
+
+typedef struct
+{
+  const char *path;
+  const char *holds;   /* nullable: the file is gone */
+} FileWait;
+
+static gboolean
+file_holds (gpointer data)
+{
+  FileWait *wait = data;
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (wait->path, &contents, NULL, NULL))
+    return wait->holds == NULL;
+  return wait->holds != NULL && strstr (contents, wait->holds) != NULL;
+}
+
+/* A window over @u's conversations that keeps drafts in @u's data folder,
+ * as the application's window does in its own. */
+static NatterWindow *
+window_with_drafts (UiWorld *u)
+{
+  g_autoptr(NatterDraftStore) store = natter_draft_store_new (u->w->dir);
+  NatterWindow *window = ui_window_new (app, u);
+
+  natter_window_set_draft_store (window, store);
+  return window;
+}
+
+static void
+open_and_wait (NatterWindow *window,
+               const char   *session_id)
+{
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (ui_timeline_loaded, window);
+}
+
+/* Closed with words in two conversations and a new chat: opened again,
+ * each has its own words back. */
+void
+test_window_drafts_kept_on_close (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *first = ui_create_session (u, "First");
+  g_autofree char *second = ui_create_session (u, "Second");
+  g_autofree char *first_path = draft_path (u, first);
+  g_autofree char *new_path = draft_path (u, "");
+  NatterWindow *window = window_with_drafts (u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  ComposerWait wait;
+
+  open_and_wait (window, first);
+  natter_composer_set_text (composer, "Half a thought\nand a second line");
+  open_and_wait (window, second);
+  natter_composer_set_text (composer, "Something for the second");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  natter_composer_set_text (composer, "A new idea");
+
+  /* The words typed last are not on disk before a second passed; then
+   * the window closes. */
+  g_assert_false (g_file_test (new_path, G_FILE_TEST_EXISTS));
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (g_file_test (new_path, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (first_path, G_FILE_TEST_EXISTS));
+  g_object_unref (window);
+
+  window = window_with_drafts (u);
+  composer = natter_window_get_composer (window);
+  open_and_wait (window, first);
+  wait = (ComposerWait) { window, "Half a thought\nand a second line" };
+  ui_wait_until (composer_says, &wait);
+  open_and_wait (window, second);
+  wait = (ComposerWait) { window, "Something for the second" };
+  ui_wait_until (composer_says, &wait);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  wait = (ComposerWait) { window, "A new idea" };
+  ui_wait_until (composer_says, &wait);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+/* Never closed (a crash): the words typed a second before are kept, and
+ * a message sent takes its draft at once. */
+void
+test_window_drafts_kept_without_close (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Crash");
+  g_autofree char *path = draft_path (u, session_id);
+  NatterWindow *window = window_with_drafts (u);
+  NatterComposer *composer = natter_window_get_composer (window);
+  FileWait file;
+  ComposerWait wait;
+
+  open_and_wait (window, session_id);
+  natter_composer_set_text (composer, "Typed before the crash");
+  file = (FileWait) { path, "Typed before the crash" };
+  ui_wait_until (file_holds, &file);
+  ui_destroy_window (window);
+
+  window = window_with_drafts (u);
+  composer = natter_window_get_composer (window);
+  open_and_wait (window, session_id);
+  wait = (ComposerWait) { window, "Typed before the crash" };
+  ui_wait_until (composer_says, &wait);
+
+  /* Sent: the draft is gone once the field is empty, not a second later. */
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  g_assert_true (natter_composer_send (composer));
+  wait = (ComposerWait) { window, "" };
+  ui_wait_until (composer_says, &wait);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  ui_wait_until (ui_no_advances, u);
+  ui_destroy_window (window);
+
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  wait = (ComposerWait) { window, "" };
+  g_assert_true (composer_says (&wait));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *starts;
+  const char   *names;
+} ToastWait;
+
+/* Whether a toast's words start with @starts and name @names. */
+static gboolean
+toast_says (gpointer data)
+{
+  ToastWait *wait = data;
+  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_toast_overlay (wait->window), GTK_TYPE_LABEL);
+
+  ui_settle ();
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+
+      if (g_str_has_prefix (text, wait->starts) && strstr (text, wait->names) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A draft file that cannot be read is said in a toast and left as it is;
+ * the window opens the conversation with an empty field. */
+void
+test_window_drafts_unreadable_said (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Damaged draft");
+  g_autofree char *path = draft_path (u, session_id);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *contents = NULL;
+  NatterWindow *window;
+  ComposerWait wait;
+  ToastWait said;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"text\": \"cut", -1, NULL));
+  window = window_with_drafts (u);
+  said = (ToastWait) { window, "A kept draft cannot be read, and stays as it is: ", path };
+  ui_wait_until (toast_says, &said);
+  open_and_wait (window, session_id);
+  wait = (ComposerWait) { window, "" };
+  g_assert_true (composer_says (&wait));
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_object_unref (window);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\": \"cut");
+
+  ui_world_free (u);
+}
