@@ -289,6 +289,26 @@ index_loaded_cb (GObject      *object,
     natter_search_index_start (natter_services_get_search_index (services));
   if (error == NULL && natter_services_has_writer_lock (services))
     natter_services_clean_up_leftovers (services, app);
+  /* A window that only reads becomes the writer the moment the process
+   * that writes ends (writer_lock_taken_cb()). */
+  else if (error == NULL)
+    natter_services_watch_writer_lock (services);
+}
+
+/* The process that held the data folder ended, and this one took its
+ * writer lock (natter_services_watch_writer_lock(), docs/sessions.md
+ * §8.3): it does what a writer does at its start, as if it had just
+ * started. Its windows follow the session service's read-only. */
+static void
+writer_lock_taken_cb (NatterApplication *self)
+{
+  NatterServices *services = self->services;
+
+  if (!natter_services_has_writer_lock (services))
+    return;
+  g_clear_error (&self->startup_error);
+  natter_search_index_start (natter_services_get_search_index (services));
+  natter_services_clean_up_leftovers (services, G_APPLICATION (self));
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */
@@ -331,6 +351,8 @@ take_data_dir (NatterApplication *self)
     return;
   self->services = natter_services_new (NULL, NULL, NULL, NULL, NULL);
   natter_services_acquire_writer_lock (self->services, &self->startup_error);
+  g_signal_connect_object (self->services, "notify::has-writer-lock", G_CALLBACK (writer_lock_taken_cb), self,
+                           G_CONNECT_SWAPPED);
 }
 
 /* Exported before the bus name is owned, so the Shell's first call (which
@@ -590,7 +612,9 @@ natter_application_get_services (NatterApplication *self)
  * Why this instance may not write the data directory — typically
  * %NATTER_SESSION_ERROR_LOCKED because another Natter process holds it —
  * for the window to show. Headless commands needing the data directory
- * are refused with it.
+ * are refused with it, but for those that only read. Cleared once this
+ * instance took the lock after all, the other process having ended
+ * (natter_services_watch_writer_lock()).
  *
  * Returns: (transfer none) (nullable): the error, or %NULL when all is well
  */

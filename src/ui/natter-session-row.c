@@ -519,6 +519,8 @@ natter_session_row_dispose (GObject *object)
   natter_session_row_set_entry (self, NULL);
   if (self->hub != NULL)
     g_signal_handlers_disconnect_by_data (self->hub, self);
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
   g_clear_object (&self->hub);
   g_clear_object (&self->ticker);
   g_clear_object (&self->sessions);
@@ -584,6 +586,9 @@ natter_session_row_new (NatterSessions     *sessions,
   self->ticker = g_object_ref (ticker);
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
+  /* An unfinished answer is the other window's only while this process
+   * writes nothing: once it writes, it is interrupted. */
+  g_signal_connect_swapped (sessions, "notify::read-only", G_CALLBACK (update), self);
   return GTK_WIDGET (self);
 }
 

@@ -968,6 +968,13 @@ item_changed_cb (NatterTurnRow *self)
 }
 
 static void
+read_only_changed_cb (NatterTurnRow *self)
+{
+  if (self->item != NULL)
+    update (self);
+}
+
+static void
 item_delta_cb (NatterTurnRow  *self,
                int             kind,
                const char     *text)
@@ -1106,6 +1113,8 @@ natter_turn_row_dispose (GObject *object)
   GtkWidget *child;
   NatterTurnRow *self = NATTER_TURN_ROW (object);
 
+  if (self->sessions != NULL)
+    g_signal_handlers_disconnect_by_data (self->sessions, self);
   natter_turn_row_set_item (self, NULL);
   if (self->built)
     gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);
@@ -1228,6 +1237,10 @@ natter_turn_row_new (NatterSessions  *sessions,
   self = g_object_new (NATTER_TYPE_TURN_ROW, NULL);
   self->sessions = g_object_ref (sessions);
   self->blobs = blobs != NULL ? g_object_ref (blobs) : NULL;
+  /* An unfinished answer may be the other window's only while this
+   * process writes nothing: once it writes, it is interrupted, with
+   * Resume. */
+  g_signal_connect_swapped (sessions, "notify::read-only", G_CALLBACK (read_only_changed_cb), self);
   return GTK_WIDGET (self);
 }
 

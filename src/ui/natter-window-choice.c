@@ -40,8 +40,8 @@ read_only_reason (NatterWindow *self)
 {
   if (self->errors.read_only == NULL)
     return NULL;
-  return _("Another Natter is using this data folder, so nothing can be sent from this window. Close the other "
-           "Natter and open this one again.");
+  return _("Another Natter is using this data folder, so nothing can be sent from this window until it is "
+           "closed.");
 }
 
 void

@@ -456,10 +456,12 @@ _natter_window_show_error (NatterWindow               *self,
  * without the session bus, or on another bus) cannot take its
  * single-writer lock: its services read and never write
  * (natter_sessions_get_write_refusal(), docs/sessions.md §8.3). The
- * window says so at the top of the conversation for as long as it runs
- * (it cannot be dismissed: it stays true), the composer says why it
- * cannot send, and the actions that would write are off. A write asked
- * another way is refused by the services, and the error bar says so. */
+ * window says so at the top of the conversation for as long as that
+ * holds (it cannot be dismissed), the composer says why it cannot send,
+ * and the actions that would write are off. A write asked another way
+ * is refused by the services, and the error bar says so. Once the other
+ * Natter has ended, these services take the lock: the notice goes, the
+ * actions come back, and a toast says why (natter-window.c). */
 
 /* Every window action that writes a conversation, a turn, a folder or
  * an attachment. */
@@ -509,8 +511,8 @@ _natter_window_show_read_only (NatterWindow *self)
   /* Plain text, never markup: the reason names the data folder. */
   /* Translators: a plain explanation, then the precise reason */
   detail = g_strdup_printf (_("%s\nDetails: %s"),
-                            _("This window can show your conversations but not change them. Close the other "
-                              "Natter and open this one again."),
+                            _("This window can show your conversations but not change them until the other "
+                              "Natter is closed. Then it can, without a restart."),
                             self->errors.read_only->message);
   gtk_label_set_text (self->errors.read_only_heading, _("Another Natter is using this data folder"));
   gtk_label_set_text (self->errors.read_only_detail, detail);
@@ -653,6 +655,24 @@ damage_show_message (NatterWindow *self)
   }
   natter_label_set_visible_text (self->errors.damaged_message_label, damage->message);
   natter_label_follow_text_direction (self->errors.damaged_message_label);
+}
+
+/**
+ * _natter_window_enable_writes:
+ * @self: the window, which writes now
+ *
+ * Turns every action that writes on again, then off again those that
+ * what is shown here does not allow (the damaged conversation's); the
+ * caller brings the others up to date (natter-window.c). For a window
+ * that only read until the process that wrote the data folder ended
+ * (docs/sessions.md §8.3).
+ */
+void
+_natter_window_enable_writes (NatterWindow *self)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (write_actions); i++)
+    gtk_widget_action_set_enabled (GTK_WIDGET (self), write_actions[i], TRUE);
+  damage_actions_update (self);
 }
 
 /* The reason in plain words, with the file's name; escaped, since the

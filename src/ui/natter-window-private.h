@@ -363,6 +363,8 @@ _natter_window_show_damage (NatterWindow *self);
 void
 _natter_window_show_read_only (NatterWindow *self);
 void
+_natter_window_enable_writes (NatterWindow *self);
+void
 _natter_window_disable_writes (NatterWindow *self);
 void
 _natter_window_class_errors_init (GtkWidgetClass *widget_class);

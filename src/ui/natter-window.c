@@ -457,6 +457,29 @@ attachment_limit_cb (NatterWindow *self)
   natter_composer_set_attachment_limit (self->conversation.composer, natter_settings_get_attachment_size_limit (self->settings));
 }
 
+/* Follows #NatterSessions:read-only. When the process that wrote the
+ * data folder has ended and this one took its lock
+ * (natter_services_watch_writer_lock(), docs/sessions.md §8.3), the
+ * notice goes, every action that writes is on again as far as what is
+ * shown allows, the composer sends, and a toast says why. The rows
+ * follow on their own (natter-session-row.c, natter-turn-row.c): an
+ * answer the other Natter left unfinished is interrupted now, with
+ * Resume, as after a restart. */
+static void
+read_only_changed_cb (NatterWindow *self)
+{
+  gboolean was_read_only = self->errors.read_only != NULL;
+
+  _natter_window_show_read_only (self);
+  if (self->errors.read_only != NULL || !was_read_only)
+    return;
+  _natter_window_enable_writes (self);
+  _natter_window_update_conversation (self);
+  _natter_window_update_composer (self);
+  _natter_window_show_error_toast (self, g_strdup (_("The other Natter using this data folder has closed. "
+                                                     "This window can change your conversations now.")));
+}
+
 static void
 natter_window_set_services (NatterWindow       *self,
                             NatterSessions     *sessions,
@@ -481,6 +504,7 @@ natter_window_set_services (NatterWindow       *self,
   g_signal_connect (hub, "turn-processing-start", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (hub, "turn-processing-end", G_CALLBACK (hub_processing_cb), self);
   g_signal_connect (sessions, "session-index-changed", G_CALLBACK (session_index_changed_cb), self);
+  g_signal_connect_swapped (sessions, "notify::read-only", G_CALLBACK (read_only_changed_cb), self);
   g_signal_connect_swapped (self->index, "notify::loaded", G_CALLBACK (_natter_window_restore_last_session), self);
 
   _natter_window_show_read_only (self);

@@ -9,6 +9,7 @@
  * creates left, and no one else does.
  */
 
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -449,6 +450,89 @@ test_device_made_by_the_writer_only (void)
   natter_test_remove_tree (dir);
 }
 
+static void
+count_notify_cb (GObject    *object,
+                 GParamSpec *pspec,
+                 gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* Services that could not take the lock, because another process holds
+ * it, take it once that process is killed (docs/sessions.md §8.3): they
+ * say so once, their session service writes from then on, and nothing
+ * was written before. */
+static void
+test_reader_takes_lock_of_killed_writer (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(GError) error = NULL;
+  NatterServices *services;
+  NatterSessions *sessions;
+  guint lock_notified = 0;
+  guint read_only_notified = 0;
+  int ready[2];
+  int status = 0;
+  char byte = 0;
+  pid_t pid;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      NatterDataDirLock *lock;
+
+      close (ready[0]);
+      lock = natter_data_dir_lock_acquire (storage, NULL);
+      if (lock == NULL || write (ready[1], "l", 1) != 1)
+        _exit (1);
+      /* Holds it until it is killed. */
+      for (;;)
+        pause ();
+    }
+  close (ready[1]);
+  g_assert_cmpint (read (ready[0], &byte, 1), ==, 1);
+  close (ready[0]);
+
+  services = natter_services_new (dir, NULL, NULL, NULL, NULL);
+  sessions = natter_services_get_sessions (services);
+  g_assert_false (natter_services_acquire_writer_lock (services, NULL));
+  g_assert_nonnull (natter_sessions_get_write_refusal (sessions));
+  g_signal_connect (services, "notify::has-writer-lock", G_CALLBACK (count_notify_cb), &lock_notified);
+  g_signal_connect (sessions, "notify::read-only", G_CALLBACK (count_notify_cb), &read_only_notified);
+  natter_services_watch_writer_lock (services);
+
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+
+  natter_test_wait_for_count (&lock_notified, 1, 10000);
+  g_assert_true (natter_services_has_writer_lock (services));
+  g_assert_cmpuint (read_only_notified, ==, 1);
+  g_assert_null (natter_sessions_get_write_refusal (sessions));
+  {
+    gboolean read_only = TRUE;
+
+    g_object_get (sessions, "read-only", &read_only, NULL);
+    g_assert_false (read_only);
+  }
+  /* This process holds it now: another is refused. */
+  {
+    NatterDataDirLock *other = natter_data_dir_lock_acquire (storage, &error);
+
+    g_assert_null (other);
+    g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+    g_clear_error (&error);
+  }
+
+  g_signal_handlers_disconnect_by_data (services, &lock_notified);
+  g_signal_handlers_disconnect_by_data (sessions, &read_only_notified);
+  g_assert_finalize_object (services);
+  natter_test_remove_tree (dir);
+}
+
 /* Whether another process's directory is the services' own: the same
  * path, written otherwise or through a link, is; another folder, or one
  * that does not exist, is not. */
@@ -492,6 +576,7 @@ main (int   argc,
   g_test_add_func ("/data-dir-lock/uses-data-dir", test_uses_data_dir);
   g_test_add_func ("/data-dir-lock/other-process-refused", test_child_process_refused);
   g_test_add_func ("/data-dir-lock/device-made-by-the-writer-only", test_device_made_by_the_writer_only);
+  g_test_add_func ("/data-dir-lock/reader-takes-lock-of-killed-writer", test_reader_takes_lock_of_killed_writer);
   g_test_add_func ("/data-dir-lock/writer-removes-leftover-temp-files", test_writer_removes_leftovers);
   g_test_add_func ("/data-dir-lock/live-write-kept", test_live_write_kept);
   g_test_add_func ("/data-dir-lock/leftovers-kept-while-another-process-writes",

@@ -13,6 +13,7 @@
  */
 
 #include "natter-data-dir-lock.h"
+#include "natter-test-server.h"
 #include "natter-services.h"
 #include "natter-session-row.h"
 #include "natter-turn-row.h"
@@ -22,8 +23,8 @@
 static NatterApplication *app;
 
 static const char *heading_text = "Another Natter is using this data folder";
-static const char *blocked_text = "Another Natter is using this data folder, so nothing can be sent from this window. "
-                                  "Close the other Natter and open this one again.";
+static const char *blocked_text = "Another Natter is using this data folder, so nothing can be sent from this window "
+                                  "until it is closed.";
 static const char *unfinished_text = "Not finished here. The other Natter using this data folder may still be "
                                      "writing it.";
 static const char *interrupted_text = "Interrupted before it finished, perhaps by a crash.";
@@ -160,8 +161,9 @@ test_window_read_only (void)
    * is no button to dismiss it. */
   ui_wait_until (notice_shown, window);
   g_assert_true (label_begins (natter_window_get_read_only_notice (window),
-                               "This window can show your conversations but not change them. Close the other "
-                               "Natter and open this one again.\nDetails: Another Natter process is using "));
+                               "This window can show your conversations but not change them until the other "
+                               "Natter is closed. Then it can, without a restart.\nDetails: Another Natter "
+                               "process is using "));
   g_assert_null (ui_find_first (natter_window_get_read_only_notice (window), GTK_TYPE_BUTTON));
 
   /* The conversation reads; its unfinished answer is no crash here, and
@@ -314,6 +316,151 @@ test_window_read_only_damaged (void)
   ui_world_free (u);
 }
 
+static gboolean
+request_arrived (gpointer data)
+{
+  NatterTestServer *server = data;
+
+  return server->bodies->len >= 1;
+}
+
+typedef struct
+{
+  NatterWindow   *window;
+  NatterServices *services;
+  const char     *session_id;
+} TakeOver;
+
+/* This window writes now: its notice gone, the answer the dead writer
+ * left interrupted in the list and in the conversation, with Resume. */
+static gboolean
+taken_over (gpointer data)
+{
+  TakeOver *t = data;
+  NatterSessionRow *row = ui_find_session_row (t->window, t->session_id);
+  GtkRevealer *notice = GTK_REVEALER (natter_window_get_read_only_notice (t->window));
+  GtkWidget *timeline = natter_window_get_timeline_list (t->window);
+
+  ui_settle ();
+  return natter_services_has_writer_lock (t->services) && row != NULL &&
+         g_strcmp0 (natter_session_row_get_status_mark (row), "interrupted") == 0 &&
+         !gtk_revealer_get_reveal_child (notice) && ui_label_shown (timeline, interrupted_text) &&
+         ui_find_button (timeline, "_Resume") != NULL;
+}
+
+static gboolean
+completed (gpointer data)
+{
+  TakeOver *t = data;
+  NatterSessionRow *row = ui_find_session_row (t->window, t->session_id);
+
+  ui_settle ();
+  return row != NULL && natter_session_row_get_status_mark (row) == NULL &&
+         ui_label_shown (natter_window_get_timeline_list (t->window), "Once upon a time.");
+}
+
+/* A window that only reads while another Natter, a real process, writes
+ * an answer: the list and the conversation say it is being written in
+ * another window. The writer is killed (SIGKILL, nothing of it runs
+ * again): within seconds this window takes the data folder's lock and
+ * is the writer, as a Natter started then would be (docs/sessions.md
+ * §8.3): it says so, the answer the writer left is interrupted, with
+ * Resume, in the list and the conversation, nothing that writes is off
+ * any longer, and Resume answers it here. */
+static void
+test_window_takes_over_from_killed_writer (void)
+{
+  const NatterTestResponse script[] = {
+    { .status = 200, .content_type = "text/event-stream",
+      .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once\"}}]}\n\n"),
+      .keep_open = TRUE },
+    { .status = 200, .content_type = "text/event-stream",
+      .chunks = NATTER_TEST_CHUNKS ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon a "
+                                    "time.\"}}]}\n\n",
+                                    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}"
+                                    "\n\ndata: [DONE]\n\n") },
+  };
+  g_autoptr(NatterTestServer) server = natter_test_server_new (script, G_N_ELEMENTS (script));
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GSubprocessLauncher) launcher = natter_test_cli_launcher_new (dir);
+  g_autoptr(GSubprocess) writer = NULL;
+  g_autoptr(NatterServices) services = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session_id = NULL;
+  const char * const send[] = { "send", "--no-auto-title", "--base-url", server->base_url, "--model", "m",
+                                "Tell me a story", NULL };
+  NatterTestRun run = { 0 };
+  NatterWindow *window;
+  NatterSessionIndex *index;
+  TakeOver t;
+
+  writer = natter_test_cli_spawn (launcher, send);
+  natter_test_communicate (writer, &run);
+  ui_wait_until (request_arrived, server);
+
+  services = natter_services_new (dir, NULL, no_key, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, &error));
+  g_assert_error (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+  g_clear_error (&error);
+  natter_services_load_async (services, NULL, ui_result_cb, &result);
+  g_assert_true (natter_services_load_finish (services, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  natter_services_watch_store (services);
+  natter_services_watch_writer_lock (services);
+  index = natter_services_get_index (services);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (index)), ==, 1);
+  {
+    g_autoptr(NatterSessionIndexEntry) entry = g_list_model_get_item (G_LIST_MODEL (index), 0);
+
+    session_id = g_strdup (natter_session_index_entry_get_session_id (entry));
+  }
+
+  window = natter_window_new (app, natter_services_get_sessions (services), natter_services_get_hub (services));
+  natter_window_set_blob_store (window, natter_services_get_blob_store (services));
+  natter_window_set_folders (window, natter_services_get_folders (services));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  ui_wait_until (notice_shown, window);
+  g_assert_cmpstr (natter_session_row_get_status_mark (ui_find_session_row (window, session_id)), ==, "other-window");
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (unfinished_shown, window);
+  g_assert_cmpstr (natter_composer_get_blocked_reason (natter_window_get_composer (window)), ==, blocked_text);
+
+  /* The writer dies mid-answer. */
+  g_subprocess_force_exit (writer);
+  natter_test_wait_for_flag (&run.done, 10000);
+  g_assert_cmpint (run.status, ==, -1);
+
+  t.window = window;
+  t.services = services;
+  t.session_id = session_id;
+  ui_wait_until (taken_over, &t);
+  ui_wait_label (window, "The other Natter using this data folder has closed. This window can change your "
+                         "conversations now.");
+  g_assert_cmpstr (natter_composer_get_blocked_reason (natter_window_get_composer (window)), ==,
+                   "The last answer was interrupted. Resume it before sending a new message.");
+  {
+    guint total;
+
+    g_assert_cmpuint (count_sensitive (GTK_WIDGET (window), "win.new-chat", &total), >, 0);
+  }
+  /* This device's identity, which the writer made, is the one read. */
+  g_assert_nonnull (natter_sessions_get_device (natter_services_get_sessions (services)));
+
+  /* It answers here now. */
+  gtk_widget_activate (ui_find_button (natter_window_get_timeline_list (window), "_Resume"));
+  ui_wait_until (completed, &t);
+  g_assert_cmpuint (server->bodies->len, ==, 2);
+
+  ui_destroy_window (window);
+  g_assert_true (natter_services_flush_blocking (services, 5000));
+  g_clear_object (&services);
+  natter_test_run_clear (&run);
+  natter_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -324,6 +471,7 @@ main (int   argc,
 
   g_test_add_func ("/read-only/window", test_window_read_only);
   g_test_add_func ("/read-only/window-damaged", test_window_read_only_damaged);
+  g_test_add_func ("/read-only/window-takes-over-from-killed-writer", test_window_takes_over_from_killed_writer);
 
   status = g_test_run ();
   g_clear_object (&app);

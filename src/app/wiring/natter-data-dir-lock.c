@@ -8,7 +8,8 @@
  * GApplication uniqueness covers the usual case; this advisory lock covers
  * the rest (no session bus, a second data dir user, a CLI run with
  * --no-forward). flock() locks belong to the open file description and go
- * away with the process, so a crash never leaves a stale lock behind.
+ * away with the process, so a crash never leaves a stale lock behind,
+ * and a process that reads meanwhile takes it as soon as it is free.
  */
 
 #define G_LOG_DOMAIN "natter-data-dir-lock"
@@ -67,7 +68,9 @@ natter_data_dir_lock_init (NatterDataDirLock *self)
  * Takes the advisory write lock `storage/.lock` (flock, exclusive, never
  * waiting). Hold the returned object for as long as the process may
  * write; dropping the last reference releases the lock. Blocking but
- * instant (no waiting); call it once at startup.
+ * instant (no waiting); called at startup, and again every few seconds
+ * by a process that could not take it, until the one that held it has
+ * ended (natter_services_watch_writer_lock()).
  *
  * Returns: (transfer full) (nullable): the held lock, or %NULL with
  *   %NATTER_SESSION_ERROR_LOCKED ("Another Natter process is using …")

@@ -60,6 +60,7 @@ struct _NatterServices
   NatterStoreWatch           *watch;      /* nullable: until natter_services_watch_store() */
 
   NatterDataDirLock          *lock;
+  guint                       lock_retry;  /* natter_services_watch_writer_lock() */
 
   gboolean                    loading;
   gboolean                    folders_loaded;
@@ -78,6 +79,7 @@ natter_services_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->settings, self);
   if (self->mcp != NULL)
     g_signal_handlers_disconnect_by_data (self->mcp, self);
+  g_clear_handle_id (&self->lock_retry, g_source_remove);
 
   G_OBJECT_CLASS (natter_services_parent_class)->dispose (object);
 }
@@ -129,6 +131,33 @@ enum
 
 static guint signals[N_SIGNALS];
 
+enum
+{
+  PROP_0,
+  PROP_HAS_WRITER_LOCK,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+natter_services_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  NatterServices *self = NATTER_SERVICES (object);
+
+  switch (prop_id)
+    {
+    case PROP_HAS_WRITER_LOCK:
+      g_value_set_boolean (value, natter_services_has_writer_lock (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 natter_services_class_init (NatterServicesClass *klass)
 {
@@ -136,6 +165,20 @@ natter_services_class_init (NatterServicesClass *klass)
 
   object_class->dispose = natter_services_dispose;
   object_class->finalize = natter_services_finalize;
+  object_class->get_property = natter_services_get_property;
+
+  /**
+   * NatterServices:has-writer-lock:
+   *
+   * Whether this process holds the data directory's writer lock
+   * (natter_services_acquire_writer_lock()). Notifies once it is taken,
+   * also on a later try (natter_services_watch_writer_lock()): whoever
+   * started what only the writer does then starts it.
+   */
+  properties[PROP_HAS_WRITER_LOCK] =
+    g_param_spec_boolean ("has-writer-lock", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * NatterServices::provider-changed:
@@ -506,11 +549,12 @@ refuse_writes (NatterServices *self,
   else
     refusal = g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED,
                            "Natter cannot be sure it is the only one writing this data folder: %s", why->message);
-  natter_jsonl_repo_refuse_writes (self->session_repo, refusal);
-  natter_jsonl_repo_refuse_writes (self->turn_repo, refusal);
   natter_jsonl_repo_refuse_writes (self->folder_repo, refusal);
   natter_blob_store_refuse_writes (self->blobs, refusal);
   natter_draft_store_refuse_writes (self->drafts, refusal);
+  /* Last, since it notifies: whoever follows it finds the folders, the
+   * attachments and the drafts as writable as the conversations. */
+  natter_sessions_refuse_writes (self->sessions, refusal);
 }
 
 /* With the lock held: this device's identity, made and written now
@@ -551,7 +595,8 @@ take_device (NatterServices *self)
  * (natter_device_load_or_create_sync()): before, it was only read.
  *
  * When the lock cannot be taken, @self becomes read only until a later
- * call takes it (docs/sessions.md §8.3): the session, turn and folder
+ * call takes it (docs/sessions.md §8.3; natter_services_watch_writer_lock()
+ * makes those calls until one does): the session, turn and folder
  * repositories and the blob store refuse every write
  * (natter_jsonl_repo_refuse_writes(), natter_blob_store_refuse_writes()),
  * so that every write of the session and folder services, every advance
@@ -583,13 +628,57 @@ natter_services_acquire_writer_lock (NatterServices  *self,
       return FALSE;
     }
   /* Taken after all, on a later try: this process writes from now on. */
-  refuse_writes (self, NULL);
   take_device (self);
+  refuse_writes (self, NULL);
+  g_clear_handle_id (&self->lock_retry, g_source_remove);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_WRITER_LOCK]);
 
   /* Ids carry the 100 ns slot they were made in, so the next writer's
    * ids sort after this one's even within the same second: nothing to
    * wait for here. */
   return TRUE;
+}
+
+/* How often a process that reads only tries the writer lock again. */
+#define LOCK_RETRY_SECONDS 2
+
+static gboolean
+retry_writer_lock_cb (gpointer user_data)
+{
+  NatterServices *self = user_data;
+
+  /* Taken: natter_services_acquire_writer_lock() removed this source. */
+  if (natter_services_acquire_writer_lock (self, NULL))
+    return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * natter_services_watch_writer_lock:
+ * @self: the services, which could not take the writer lock
+ *
+ * Tries the data directory's writer lock again every few seconds until
+ * it is taken (docs/sessions.md §8.3): the lock is free the moment the
+ * process that held it ends — it quits, crashes or is killed, flock()
+ * locks going with the process — and nothing else tells a reader so
+ * (the lock file does not change, and a file monitor sees no descriptor
+ * close that wrote nothing). Once taken, this process is the writer, as
+ * if it had just started: its refusals are lifted (#NatterSessions:read-only
+ * notifies), this device's identity is made if there is none, and
+ * #NatterServices:has-writer-lock notifies, for whoever starts the
+ * writer's housekeeping. An answer the other process left unfinished is
+ * then an interrupted one, as after a restart; nothing resumes it on its
+ * own. Of two readers, the lock goes to one; the other goes on reading.
+ * Does nothing while the lock is held, or already watched.
+ */
+void
+natter_services_watch_writer_lock (NatterServices *self)
+{
+  g_return_if_fail (NATTER_IS_SERVICES (self));
+
+  if (self->lock != NULL || self->lock_retry != 0)
+    return;
+  self->lock_retry = g_timeout_add_seconds (LOCK_RETRY_SECONDS, retry_writer_lock_cb, self);
 }
 
 /**

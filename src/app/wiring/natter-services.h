@@ -50,6 +50,7 @@ NatterServices         *natter_services_new                      (GFile         
 gboolean                natter_services_acquire_writer_lock      (NatterServices       *self,
                                                                   GError              **error);
 gboolean                natter_services_has_writer_lock          (NatterServices       *self);
+void                    natter_services_watch_writer_lock        (NatterServices       *self);
 void                    natter_services_remove_leftover_temp_files_async
                                                                  (NatterServices       *self,
                                                                   GCancellable         *cancellable,

@@ -43,6 +43,7 @@ enum
 {
   PROP_0,
   PROP_AUTO_TITLE,
+  PROP_READ_ONLY,
   N_PROPS
 };
 
@@ -60,6 +61,9 @@ natter_sessions_get_property (GObject    *object,
     {
     case PROP_AUTO_TITLE:
       g_value_set_boolean (value, self->auto_title);
+      break;
+    case PROP_READ_ONLY:
+      g_value_set_boolean (value, natter_jsonl_repo_get_write_refusal (self->session_repo) != NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -144,6 +148,19 @@ natter_sessions_class_init (NatterSessionsClass *klass)
   properties[PROP_AUTO_TITLE] = g_param_spec_boolean ("auto-title", NULL, NULL, FALSE,
                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
                                                       G_PARAM_STATIC_STRINGS);
+  /**
+   * NatterSessions:read-only:
+   *
+   * Whether this process writes no conversation: it could not take the
+   * data directory's writer lock (docs/sessions.md §8.3), and every write
+   * fails with natter_sessions_get_write_refusal(). It changes when the
+   * lock is taken after all, once the process that held it has ended
+   * (natter_sessions_refuse_writes()), so that a front end offers what it
+   * held back.
+   */
+  properties[PROP_READ_ONLY] = g_param_spec_boolean ("read-only", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                     G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -406,4 +423,31 @@ natter_sessions_set_fault_func (NatterSessions          *self,
 
   self->fault = func;
   self->fault_data = user_data;
+}
+
+/**
+ * natter_sessions_refuse_writes:
+ * @self: the service
+ * @refusal: (nullable): why this process writes no conversation, a
+ *   %NATTER_SESSION_ERROR_LOCKED; %NULL once it may
+ *
+ * Makes the session and turn repositories refuse every write with
+ * @refusal (natter_jsonl_repo_refuse_writes()), or lifts the refusal:
+ * the outcome of the data directory's writer lock (docs/sessions.md
+ * §8.3), which the services set (natter_services_acquire_writer_lock()).
+ * Notifies #NatterSessions:read-only when that changes.
+ */
+void
+natter_sessions_refuse_writes (NatterSessions *self,
+                               const GError   *refusal)
+{
+  gboolean was_read_only;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+
+  was_read_only = natter_jsonl_repo_get_write_refusal (self->session_repo) != NULL;
+  natter_jsonl_repo_refuse_writes (self->session_repo, refusal);
+  natter_jsonl_repo_refuse_writes (self->turn_repo, refusal);
+  if (was_read_only != (refusal != NULL))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READ_ONLY]);
 }

@@ -331,6 +331,8 @@ gboolean            natter_sessions_get_streamed                 (NatterSessions
 NatterDevice       *natter_sessions_get_device                   (NatterSessions      *self);
 gboolean            natter_sessions_is_shared                    (NatterSessions      *self);
 const GError       *natter_sessions_get_write_refusal            (NatterSessions      *self);
+void                natter_sessions_refuse_writes                (NatterSessions      *self,
+                                                                  const GError        *refusal);
 
 void                natter_sessions_refresh_async                (NatterSessions      *self,
                                                                   const char * const  *session_names,
