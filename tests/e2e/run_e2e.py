@@ -29,6 +29,10 @@
   run_e2e.py --server scripted --versions
                                    switches between two versions of an
                                    answer with real clicks on the arrows
+  run_e2e.py --server scripted --tab
+                                   Tab and Shift+Tab pressed as real keys
+                                   go round the whole window, in a new
+                                   chat and in a long conversation
   run_e2e.py --server scripted --readme
                                    a fresh profile with only the README's
                                    settings (a list of providers, no
@@ -112,6 +116,13 @@ WHEEL_ANSWER = ("\n\n".join("Paragraph %d before the script, long enough to wrap
                              for r in range(6))
                 + "\n\n" + "\n\n".join("Paragraph %d after the table." % n for n in range(6))
                 + "\n\n" + WHEEL_END)
+TAB_ASK = "Tell me a long story"
+TAB_END = "And that is the end of the story."
+# Three of these fill more than a window: the first turns are scrolled
+# away when the conversation opens at its newest.
+TAB_ANSWER = ("\n\n".join("Part %d of a story that goes on long enough to fill a good part of "
+                           "the window on its own." % n for n in range(24))
+              + "\n\n" + TAB_END)
 A11Y_ASK = "What is in my notes"
 A11Y_ANSWER = "Your notes say to buy basil."
 README_HELLO = "My first message"
@@ -159,6 +170,7 @@ class Scripted:
         s.add_rule(README_HELLO, [("text", README_ANSWER)])
         s.add_rule(TOOLS_HELLO, [("text", TOOLS_ANSWER)])
         s.add_rule(A11Y_ASK, [("text", A11Y_ANSWER)])
+        s.add_rule(TAB_ASK, [("chunks", [TAB_ANSWER], 0.01)])
         s.add_rule(VERSIONS_ASK, [("text", VERSIONS_ANSWER)])
         s.add_rule("Is anyone there", [("text", "Nobody should ever see this.")])
         s.add_rule(CODE_ASK, [("chunks", CODE_CHUNKS, 0.05)])
@@ -1007,6 +1019,83 @@ def a11y_scenario(run):
     run.verify_store()
 
 
+def tab_around(app, modifiers, what):
+    """Presses Tab, with @modifiers held, from the focused widget until
+    the focus is back on it, each press a key press X delivers. Returns
+    the role and name of each widget reached on the way. Fails where a
+    press leaves the focus where it was, or where the presses go round
+    part of the window without coming back."""
+    start = wait_until(lambda: focused_in(app.root), 10, "a focused widget (%s)" % what)
+    reached = []
+    paths = []
+    current = start
+    for _ in range(80):
+        before = current
+        key("Tab", *modifiers)
+        current = wait_until(lambda: (lambda f: f if f is not None and f.path != before.path else None)(
+                                 focused_in(app.root)),
+                             10, "%s to move on from %s %r" % (what, before.get_role_name(), name_of(before)))
+        if current.path == start.path:
+            return reached
+        if current.path in paths:
+            raise E2EFailure("%s went back to %s %r without coming back to where it started"
+                             % (what, current.get_role_name(), name_of(current)))
+        paths.append(current.path)
+        reached.append((current.get_role(), name_of(current)))
+    raise E2EFailure("%s went through 80 widgets without coming back to where it started" % what)
+
+
+def require_reached(reached, names, what):
+    missing = [n for n in names if not any(name == n for _, name in reached)]
+    if missing:
+        raise E2EFailure("%s never reached %s; it reached %s"
+                         % (what, ", ".join(missing), ", ".join(repr(name) for _, name in reached)))
+
+
+def tab_scenario(run):
+    """Tab and Shift+Tab, pressed as real keys, go round the whole window
+    and back to the message field: in a new chat, and in a conversation
+    whose first answers are scrolled away, through the answers' actions,
+    the sidebar's row and both headers. They used to stop for good on the
+    header's last button, and in a new chat on the model picker."""
+    session_id = None
+    for n in range(3):
+        args = ["send", "--no-auto-title"] + (["--session", session_id] if session_id else [])
+        sent = cli(run.binary, run.data, run.app.env, *(args + ["%s, part %d" % (TAB_ASK, n + 1)]))
+        if sent.returncode != 0:
+            raise E2EFailure("natter send failed: %s" % sent.stderr)
+        session_id = session_id or sent.stdout.split()[1]
+    app = run.start_app()
+    app.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON, name="New Chat")
+    # No window manager: X sends keys to the window under the pointer.
+    ext = app.find(Atspi.Role.FRAME).get_component_iface().get_extents(Atspi.CoordType.WINDOW)
+    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
+    wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
+               10, "the window to be active")
+
+    key("n", "Control")
+    app.wait_for("the empty new chat", role=Atspi.Role.LABEL, name="Type a message below to begin")
+    composer = app.composer()
+    wait_until(lambda: focused(composer), 10, "the composer focused after Ctrl+N")
+    for modifiers, what in (((), "Tab"), (("Shift",), "Shift+Tab")):
+        reached = tab_around(app, modifiers, what + " in a new chat")
+        require_reached(reached, ["New Chat", "Main Menu", "Attach Files"], what + " in a new chat")
+
+    app.select_session("%s, part 1" % TAB_ASK)
+    app.wait_text(TAB_END)
+    app.wait_for("Try Again on the newest answer", role=Atspi.Role.PUSH_BUTTON, name="Try Again")
+    key("l", "Control")
+    wait_until(lambda: focused(composer), 10, "the composer focused after Ctrl+L")
+    run.shot(1, "-tab")
+    for modifiers, what in (((), "Tab"), (("Shift",), "Shift+Tab")):
+        reached = tab_around(app, modifiers, what + " in a conversation")
+        require_reached(reached, ["New Chat", "Main Menu", "Conversation Menu", "Copy Message",
+                                  "Try Again", "Attach Files"], what + " in a conversation")
+        if not any(role == Atspi.Role.LIST_ITEM for role, _ in reached):
+            raise E2EFailure("%s in a conversation never reached the sidebar's row" % what)
+    run.verify_store()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", choices=["scripted", "mock-llm"], required=True)
@@ -1031,6 +1120,8 @@ def main():
                         help="run the growing message field scenario (real keys) instead of the steps")
     parser.add_argument("--wheel", action="store_true",
                         help="run the mouse wheel over a code block scenario (real wheel) instead of the steps")
+    parser.add_argument("--tab", action="store_true",
+                        help="run the Tab round the window scenario (real keys) instead of the steps")
     parser.add_argument("--a11y", action="store_true",
                         help="run the accessible names scenario (a full conversation) instead of the steps")
     parser.add_argument("--versions", action="store_true",
@@ -1039,7 +1130,8 @@ def main():
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions or args.quit or args.drop or args.wheel or args.grow or args.a11y) and args.server != "scripted":
+    if (args.readme or args.versions or args.quit or args.drop or args.wheel or args.grow or args.a11y or args.tab) \
+            and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
         if not args.mock_llm_dir:
@@ -1085,6 +1177,10 @@ def main():
         if args.wheel:
             log("mouse wheel over a code block scenario")
             wheel_scenario(run)
+            steps = []
+        if args.tab:
+            log("Tab round the window scenario")
+            tab_scenario(run)
             steps = []
         if args.a11y:
             log("accessible names scenario")
