@@ -196,7 +196,7 @@ def press_enter(acc):
 # modifier is held by locking it around the key (LOCKMODIFIERS).
 MODIFIER_MASKS = {"Shift": 1 << 0, "Control": 1 << 2, "Alt": 1 << 3}
 KEYSYMS = {"Return": 0xff0d, "Tab": 0xff09, "Escape": 0xff1b, "Delete": 0xffff,
-           "F2": 0xffbf, "space": 0x20, "Left": 0xff51, "Down": 0xff54, "Up": 0xff52}
+           "F2": 0xffbf, "space": 0x20, "Left": 0xff51, "Down": 0xff54, "Up": 0xff52, "End": 0xff57}
 
 
 def key(name, *modifiers):

@@ -29,6 +29,10 @@
   run_e2e.py --server scripted --versions
                                    switches between two versions of an
                                    answer with real clicks on the arrows
+  run_e2e.py --server scripted --drafts
+                                   words typed with real keys and not
+                                   sent come back after Ctrl+Q and after
+                                   kill -9
   run_e2e.py --server scripted --tab
                                    Tab and Shift+Tab pressed as real keys
                                    go round the whole window, in a new
@@ -847,6 +851,81 @@ def quit_scenario(run):
     run.verify_store()
 
 
+DRAFT_TYPED = "Half a thought that is not sent yet"
+DRAFT_NEW = "A new idea, typed in a new chat"
+DRAFT_MORE = " and a little more"
+
+
+def drafts_scenario(run):
+    """Words typed with real keys and not sent outlive the window: after
+    Ctrl+Q, in a conversation and in a new chat; after kill -9, as far as
+    they were typed a moment before. A message sent takes its draft."""
+    app = run.start_app()
+    app.new_chat()
+    app.send(A11Y_ASK)
+    app.wait_text(A11Y_ANSWER)
+    point_at_window(app)
+    composer = app.composer()
+    click(composer)
+    wait_until(lambda: focused(composer), 10, "the composer focused")
+    type_keys(DRAFT_TYPED)
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_TYPED, 10,
+               "the typed words in the composer")
+    key("n", "Control")
+    app.wait_for("the empty new chat", role=Atspi.Role.LABEL, name="Type a message below to begin")
+    composer = app.composer()
+    wait_until(lambda: focused(composer), 10, "the composer focused after Ctrl+N")
+    type_keys(DRAFT_NEW)
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_NEW, 10,
+               "the new chat's words in the composer")
+    app._expect_exit()
+    key("q", "Control")
+    status = app.proc.wait(30)
+    app.root = None
+    if status != 0:
+        raise E2EFailure("natter exited with %d on Ctrl+Q" % status)
+
+    # Started again: each field has its words back.
+    app = run.start_app()
+    app.select_session(A11Y_ASK)
+    app.wait_text(A11Y_ANSWER)
+    composer = app.composer()
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_TYPED, 10,
+               "the conversation's draft back after Ctrl+Q")
+    run.shot(1, "-drafts")
+    app.new_chat()
+    composer = app.composer()
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_NEW, 10,
+               "the new chat's draft back after Ctrl+Q")
+
+    # kill -9 a moment after typing: the words typed are there.
+    app.select_session(A11Y_ASK)
+    composer = app.composer()
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_TYPED, 10,
+               "the conversation's draft")
+    point_at_window(app)
+    click(composer)
+    wait_until(lambda: focused(composer), 10, "the composer focused")
+    key("End", "Control")
+    type_keys(DRAFT_MORE)
+    draft_file = [os.path.join(run.data, "drafts", f) for f in os.listdir(os.path.join(run.data, "drafts"))
+                  if f != "new-chat.json"][0]
+    wait_until(lambda: DRAFT_TYPED + DRAFT_MORE in open(draft_file, encoding="utf-8").read(), 10,
+               "the longer draft kept on disk")
+    app.kill9()
+    app = run.start_app()
+    app.select_session(A11Y_ASK)
+    composer = app.composer()
+    wait_until(lambda: composer.get_text_iface().get_text(0, -1) == DRAFT_TYPED + DRAFT_MORE, 10,
+               "the draft back after kill -9")
+
+    # Sent: the draft goes with the message.
+    app.send("Are you back?")
+    app.wait_text("Yes, the server is back.")
+    wait_until(lambda: not os.path.exists(draft_file), 10, "the sent draft gone from disk")
+    run.verify_store()
+
+
 def drop_scenario(run):
     """Drags two files from another application's window onto the message
     field with real pointer events (XTest; the files travel by XDND, as
@@ -1120,6 +1199,8 @@ def main():
                         help="run the growing message field scenario (real keys) instead of the steps")
     parser.add_argument("--wheel", action="store_true",
                         help="run the mouse wheel over a code block scenario (real wheel) instead of the steps")
+    parser.add_argument("--drafts", action="store_true",
+                        help="run the words-not-sent-outlive-the-window scenario (real keys) instead of the steps")
     parser.add_argument("--tab", action="store_true",
                         help="run the Tab round the window scenario (real keys) instead of the steps")
     parser.add_argument("--a11y", action="store_true",
@@ -1130,7 +1211,8 @@ def main():
 
     if args.keyboard and args.server != "scripted":
         parser.error("--keyboard needs the scripted server")
-    if (args.readme or args.versions or args.quit or args.drop or args.wheel or args.grow or args.a11y or args.tab) \
+    if (args.readme or args.versions or args.quit or args.drop or args.wheel or args.grow or args.a11y or args.tab
+            or args.drafts) \
             and args.server != "scripted":
         parser.error("this scenario needs the scripted server")
     if args.server == "mock-llm":
@@ -1165,6 +1247,10 @@ def main():
         if args.drop:
             log("drag and drop scenario")
             drop_scenario(run)
+            steps = []
+        if args.drafts:
+            log("drafts scenario")
+            drafts_scenario(run)
             steps = []
         if args.quit:
             log("quit while answering scenario")
