@@ -1146,11 +1146,7 @@ def tab_scenario(run):
         session_id = session_id or sent.stdout.split()[1]
     app = run.start_app()
     app.wait_for("the New Chat button", role=Atspi.Role.PUSH_BUTTON, name="New Chat")
-    # No window manager: X sends keys to the window under the pointer.
-    ext = app.find(Atspi.Role.FRAME).get_component_iface().get_extents(Atspi.CoordType.WINDOW)
-    Atspi.generate_mouse_event(ext.x + ext.width // 2, ext.y + 10, "abs")
-    wait_until(lambda: app.find(Atspi.Role.FRAME).get_state_set().contains(Atspi.StateType.ACTIVE),
-               10, "the window to be active")
+    point_at_window(app)
 
     key("n", "Control")
     app.wait_for("the empty new chat", role=Atspi.Role.LABEL, name="Type a message below to begin")
