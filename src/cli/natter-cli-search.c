@@ -96,10 +96,16 @@ print_damaged (Run                *run,
       NatterSessionIndexEntry *entry = g_ptr_array_index (damaged, i);
       const char *title = natter_session_index_entry_get_title (entry);
 
+      /* A damaged file's title is whatever its damaged lines hold: made
+       * one visible line, as every listed title is. */
       if (title != NULL)
-        g_application_command_line_printerr (run->cmdline,
-                                             natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),
-                                             natter_session_index_entry_get_session_id (entry), title);
+        {
+          g_autofree char *shown = natter_cli_one_line (title);
+
+          g_application_command_line_printerr (run->cmdline,
+                                               natter_cli_tr (run, "Damaged, not searched in full: %s “%s”\n"),
+                                               natter_session_index_entry_get_session_id (entry), shown);
+        }
       else
         g_application_command_line_printerr (run->cmdline, natter_cli_tr (run, "Damaged, not searched in full: %s\n"),
                                              natter_session_index_entry_get_session_id (entry));

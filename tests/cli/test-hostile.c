@@ -206,7 +206,8 @@ test_ordering_error (Fixture       *f,
 
 /* A folder with something in it where the search cache belongs: it is
  * neither opened nor removed, and the search says so; an empty one is
- * replaced by a private file. A damaged conversation is named. */
+ * replaced by a private file. A damaged conversation is named, its
+ * title's control characters made visible. */
 static void
 test_search_cache_not_a_file (Fixture       *f,
                               gconstpointer  data)
@@ -232,12 +233,13 @@ test_search_cache_not_a_file (Fixture       *f,
   g_assert_true (S_ISREG (info.st_mode));
   g_assert_cmpint (info.st_mode & 0777, ==, 0600);
 
-  write_session (f, DAMAGED, HEAD ("session_created", DAMAGED) ",\"schemaVersion\":2,\"title\":\"Wombats\"}\n"
+  /* Its title holds a terminal control: shown, not obeyed. */
+  write_session (f, DAMAGED, HEAD ("session_created", DAMAGED) ",\"schemaVersion\":2,\"title\":\"Wombats\\u001b[2J\"}\n"
                  HEAD ("permission_grant_removed", DAMAGED) ",\"grantId\":\"" G1 "\"}\n");
   natter_test_run_clear (&r);
   RUN (f, &r, "search", "wombats");
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (r.err, ==, "Damaged, not searched in full: " DAMAGED " “Wombats”\n");
+  g_assert_cmpstr (r.err, ==, "Damaged, not searched in full: " DAMAGED " “Wombats␛[2J”\n");
 }
 
 /* A file is what its bytes are, and one that cannot be read is refused

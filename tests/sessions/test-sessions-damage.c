@@ -1000,6 +1000,30 @@ test_recover_twice_distinct_titles (Fixture       *f,
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
 }
 
+/* A copy's title marks it once: the copy of a conversation that is a
+ * copy already is numbered beside it, not marked a second time. */
+static void
+test_recover_copy_of_copy_title (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Notes (recovered)");
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+  g_autofree char *copy = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+
+  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  one = send (f, sid, "one");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  two = send (f, sid, "two");
+  natter_test_sessions_wait_status (&f->t, sid, "completed");
+  corrupt_file (f->t.w->turn_repo, two);
+  restart (f);
+
+  copy = recover_copy (f, sid, &state);
+  g_assert_cmpstr (natter_session_state_get_title (state), ==, "Notes (recovered 2)");
+}
+
 /* natter_sessions_read_turn_message_finish() of @turn_id: whether its
  * message reads, its words in @out_text, the error when it does not. */
 static gboolean
@@ -1089,5 +1113,6 @@ sessions_add_damage_tests (void)
   ADD ("recover/hands-back-its-report", test_recover_hands_back_report, NULL);
   ADD ("recover/torn-first-line-says-so", test_recover_torn_first_line, NULL);
   ADD ("recover/second-copy-has-its-own-title", test_recover_twice_distinct_titles, NULL);
+  ADD ("recover/copy-of-a-copy-marked-once", test_recover_copy_of_copy_title, NULL);
   ADD ("recover/damaged-turn-tells-its-message", test_read_damaged_turn_message, NULL);
 }

@@ -774,6 +774,48 @@ clean_title (char *title)
   return title;
 }
 
+/* Whether @title ends with @format's words around its "%s" at the
+ * start, a number in place of its one "%u" when @numbered: how a title
+ * that is a copy's already is told (transfer full: the title before the
+ * mark, or %NULL). */
+static char *
+strip_mark (const char *title,
+            const char *format,
+            gboolean    numbered)
+{
+  const char *number;
+  const char *end;
+  gsize title_len = strlen (title);
+  gsize before_len;
+  gsize end_len;
+
+  if (!g_str_has_prefix (format, "%s"))
+    return NULL;
+  format += 2;
+  number = numbered ? strstr (format, "%u") : NULL;
+  if (numbered && number == NULL)
+    return NULL;
+  end = numbered ? number + 2 : format;
+  end_len = strlen (end);
+  if (title_len <= end_len || strcmp (title + title_len - end_len, end) != 0)
+    return NULL;
+  title_len -= end_len;
+  if (numbered)
+    {
+      gsize digits = 0;
+
+      while (digits < title_len && g_ascii_isdigit (title[title_len - digits - 1]))
+        digits++;
+      if (digits == 0)
+        return NULL;
+      title_len -= digits;
+    }
+  before_len = numbered ? (gsize) (number - format) : 0;
+  if (title_len <= before_len || strncmp (title + title_len - before_len, format, before_len) != 0)
+    return NULL;
+  return g_strndup (title, title_len - before_len);
+}
+
 /* The title of the copy of a conversation titled @title (nullable: one
  * without a title has none either): the same, marked as the copy. A
  * second copy of the same conversation is told from the first by a
@@ -784,10 +826,18 @@ static char *
 recovered_title (const char *title,
                  GHashTable *taken)
 {
+  g_autofree char *base = NULL;
   char *marked;
 
   if (title == NULL)
     return NULL;
+  /* A copy of a copy is another copy of the first, never "… (recovered)
+   * (recovered)". */
+  base = strip_mark (title, _("%s (recovered)"), FALSE);
+  if (base == NULL)
+    base = strip_mark (title, _("%s (recovered %u)"), TRUE);
+  if (base != NULL)
+    title = base;
   /* Translators: the title of the copy of a damaged conversation's
    * readable part; %s is that conversation's title */
   marked = clean_title (g_strdup_printf (_("%s (recovered)"), title));
