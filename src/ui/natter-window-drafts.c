@@ -67,15 +67,17 @@ _natter_window_drafts_load (NatterWindow     *self,
         g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (draft->edits_turn_id));
       g_hash_table_replace (self->drafts.kept, g_strdup (key), kept_form (draft->text, draft->edits_turn_id));
     }
-  /* A conversation already open shows its draft, unless words were
-   * typed there meanwhile: they would be kept over it otherwise. */
+  /* A conversation already open shows its draft (an edit as an edit),
+   * unless something was put in its field meanwhile: that would be kept
+   * over the draft otherwise. */
   open_key = _natter_window_choice_key (self);
   if (open_key != NULL && g_hash_table_contains (drafts, open_key))
     {
       g_autofree char *typed = natter_composer_dup_text (self->conversation.composer);
 
-      if (typed[0] == '\0')
-        natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, open_key));
+      if (typed[0] == '\0' && self->versions.editing_turn_id == NULL &&
+          natter_composer_get_n_attachments (self->conversation.composer) == 0)
+        _natter_window_restore_draft (self, open_key);
     }
   if (problems->len == 1)
     _natter_window_show_error_toast (self, g_strdup_printf (_("A kept draft cannot be read, and stays as it is: %s"),

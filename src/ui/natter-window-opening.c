@@ -140,8 +140,6 @@ _natter_window_update_conversation (NatterWindow *self)
                                               g_list_model_get_n_items (G_LIST_MODEL (self->conversation.timeline)) == 0);
 }
 
-static void restore_draft             (NatterWindow *self,
-                                       const char   *key);
 static void timeline_items_changed_cb (NatterWindow *self);
 
 /* The open conversation's turns, its draft, versions and queue: shown
@@ -156,7 +154,7 @@ show_timeline (NatterWindow *self)
   g_signal_connect_swapped (timeline, "notify::loaded", G_CALLBACK (timeline_items_changed_cb), self);
   g_signal_connect_swapped (timeline, "items-changed", G_CALLBACK (_natter_window_versions_items_changed_cb), self);
   natter_conversation_view_set_timeline (self->conversation.view, timeline);
-  restore_draft (self, self->conversation.session_id);
+  _natter_window_restore_draft (self, self->conversation.session_id);
   _natter_window_refresh_versions (self);
   _natter_window_open_queue (self);
 }
@@ -216,10 +214,11 @@ save_draft (NatterWindow *self)
     g_hash_table_remove (self->conversation.draft_edits, key);
 }
 
-/* Puts the draft kept under @key into the composer. */
-static void
-restore_draft (NatterWindow *self,
-               const char   *key)
+/* Puts the draft kept under @key into the composer, with its files, and
+ * the banner of an edit when it is one. */
+void
+_natter_window_restore_draft (NatterWindow *self,
+                              const char   *key)
 {
   g_autoptr(GPtrArray) attachments = NULL;
   g_autofree char *stolen_key = NULL;
@@ -429,7 +428,7 @@ _natter_window_open_new_chat (NatterWindow *self)
     return;
   _natter_window_close_session (self);
   self->conversation.new_chat = TRUE;
-  restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
+  _natter_window_restore_draft (self, NATTER_WINDOW_NEW_CHAT_KEY);
   _natter_window_apply_session_agent (self);
   _natter_window_update_conversation (self);
   _natter_window_update_model_picker (self);

@@ -478,6 +478,9 @@ _natter_window_close_session (NatterWindow *self);
 void
 _natter_window_open_new_chat (NatterWindow *self);
 void
+_natter_window_restore_draft (NatterWindow *self,
+                              const char   *key);
+void
 _natter_window_leave_deleted (NatterWindow *self);
 gboolean
 _natter_window_open_in_place (NatterWindow *self,

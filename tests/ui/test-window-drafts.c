@@ -187,6 +187,44 @@ toast_says (gpointer data)
   return FALSE;
 }
 
+/* An edit of a sent message, kept and opened again, is still an edit:
+ * sent as a plain message it would repeat the one it replaces. */
+void
+test_window_drafts_edit_stays_an_edit (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Edited");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *path = draft_path (u, session_id);
+  NatterWindow *window;
+  ComposerWait wait;
+  FileWait file;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "The first wording");
+  ui_wait_turn (u, turn_id);
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  ui_wait_turn_read (window, turn_id);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  wait = (ComposerWait) { window, "The first wording" };
+  ui_wait_until (composer_says, &wait);
+  natter_composer_set_text (natter_window_get_composer (window), "A better wording");
+  file = (FileWait) { path, turn_id };
+  ui_wait_until (file_holds, &file);
+  ui_destroy_window (window);
+
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  wait = (ComposerWait) { window, "A better wording" };
+  ui_wait_until (composer_says, &wait);
+  g_assert_cmpstr (window->versions.editing_turn_id, ==, turn_id);
+  g_assert_true (natter_conversation_view_get_editing (window->conversation.view));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A draft file that cannot be read is said in a toast and left as it is;
  * the window opens the conversation with an empty field. */
 void
