@@ -34,6 +34,11 @@ main (int   argc,
   if (argc > 1 && argv[1][0] != '-')
     return natter_cli_application_run (APP_ID, argc, argv);
 
-  app = natter_application_new (natter_cli_get_commands ());
+  /* A launch handed to a running `natter` command would show nothing:
+   * the window opens beside it, reading until the command has ended. */
+  if (argc == 1 && natter_application_primary_is_command ())
+    app = natter_application_new_beside_command (natter_cli_get_commands ());
+  else
+    app = natter_application_new (natter_cli_get_commands ());
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

@@ -47,6 +47,51 @@ ran_cb (GApplication            *app,
     NATTER_CLI_APPLICATION (app)->exit_status = status;
 }
 
+/* Starts a window beside this command (see natter_cli_application_new()),
+ * in the environment of @cmdline (nullable: this process's), which names
+ * the data folder and the display. Returns whether it started. */
+static gboolean
+spawn_window (GApplicationCommandLine *cmdline)
+{
+  /* Not the command's output: a script that reads it to its end would
+   * wait for the window to close. */
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                                       G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                                                       G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *binary = g_file_read_link ("/proc/self/exe", &error);
+
+  if (binary == NULL)
+    {
+      g_warning ("The window cannot be opened beside the running command: %s", error->message);
+      return FALSE;
+    }
+  if (cmdline != NULL)
+    {
+      const char * const *environment = g_application_command_line_get_environ (cmdline);
+
+      g_subprocess_launcher_set_environ (launcher, (char **) environment);
+      g_subprocess_launcher_set_cwd (launcher, g_application_command_line_get_cwd (cmdline));
+    }
+  g_subprocess_launcher_setenv (launcher, NATTER_CLI_SPAWNED_WINDOW_ENV, "1", TRUE);
+  window = g_subprocess_launcher_spawn (launcher, &error, binary, NULL);
+  if (window == NULL)
+    {
+      g_warning ("The window cannot be opened beside the running command: %s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The Shell activated Natter (its icon, a notification) while a command
+ * is the primary instance: a window opens beside it. */
+static void
+natter_cli_application_activate (GApplication *app)
+{
+  spawn_window (NULL);
+}
+
 static int
 natter_cli_application_command_line (GApplication            *app,
                                      GApplicationCommandLine *cmdline)
@@ -56,7 +101,12 @@ natter_cli_application_command_line (GApplication            *app,
 
   if (arguments[0] != NULL && arguments[1] == NULL)
     {
-      /* A window asked this headless primary to present itself. */
+      /* A window asked this headless primary to present itself: it opens
+       * one of its own beside this command, unless it is such a window
+       * already (it could not tell this primary from a window's). */
+      if (g_application_command_line_getenv (cmdline, NATTER_CLI_SPAWNED_WINDOW_ENV) == NULL &&
+          spawn_window (cmdline))
+        return 0;
       g_application_command_line_printerr (cmdline, "natter: %s\n",
                                            natter_cli_gettext (cmdline, "A natter command is running; "
                                                                "open the window when it has finished"));
@@ -119,12 +169,19 @@ natter_cli_application_class_init (NatterCliApplicationClass *klass)
 
   object_class->finalize = natter_cli_application_finalize;
   app_class->command_line = natter_cli_application_command_line;
+  app_class->activate = natter_cli_application_activate;
   app_class->shutdown = natter_cli_application_shutdown;
 }
 
 static void
 natter_cli_application_init (NatterCliApplication *self)
 {
+  /* Says to a window started while this command is primary that no
+   * window is there to present (natter_application_beside_command()):
+   * actions are what a remote instance sees of the primary. */
+  g_autoptr(GSimpleAction) marker = g_simple_action_new (NATTER_CLI_COMMAND_ACTION, NULL);
+
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (marker));
 }
 
 /**

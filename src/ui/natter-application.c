@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "natter-application.h"
+#include "natter-cli-application.h"
 #include "natter-command-line.h"
 #include "natter-first-frame-probe.h"
 #include "natter-preferences-window.h"
@@ -585,6 +586,64 @@ natter_application_new (const NatterCommands *commands)
   summary = commands->dup_summary ();
   g_application_set_option_context_description (G_APPLICATION (self), summary);
   return self;
+}
+
+/**
+ * natter_application_new_beside_command:
+ * @commands: as for natter_application_new()
+ *
+ * Creates the Natter application for a window that opens while a
+ * `natter` command is the primary instance on the session bus
+ * (natter_application_primary_is_command()): it does not ask to be
+ * unique, so it runs beside the command instead of handing its launch
+ * to it. While the command writes the data folder the window only reads
+ * it; it becomes the writer once the command has ended, as any window
+ * that only reads does (docs/sessions.md §8.3).
+ *
+ * Returns: (transfer full): a new #NatterApplication
+ */
+NatterApplication *
+natter_application_new_beside_command (const NatterCommands *commands)
+{
+  NatterApplication *self = natter_application_new (commands);
+
+  g_application_set_flags (G_APPLICATION (self), G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
+  return self;
+}
+
+/**
+ * natter_application_primary_is_command:
+ *
+ * Says whether the primary instance on the session bus is a `natter`
+ * command rather than a window: such a primary has no window to
+ * present, so a launch handed to it would show nothing. The command's
+ * exported action (%NATTER_CLI_COMMAND_ACTION) tells it. Asked before
+ * any application registers, since one that registered as a remote
+ * instance cannot run on its own any more. Blocks on the bus for one
+ * call, without starting anything that is not running.
+ *
+ * Returns: %TRUE when a command is primary: then run
+ *   natter_application_new_beside_command(); %FALSE when no one is, a
+ *   window is, or there is no session bus
+ */
+gboolean
+natter_application_primary_is_command (void)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *path = NULL;
+  g_autofree const char **actions = NULL;
+
+  if (bus == NULL)
+    return FALSE;
+  path = g_strconcat ("/", APP_ID, NULL);
+  g_strdelimit (path, ".", '/');
+  reply = g_dbus_connection_call_sync (bus, APP_ID, path, "org.gtk.Actions", "List", NULL, G_VARIANT_TYPE ("(as)"),
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, NULL, NULL);
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(^a&s)", &actions);
+  return g_strv_contains (actions, NATTER_CLI_COMMAND_ACTION);
 }
 
 /**

@@ -17,6 +17,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (NatterApplication, natter_application, NATTER, APPLICATION, AdwApplication)
 
 NatterApplication *natter_application_new               (const NatterCommands *commands);
+NatterApplication *natter_application_new_beside_command (const NatterCommands *commands);
+gboolean           natter_application_primary_is_command (void);
 NatterServices    *natter_application_get_services      (NatterApplication *self);
 const GError      *natter_application_get_startup_error (NatterApplication *self);
 void               natter_application_refuse_data_dir   (NatterApplication *self,

@@ -11,6 +11,7 @@
  * the real binary under the UI suite's display and private session bus.
  */
 
+#include <signal.h>
 #include <string.h>
 
 #include <gio/gio.h>
@@ -700,6 +701,217 @@ test_forwarded_in_callers_language (void)
   natter_test_remove_tree (dir);
 }
 
+/* The pid of the process that owns @name on @bus, 0 when none does. */
+static guint32
+owner_pid (GDBusConnection *bus,
+           const char      *name)
+{
+  g_autoptr(GVariant) reply = NULL;
+  guint32 pid = 0;
+
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetConnectionUnixProcessID", g_variant_new ("(s)", name),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+  if (reply != NULL)
+    g_variant_get (reply, "(u)", &pid);
+  return pid;
+}
+
+typedef struct
+{
+  GDBusConnection *bus;
+  guint32          pid;    /* in: the process whose connection is looked for; 0 for any window */
+  guint32          found;  /* out: the process found */
+  guint32          not;    /* a process that does not count (the command) */
+} ConnectionWait;
+
+/* Whether a process that runs Natter's binary is on the bus (besides
+ * @wait->not): a window that registered its application there, which it
+ * does after it tried the data folder's lock. */
+static gboolean
+natter_on_bus (gpointer data)
+{
+  ConnectionWait *wait = data;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariantIter) names = NULL;
+  const char *name;
+
+  reply = g_dbus_connection_call_sync (wait->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "ListNames", NULL, G_VARIANT_TYPE ("(as)"),
+                                       G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+  if (reply == NULL)
+    return FALSE;
+  g_variant_get (reply, "(as)", &names);
+  while (g_variant_iter_next (names, "&s", &name))
+    {
+      guint32 pid = name[0] == ':' ? owner_pid (wait->bus, name) : 0;
+      g_autofree char *exe_link = g_strdup_printf ("/proc/%u/exe", pid);
+      g_autofree char *exe = NULL;
+
+      if (pid == 0 || pid == wait->not || (wait->pid != 0 && pid != wait->pid))
+        continue;
+      exe = g_file_read_link (exe_link, NULL);
+      if (exe != NULL && g_str_has_suffix (exe, "/src/ui/natter"))
+        {
+          wait->found = pid;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether some process holds @data (a data folder's storage) locked. */
+static gboolean
+storage_locked (gpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NatterDataDirLock) lock = natter_data_dir_lock_acquire (data, &error);
+
+  return lock == NULL && g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED);
+}
+
+/* Every answer starts, then waits for the test (natter_test_server_release()). */
+static void
+hold_answers (NatterTestServer   *server,
+              guint               index,
+              const char         *path,
+              const char         *body,
+              NatterTestResponse *response,
+              gpointer            user_data)
+{
+  static const char * const start[] = { "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+                                        NULL };
+
+  *response = (NatterTestResponse) {
+    .status = 200, .content_type = "text/event-stream", .keep_open = TRUE, .chunks = start,
+  };
+}
+
+static const char * const ANSWER_END[] = {
+  "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\n\n",
+  "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+  "data: [DONE]\n\n",
+  NULL
+};
+
+/* A `natter send` is the primary instance on the bus, its answer held:
+ * what a launch of the window then does. */
+typedef struct
+{
+  NatterTestServer *server;
+  GFile            *dir;
+  GFile            *storage;
+  GDBusConnection  *bus;
+  NatterTestRun     sent;
+  GSubprocess      *command;
+  guint32           command_pid;
+  guint             held;         /* the index of the request whose answer is held */
+} BesideCommand;
+
+static gboolean
+answer_held (gpointer data)
+{
+  BesideCommand *b = data;
+
+  return natter_test_server_is_held (b->server, b->held);
+}
+
+static void
+start_command (BesideCommand *b)
+{
+  const char * const send[] = { "send", "--no-auto-title", "--base-url", b->server->base_url, "--model", "m1",
+                                "hello", NULL };
+  b->held = b->server->bodies->len;
+  b->command = spawn (b->dir, send);
+  b->command_pid = (guint32) g_ascii_strtoull (g_subprocess_get_identifier (b->command), NULL, 10);
+  natter_test_communicate (b->command, &b->sent);
+  g_assert_true (natter_test_wait_until (answer_held, b, WAIT_MS));
+  g_assert_cmpuint (owner_pid (b->bus, APP_ID), ==, b->command_pid);
+}
+
+/* Lets the command's answer end; the command exits, and the window that
+ * read beside it becomes the writer (docs/sessions.md §8.3). */
+static void
+end_command (BesideCommand *b,
+             guint32        window_pid)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/%u", window_pid);
+
+  g_assert_true (natter_test_server_release (b->server, b->held, ANSWER_END));
+  natter_test_wait_for_flag (&b->sent.done, WAIT_MS);
+  g_assert_cmpint (b->sent.status, ==, 0);
+  natter_test_run_clear (&b->sent);
+  g_clear_object (&b->command);
+  if (!natter_test_wait_until (storage_locked, b->storage, WAIT_MS))
+    g_error ("The window %u did not take the data folder; it %s", window_pid,
+             g_file_test (proc, G_FILE_TEST_IS_DIR) ? "runs" : "has ended");
+}
+
+/* The window launched while a command is the primary instance: it used
+ * to hand its launch to the command, which had no window to show and
+ * said so on standard error only, so that from the app's icon nothing
+ * happened. It opens beside the command, reading, and writes once the
+ * command has ended; so does the window the command opens when the
+ * Shell activates Natter (its icon, a search result) meanwhile. */
+static void
+test_window_beside_command (void)
+{
+  g_autoptr(NatterTestServer) server = natter_test_server_new_responder (hold_answers, NULL);
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) window = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  const char * const no_args[] = { NULL };
+  const char * const quiet_leaks[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
+  BesideCommand b = { server, dir, storage, NULL, { 0 }, NULL, 0, 0 };
+  NatterTestRun gui = { 0 };
+  ConnectionWait wait = { 0 };
+
+  b.bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
+  g_assert_no_error (error);
+  {
+    NameWait gone = { 0 };
+    guint watch = g_bus_watch_name_on_connection (b.bus, APP_ID, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                  name_appeared_cb, name_vanished_cb, &gone, NULL);
+
+    natter_test_wait_for_flag (&gone.vanished, WAIT_MS);
+    g_bus_unwatch_name (watch);
+  }
+
+  /* Launched as from a terminal or the desktop file's Exec line. */
+  start_command (&b);
+  window = spawn_in (dir, g_getenv ("ASAN_OPTIONS") != NULL ? quiet_leaks : NULL, no_args);
+  natter_test_communicate (window, &gui);
+  wait = (ConnectionWait) { b.bus, (guint32) g_ascii_strtoull (g_subprocess_get_identifier (window), NULL, 10), 0,
+                            b.command_pid };
+  if (!natter_test_wait_until (natter_on_bus, &wait, WAIT_MS))
+    g_error ("No window on the bus; it %s: %s", gui.done ? "ended" : "runs", gui.err != NULL ? gui.err : "");
+  g_assert_false (gui.done);
+  g_assert_cmpuint (owner_pid (b.bus, APP_ID), ==, b.command_pid);
+  end_command (&b, wait.found);
+  g_assert_false (gui.done);
+  g_subprocess_force_exit (window);
+  natter_test_wait_for_flag (&gui.done, WAIT_MS);
+  g_assert_null (strstr (gui.err, "A natter command is running"));
+  g_assert_null (strstr (gui.err, "CRITICAL"));
+  natter_test_run_clear (&gui);
+
+  /* Activated by the Shell: the command opens the window. */
+  start_command (&b);
+  reply = g_dbus_connection_call_sync (b.bus, APP_ID, "/io/github/natter/Natter", "org.freedesktop.Application",
+                                       "Activate", g_variant_new ("(a{sv})", NULL), NULL, G_DBUS_CALL_FLAGS_NONE,
+                                       -1, NULL, &error);
+  g_assert_no_error (error);
+  wait = (ConnectionWait) { b.bus, 0, 0, b.command_pid };
+  g_assert_true (natter_test_wait_until (natter_on_bus, &wait, WAIT_MS));
+  end_command (&b, wait.found);
+  g_assert_cmpint (kill ((pid_t) wait.found, SIGKILL), ==, 0);
+
+  g_clear_object (&b.bus);
+  natter_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -713,6 +925,7 @@ main (int   argc,
   g_test_add_func ("/cli/forwarded-show-running", test_forwarded_show_running);
   g_test_add_func ("/cli/forwarded-in-callers-language", test_forwarded_in_callers_language);
   g_test_add_func ("/cli/forwarded-search-read-only", test_forwarded_search_read_only);
+  g_test_add_func ("/cli/window-beside-command", test_window_beside_command);
 
   return g_test_run ();
 }
