@@ -351,9 +351,17 @@ composer_send_cb (NatterWindow *self,
   if (self->conversation.session_id != NULL &&
       g_hash_table_remove (self->conversation.recovery_notes, self->conversation.session_id))
     _natter_window_update_composer (self);
-  /* An edited message is a new version, never a change of the old. */
+  /* An edited message is a new version, never a change of the old; the
+   * words put aside for the edit come back to the field, and go on with
+   * the new version as any draft does. */
   if (editing != NULL)
-    _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));
+    {
+      g_autofree char *set_aside = _natter_window_take_set_aside (self);
+
+      _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));
+      if (set_aside != NULL)
+        natter_composer_set_text (self->conversation.composer, set_aside);
+    }
   else
     _natter_window_send_message (self, text, natter_composer_take_attachments (self->conversation.composer), TRUE);
 }

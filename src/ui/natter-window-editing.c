@@ -99,6 +99,15 @@ edit_message_activated (GtkWidget  *widget,
 
   if (text == NULL)
     return;
+  /* Words being written there are put aside, not lost to the edit. */
+  if (self->versions.editing_turn_id == NULL && _natter_window_choice_key (self) != NULL)
+    {
+      g_autofree char *draft = natter_composer_dup_text (self->conversation.composer);
+
+      if (draft[0] != '\0')
+        g_hash_table_replace (self->versions.set_aside, g_strdup (_natter_window_choice_key (self)),
+                              g_steal_pointer (&draft));
+    }
   g_free (self->versions.editing_turn_id);
   self->versions.editing_turn_id = g_strdup (turn_id);
   natter_composer_set_text (self->conversation.composer, text);
@@ -109,19 +118,21 @@ edit_message_activated (GtkWidget  *widget,
 }
 
 /* Back to an ordinary message: the edited words and attachments go,
- * nothing was sent. */
+ * nothing was sent; the words put aside for the edit come back. */
 static void
 cancel_edit_activated (GtkWidget  *widget,
                        const char *action_name,
                        GVariant   *parameter)
 {
   NatterWindow *self = NATTER_WINDOW (widget);
+  g_autofree char *set_aside = NULL;
 
   if (self->versions.editing_turn_id == NULL)
     return;
   g_clear_pointer (&self->versions.editing_turn_id, g_free);
   natter_conversation_view_set_editing (self->conversation.view, FALSE);
-  natter_composer_set_text (self->conversation.composer, NULL);
+  set_aside = _natter_window_take_set_aside (self);
+  natter_composer_set_text (self->conversation.composer, set_aside);
   g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
   gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
   _natter_window_update_keyboard_actions (self);

@@ -212,6 +212,10 @@ typedef struct
 typedef struct
 {
   char                 *editing_turn_id;
+  /* What was in a conversation's message field when a sent message of it
+   * was taken there to edit: back in the field once the edit is sent or
+   * cancelled (natter-window-editing.c). */
+  GHashTable           *set_aside;        /* session id → char* */
   GHashTable           *of_turn;          /* turn id → GPtrArray of NatterTurnVersion */
   /* The version an arrow asked for, opened once the click that asked is
    * over: opening it replaces the rows the arrow is in. */
@@ -313,6 +317,8 @@ char *
 _natter_window_toast_name (const char *name);
 const char *
 _natter_window_choice_key (NatterWindow *self);
+char *
+_natter_window_take_set_aside (NatterWindow *self);
 gboolean
 _natter_window_open_is_usable (NatterWindow *self);
 gboolean

@@ -58,6 +58,28 @@ _natter_window_choice_key (NatterWindow *self)
   return self->conversation.new_chat ? NATTER_WINDOW_NEW_CHAT_KEY : NULL;
 }
 
+/**
+ * _natter_window_take_set_aside:
+ * @self: the window
+ *
+ * Takes what was in the open conversation's message field when one of
+ * its sent messages was taken there to edit, for the field once the
+ * edit is over.
+ *
+ * Returns: (transfer full) (nullable): those words, or %NULL
+ */
+char *
+_natter_window_take_set_aside (NatterWindow *self)
+{
+  const char *key = _natter_window_choice_key (self);
+  g_autofree char *stolen_key = NULL;
+  char *words = NULL;
+
+  if (key != NULL)
+    g_hash_table_steal_extended (self->versions.set_aside, key, (gpointer *) &stolen_key, (gpointer *) &words);
+  return words;
+}
+
 /* Whether a conversation is open and can be used: its file could be read
  * (its index entry names no error), so it can be renamed, exported,
  * compacted, moved and written to. */

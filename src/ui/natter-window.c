@@ -238,6 +238,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->errors.provider_url, g_free);
   g_clear_pointer (&self->versions.editing_turn_id, g_free);
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
+  g_clear_pointer (&self->versions.set_aside, g_hash_table_unref);
   g_clear_pointer (&self->versions.open_session, g_free);
   g_clear_pointer (&self->versions.open_turn, g_free);
   g_clear_pointer (&self->versions.refocus_turn, g_free);
@@ -435,6 +436,7 @@ natter_window_init (NatterWindow *self)
   self->conversation.draft_edits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.recovery_notes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->drafts.kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->versions.set_aside = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->choice.chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->choice.branch_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);

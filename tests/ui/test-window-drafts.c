@@ -225,6 +225,69 @@ test_window_drafts_edit_stays_an_edit (void)
   ui_world_free (u);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *not;
+} OtherWait;
+
+/* Whether a conversation other than @not is open, read. */
+static gboolean
+other_open (gpointer data)
+{
+  OtherWait *wait = data;
+  const char *open = natter_window_get_session_id (wait->window);
+
+  return open != NULL && g_strcmp0 (open, wait->not) != 0 && ui_timeline_loaded (wait->window);
+}
+
+/* Taking a sent message to the field to edit it puts the words being
+ * written there aside: they come back when the edit is cancelled, and
+ * when it is sent, in the new version's field. */
+void
+test_window_drafts_edit_sets_draft_aside (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Aside");
+  g_autofree char *turn_id = NULL;
+  NatterWindow *window;
+  NatterComposer *composer;
+  ComposerWait wait;
+  OtherWait other;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "The first wording");
+  ui_wait_turn (u, turn_id);
+  window = window_with_drafts (u);
+  composer = natter_window_get_composer (window);
+  open_and_wait (window, session_id);
+  ui_wait_turn_read (window, turn_id);
+  natter_composer_set_text (composer, "Words of a next message");
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  wait = (ComposerWait) { window, "The first wording" };
+  ui_wait_until (composer_says, &wait);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
+  wait = (ComposerWait) { window, "Words of a next message" };
+  ui_wait_until (composer_says, &wait);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  wait = (ComposerWait) { window, "The first wording" };
+  ui_wait_until (composer_says, &wait);
+  natter_composer_set_text (composer, "A better wording");
+  g_assert_true (natter_composer_send (composer));
+  wait = (ComposerWait) { window, "Words of a next message" };
+  ui_wait_until (composer_says, &wait);
+  ui_wait_until (ui_no_advances, u);
+  other = (OtherWait) { window, session_id };
+  ui_wait_until (other_open, &other);
+  g_assert_null (window->versions.editing_turn_id);
+  ui_wait_until (composer_says, &wait);
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A draft file that cannot be read is said in a toast and left as it is;
  * the window opens the conversation with an empty field. */
 void

@@ -39,6 +39,7 @@ void test_window_default_is_first_provider (void);
 void test_window_drafts_kept_on_close (void);
 void test_window_drafts_kept_without_close (void);
 void test_window_drafts_edit_stays_an_edit (void);
+void test_window_drafts_edit_sets_draft_aside (void);
 void test_window_drafts_unreadable_said (void);
 /* test-window-composer.c */
 void test_window_composer (void);
