@@ -181,6 +181,104 @@ _natter_window_drafts_save (NatterWindow *self)
       g_hash_table_remove (self->drafts.kept, g_ptr_array_index (gone, i));
 }
 
+/**
+ * _natter_window_drafts_take_over:
+ * @self: a window that only read, and writes now (docs/sessions.md §8.3)
+ *
+ * Brings the drafts up to date with those the other Natter kept while
+ * this window only read, then keeps this window's own. A draft this
+ * window did not change since it read it becomes the other's (changed,
+ * or gone once its message was sent there); one it changed stays as
+ * typed here, and is written over the other's.
+ */
+void
+_natter_window_drafts_take_over (NatterWindow *self)
+{
+  g_autoptr(GHashTable) on_disk = NULL;
+  g_autoptr(GHashTable) current = NULL;
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+  const char *open_key = _natter_window_choice_key (self);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (self->drafts.store == NULL)
+    return;
+  on_disk = natter_draft_store_load_sync (self->drafts.store, NULL);
+  current = current_drafts (self);
+  g_hash_table_iter_init (&iter, on_disk);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (keys, key);
+  g_hash_table_iter_init (&iter, current);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (keys, key);
+
+  g_hash_table_iter_init (&iter, keys);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      NatterDraft *theirs = g_hash_table_lookup (on_disk, key);
+      gboolean changed_here = g_strcmp0 (g_hash_table_lookup (current, key), g_hash_table_lookup (self->drafts.kept, key)) != 0;
+      gboolean open = open_key != NULL && g_str_equal (key, open_key);
+
+      if (!changed_here && theirs != NULL)
+        {
+          g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (theirs->text));
+          if (theirs->edits_turn_id != NULL)
+            g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (theirs->edits_turn_id));
+          else
+            g_hash_table_remove (self->conversation.draft_edits, key);
+        }
+      else if (!changed_here)
+        {
+          g_hash_table_remove (self->conversation.drafts, key);
+          g_hash_table_remove (self->conversation.draft_edits, key);
+        }
+      /* The field open shows the other's words, unless files wait there. */
+      if (!changed_here && open && natter_composer_get_n_attachments (self->conversation.composer) == 0)
+        {
+          g_clear_pointer (&self->versions.editing_turn_id, g_free);
+          natter_conversation_view_set_editing (self->conversation.view, FALSE);
+          _natter_window_restore_draft (self, key);
+        }
+    }
+  /* What is on disk now is the other's: the save writes what differs. */
+  g_hash_table_remove_all (self->drafts.kept);
+  g_hash_table_iter_init (&iter, on_disk);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      NatterDraft *theirs = value;
+
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), kept_form (theirs->text, theirs->edits_turn_id));
+    }
+  _natter_window_drafts_save (self);
+}
+
+/**
+ * _natter_window_drafts_unkept:
+ * @self: the window
+ *
+ * Whether words in the window's message fields are not on disk after a
+ * save: the window only reads, so it keeps no draft (or the disk
+ * refused it). Closing then would lose them.
+ *
+ * Returns: %TRUE when some words would be lost
+ */
+gboolean
+_natter_window_drafts_unkept (NatterWindow *self)
+{
+  g_autoptr(GHashTable) current = NULL;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (self->drafts.store == NULL)
+    return FALSE;
+  current = current_drafts (self);
+  g_hash_table_iter_init (&iter, current);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) != 0)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 save_cb (gpointer user_data)
 {

@@ -153,12 +153,14 @@ typedef struct
   gulong                paint_handler;
 } NatterWindowQueue;
 
-/* natter-window.c: answers being stopped before the window closes */
+/* natter-window.c: answers being stopped before the window closes, and
+ * words that cannot be kept */
 typedef struct
 {
   GtkWindow            *stop_dialog;      /* weak; "Stop the Answer?" while it asks */
   guint                 stops;
   gboolean              failed;
+  gboolean              losing_words;     /* the person chose to close without words that cannot be kept */
 } NatterWindowClosing;
 
 /* natter-window-keyboard.c */
@@ -584,6 +586,10 @@ void
 _natter_window_drafts_changed (NatterWindow *self);
 void
 _natter_window_drafts_save (NatterWindow *self);
+void
+_natter_window_drafts_take_over (NatterWindow *self);
+gboolean
+_natter_window_drafts_unkept (NatterWindow *self);
 void
 _natter_window_drafts_dispose (NatterWindow *self);
 

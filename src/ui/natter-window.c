@@ -117,6 +117,42 @@ stop_running_answers (NatterWindow *self)
   return stopping;
 }
 
+static void
+unkept_response_cb (AdwMessageDialog *dialog,
+                    const char       *response,
+                    NatterWindow     *self)
+{
+  if (!g_str_equal (response, "close"))
+    return;
+  self->closing.losing_words = TRUE;
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+/* Asks before closing a window whose typed words cannot be kept, since
+ * it only reads the data folder (docs/format.md §10). Returns whether it
+ * asked: the window stays open until the answer. */
+static gboolean
+ask_before_losing_words (NatterWindow *self)
+{
+  AdwMessageDialog *dialog;
+
+  _natter_window_drafts_save (self);
+  if (self->closing.losing_words || !_natter_window_drafts_unkept (self))
+    return FALSE;
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Close Without Your Typed Words?"),
+                                                       _("Another Natter is using this data folder, so this window "
+                                                         "cannot keep what you typed in its message field. Copy "
+                                                         "the words elsewhere first, or keep the window open: once "
+                                                         "the other Natter has closed, this one keeps them.")));
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Keep Window Open"), "close", _("_Close Anyway"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "close", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (unkept_response_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
 static gboolean
 natter_window_close_request (GtkWindow *window)
 {
@@ -128,7 +164,8 @@ natter_window_close_request (GtkWindow *window)
   /* Closing (or quitting) with an undo toast up is no Undo: the
    * deletion the person asked for is carried out. */
   _natter_window_finish_pending_deletes (self);
-  _natter_window_drafts_save (self);
+  if (ask_before_losing_words (self))
+    return TRUE;
 
   /* The size to restore is the unmaximized one. */
   gtk_window_get_default_size (window, &width, &height);
@@ -476,6 +513,7 @@ read_only_changed_cb (NatterWindow *self)
   if (self->errors.read_only != NULL || !was_read_only)
     return;
   _natter_window_enable_writes (self);
+  _natter_window_drafts_take_over (self);
   _natter_window_update_conversation (self);
   _natter_window_update_composer (self);
   _natter_window_show_error_toast (self, g_strdup (_("The other Natter using this data folder has closed. "

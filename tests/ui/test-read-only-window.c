@@ -461,6 +461,135 @@ test_window_takes_over_from_killed_writer (void)
   natter_test_remove_tree (dir);
 }
 
+typedef struct
+{
+  NatterWindow *window;
+  const char   *text;
+} FieldWait;
+
+static gboolean
+field_says (gpointer data)
+{
+  FieldWait *wait = data;
+  g_autofree char *text = natter_composer_dup_text (natter_window_get_composer (wait->window));
+
+  return g_strcmp0 (text, wait->text) == 0;
+}
+
+static gboolean
+writes (gpointer data)
+{
+  return natter_services_has_writer_lock (data);
+}
+
+static char *
+read_draft (GFile      *dir,
+            const char *key)
+{
+  g_autofree char *name = g_strconcat (key, ".json", NULL);
+  g_autofree char *path = g_build_filename (g_file_peek_path (dir), NATTER_DRAFTS_DIR_NAME, name, NULL);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return NULL;
+  return contents;
+}
+
+/* Words typed in a window that only reads are not lost: closing it asks
+ * first, since it cannot keep them; once the other Natter has closed
+ * and this window writes, it keeps them, over the other's draft of that
+ * conversation, and takes the other's drafts it did not change here: a
+ * draft changed there shows its new words, one sent there is gone. */
+static void
+test_window_read_only_drafts (void)
+{
+  g_autoptr(GFile) dir = natter_test_make_temp_dir ();
+  g_autoptr(GFile) storage = g_file_get_child (dir, "storage");
+  g_autofree char *typed_here = natter_test_store_session (dir, "Typed here", NULL, NULL);
+  g_autofree char *changed_there = natter_test_store_session (dir, "Changed there", NULL, NULL);
+  g_autofree char *sent_there = natter_test_store_session (dir, "Sent there", NULL, NULL);
+  g_autoptr(NatterDataDirLock) other = NULL;
+  g_autoptr(NatterDraftStore) theirs = natter_draft_store_new (dir);
+  g_autoptr(NatterServices) services = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *kept = NULL;
+  NatterWindow *window;
+  AdwMessageDialog *dialog;
+  FieldWait wait;
+
+  /* The other Natter writes, with drafts of its own. */
+  other = natter_data_dir_lock_acquire (storage, &error);
+  g_assert_no_error (error);
+  g_assert_true (natter_draft_store_save_sync (theirs, typed_here, "Their words", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (theirs, changed_there, "Before", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (theirs, sent_there, "To be sent", NULL, &error));
+  g_assert_no_error (error);
+
+  services = natter_services_new (dir, NULL, no_key, NULL, NULL);
+  g_assert_false (natter_services_acquire_writer_lock (services, NULL));
+  natter_services_load_async (services, NULL, ui_result_cb, &result);
+  g_assert_true (natter_services_load_finish (services, ui_wait_result (&result), &error));
+  g_assert_no_error (error);
+  natter_services_watch_writer_lock (services);
+  window = natter_window_new (app, natter_services_get_sessions (services), natter_services_get_hub (services));
+  natter_window_set_draft_store (window, natter_services_get_draft_store (services));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  ui_wait_until (ui_is_mapped, window);
+  ui_wait_until (notice_shown, window);
+  g_assert_true (natter_window_open_session (window, typed_here));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (FieldWait) { window, "Their words" };
+  ui_wait_until (field_says, &wait);
+  natter_composer_set_text (natter_window_get_composer (window), "Words typed while reading");
+
+  /* Closing asks; the window stays open. */
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  dialog = ADW_MESSAGE_DIALOG (ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Close Without Your Typed Words?");
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_assert_true (gtk_widget_activate (ui_find_button (GTK_WIDGET (dialog), "_Keep Window Open")));
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_object_unref (window);
+
+  /* The other Natter changes one draft, sends another, then closes. */
+  g_assert_true (natter_draft_store_save_sync (theirs, changed_there, "After", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (theirs, sent_there, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&other);
+  ui_wait_until (writes, services);
+  ui_settle ();
+
+  kept = read_draft (dir, typed_here);
+  g_assert_nonnull (strstr (kept, "Words typed while reading"));
+  g_assert_null (read_draft (dir, sent_there));
+  g_assert_true (natter_window_open_session (window, changed_there));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (FieldWait) { window, "After" };
+  ui_wait_until (field_says, &wait);
+  g_assert_true (natter_window_open_session (window, sent_there));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (FieldWait) { window, "" };
+  ui_wait_until (field_says, &wait);
+  g_assert_true (natter_window_open_session (window, typed_here));
+  ui_wait_until (ui_timeline_loaded, window);
+  wait = (FieldWait) { window, "Words typed while reading" };
+  ui_wait_until (field_says, &wait);
+
+  /* Writing, it closes without asking. */
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_null (ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+  g_object_unref (window);
+  g_assert_true (natter_services_flush_blocking (services, 5000));
+  g_clear_object (&services);
+  natter_test_remove_tree (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -472,6 +601,7 @@ main (int   argc,
   g_test_add_func ("/read-only/window", test_window_read_only);
   g_test_add_func ("/read-only/window-damaged", test_window_read_only_damaged);
   g_test_add_func ("/read-only/window-takes-over-from-killed-writer", test_window_takes_over_from_killed_writer);
+  g_test_add_func ("/read-only/window-drafts", test_window_read_only_drafts);
 
   status = g_test_run ();
   g_clear_object (&app);
