@@ -70,7 +70,7 @@ _natter_window_drafts_load (NatterWindow     *self,
   /* A conversation already open shows its draft (an edit as an edit),
    * unless something was put in its field meanwhile: that would be kept
    * over the draft otherwise. */
-  open_key = _natter_window_choice_key (self);
+  open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
   if (open_key != NULL && g_hash_table_contains (drafts, open_key))
     {
       g_autofree char *typed = natter_composer_dup_text (self->conversation.composer);
@@ -94,7 +94,8 @@ static GHashTable *
 current_drafts (NatterWindow *self)
 {
   GHashTable *current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  const char *open_key = _natter_window_choice_key (self);
+  /* Only a field that shows the open conversation's draft holds it. */
+  const char *open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
   GHashTableIter iter;
   gpointer key, value;
 
@@ -197,7 +198,7 @@ _natter_window_drafts_take_over (NatterWindow *self)
   g_autoptr(GHashTable) on_disk = NULL;
   g_autoptr(GHashTable) current = NULL;
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
-  const char *open_key = _natter_window_choice_key (self);
+  const char *open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
   GHashTableIter iter;
   gpointer key, value;
 

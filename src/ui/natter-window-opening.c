@@ -194,7 +194,7 @@ save_draft (NatterWindow *self)
   const char *key = _natter_window_choice_key (self);
   g_autofree char *draft = NULL;
 
-  if (key == NULL)
+  if (key == NULL || !self->conversation.draft_in_field)
     return;
   draft = natter_composer_dup_text (self->conversation.composer);
   if (draft[0] != '\0')
@@ -226,6 +226,7 @@ _natter_window_restore_draft (NatterWindow *self,
   g_autofree char *editing = NULL;
 
   natter_composer_set_text (self->conversation.composer, g_hash_table_lookup (self->conversation.drafts, key));
+  self->conversation.draft_in_field = TRUE;
   g_hash_table_steal_extended (self->conversation.draft_attachments, key, (gpointer *) &stolen_key, (gpointer *) &attachments);
   g_ptr_array_unref (natter_composer_take_attachments (self->conversation.composer));
   if (attachments != NULL)
@@ -256,6 +257,7 @@ _natter_window_close_session (NatterWindow *self)
    * next one's message. */
   _natter_window_voice_conversation_closed (self);
   save_draft (self);
+  self->conversation.draft_in_field = FALSE;
   self->conversation.new_chat = FALSE;
   if (self->conversation.timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->conversation.timeline, self);

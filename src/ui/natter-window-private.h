@@ -122,6 +122,11 @@ typedef struct
   GHashTable           *drafts;           /* session id → char* */
   GHashTable           *draft_attachments; /* session id → GPtrArray of NatterAttachmentSource */
   GHashTable           *draft_edits;      /* session id → char*: the turn whose message the draft edits */
+  /* The message field holds the open conversation's draft: it was put
+   * there when the conversation showed (_natter_window_restore_draft()).
+   * A conversation that cannot be read shows no field, and its draft
+   * stays where it is kept. */
+  gboolean              draft_in_field;
   /* What Copy Readable Part left out of a copy, said above the copy's
    * message field until a message is sent there (natter-window-recovery.c):
    * it goes where the draft goes (_natter_window_move_draft()). */

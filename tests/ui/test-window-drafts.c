@@ -288,6 +288,63 @@ test_window_drafts_edit_sets_draft_aside (void)
   ui_world_free (u);
 }
 
+static gboolean
+page_errored (gpointer window)
+{
+  ui_settle ();
+  return g_strcmp0 (natter_window_get_visible_page (window), "errored") == 0;
+}
+
+/* A conversation whose file is damaged shows no message field: its kept
+ * draft stays kept while it is open, and goes with Copy Readable Part
+ * into the copy's field. */
+void
+test_window_drafts_damaged_keeps_draft (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Damaged");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *path = draft_path (u, session_id);
+  g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->session_repo, session_id, NULL);
+  g_autofree char *session_path = g_file_get_path (file);
+  g_autoptr(NatterDraftStore) store = natter_draft_store_new (u->w->dir);
+  g_autoptr(GError) error = NULL;
+  NatterWindow *window;
+  FileWait kept;
+  OtherWait other;
+  g_autofree char *text = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "Kept in the log");
+  ui_wait_turn (u, turn_id);
+  g_assert_true (natter_draft_store_save_sync (store, session_id, "My precious draft", NULL, &error));
+  g_assert_no_error (error);
+  natter_test_append_file (session_path, "{\"type\":");
+  ui_world_restart (u);
+
+  window = window_with_drafts (u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (page_errored, window);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.new-chat", NULL);
+  natter_composer_set_text (natter_window_get_composer (window), "");
+  _natter_window_drafts_save (window);
+  kept = (FileWait) { path, "My precious draft" };
+  g_assert_true (file_holds (&kept));
+
+  g_assert_true (natter_window_open_session (window, session_id));
+  ui_wait_until (page_errored, window);
+  _natter_window_drafts_save (window);
+  g_assert_true (file_holds (&kept));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.copy-readable-part", NULL));
+  other = (OtherWait) { window, session_id };
+  ui_wait_until (other_open, &other);
+  text = natter_composer_dup_text (natter_window_get_composer (window));
+  g_assert_nonnull (strstr (text, "My precious draft"));
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 /* A draft file that cannot be read is said in a toast and left as it is;
  * the window opens the conversation with an empty field. */
 void
