@@ -74,7 +74,7 @@ spawn_window (GApplicationCommandLine *cmdline)
       g_subprocess_launcher_set_environ (launcher, (char **) environment);
       g_subprocess_launcher_set_cwd (launcher, g_application_command_line_get_cwd (cmdline));
     }
-  g_subprocess_launcher_setenv (launcher, NATTER_CLI_SPAWNED_WINDOW_ENV, "1", TRUE);
+  g_subprocess_launcher_setenv (launcher, NATTER_WINDOW_OPENED_BY_COMMAND_ENV, "1", TRUE);
   window = g_subprocess_launcher_spawn (launcher, &error, binary, NULL);
   if (window == NULL)
     {
@@ -104,7 +104,7 @@ natter_cli_application_command_line (GApplication            *app,
       /* A window asked this headless primary to present itself: it opens
        * one of its own beside this command, unless it is such a window
        * already (it could not tell this primary from a window's). */
-      if (g_application_command_line_getenv (cmdline, NATTER_CLI_SPAWNED_WINDOW_ENV) == NULL &&
+      if (g_application_command_line_getenv (cmdline, NATTER_WINDOW_OPENED_BY_COMMAND_ENV) == NULL &&
           spawn_window (cmdline))
         return 0;
       g_application_command_line_printerr (cmdline, "natter: %s\n",
@@ -177,9 +177,9 @@ static void
 natter_cli_application_init (NatterCliApplication *self)
 {
   /* Says to a window started while this command is primary that no
-   * window is there to present (natter_application_beside_command()):
+   * window is there to present (natter_application_primary_is_command()):
    * actions are what a remote instance sees of the primary. */
-  g_autoptr(GSimpleAction) marker = g_simple_action_new (NATTER_CLI_COMMAND_ACTION, NULL);
+  g_autoptr(GSimpleAction) marker = g_simple_action_new (NATTER_COMMAND_RUNNING_ACTION, NULL);
 
   g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (marker));
 }

@@ -10,7 +10,6 @@
 #include <glib/gi18n.h>
 
 #include "natter-application.h"
-#include "natter-cli-application.h"
 #include "natter-command-line.h"
 #include "natter-first-frame-probe.h"
 #include "natter-preferences-window.h"
@@ -617,7 +616,7 @@ natter_application_new_beside_command (const NatterCommands *commands)
  * Says whether the primary instance on the session bus is a `natter`
  * command rather than a window: such a primary has no window to
  * present, so a launch handed to it would show nothing. The command's
- * exported action (%NATTER_CLI_COMMAND_ACTION) tells it. Asked before
+ * exported action (%NATTER_COMMAND_RUNNING_ACTION) tells it. Asked before
  * any application registers, since one that registered as a remote
  * instance cannot run on its own any more. Blocks on the bus for one
  * call, without starting anything that is not running.
@@ -643,7 +642,7 @@ natter_application_primary_is_command (void)
   if (reply == NULL)
     return FALSE;
   g_variant_get (reply, "(^a&s)", &actions);
-  return g_strv_contains (actions, NATTER_CLI_COMMAND_ACTION);
+  return g_strv_contains (actions, NATTER_COMMAND_RUNNING_ACTION);
 }
 
 /**

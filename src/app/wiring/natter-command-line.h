@@ -11,6 +11,24 @@
 
 G_BEGIN_DECLS
 
+/**
+ * NATTER_COMMAND_RUNNING_ACTION:
+ *
+ * The action a `natter` command that is the primary instance on the
+ * session bus exports: a window started then finds it, and opens beside
+ * the command instead of asking it to present a window it does not have
+ * (natter_application_primary_is_command()). It does nothing.
+ */
+#define NATTER_COMMAND_RUNNING_ACTION "command-running"
+
+/**
+ * NATTER_WINDOW_OPENED_BY_COMMAND_ENV:
+ *
+ * Set in the environment of a window a command started because the
+ * Shell or a launch asked it for one: such a window never asks again.
+ */
+#define NATTER_WINDOW_OPENED_BY_COMMAND_ENV "NATTER_OPENED_BY_COMMAND"
+
 typedef struct _NatterCommands NatterCommands;
 
 /**
