@@ -955,23 +955,16 @@ test_recover_torn_first_line (Fixture       *f,
   g_assert_null (other_report->message);
 }
 
-/* Each copy of the same damaged conversation can be told from the
- * others in the list: the first is "… (recovered)", the next "…
- * (recovered 2)", as a file manager numbers a second copy of a file;
- * a title no longer listed is free again. */
-static void
-test_recover_twice_distinct_titles (Fixture       *f,
-                                    gconstpointer  data)
+/* A conversation titled @title with two answered messages, the second
+ * turn's file damaged, read again after a restart (transfer full: its
+ * id). */
+static char *
+titled_with_second_turn_damaged (Fixture    *f,
+                                 const char *title)
 {
-  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Chosen");
+  char *sid = natter_test_sessions_create_titled (&f->t, title);
   g_autofree char *one = NULL;
   g_autofree char *two = NULL;
-  g_autofree char *first = NULL;
-  g_autofree char *second = NULL;
-  g_autofree char *third = NULL;
-  g_autofree char *fourth = NULL;
-  g_autoptr(NatterSessionState) state = NULL;
-  g_autoptr(GError) error = NULL;
 
   natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
   one = send (f, sid, "one");
@@ -980,6 +973,24 @@ test_recover_twice_distinct_titles (Fixture       *f,
   natter_test_sessions_wait_status (&f->t, sid, "completed");
   corrupt_file (f->t.w->turn_repo, two);
   restart (f);
+  return sid;
+}
+
+/* Each copy of the same damaged conversation can be told from the
+ * others in the list: the first is "… (recovered)", the next "…
+ * (recovered 2)", as a file manager numbers a second copy of a file;
+ * a title no longer listed is free again. */
+static void
+test_recover_twice_distinct_titles (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autofree char *sid = titled_with_second_turn_damaged (f, "Chosen");
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *fourth = NULL;
+  g_autoptr(NatterSessionState) state = NULL;
+  g_autoptr(GError) error = NULL;
 
   first = recover_copy (f, sid, &state);
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "Chosen (recovered)");
@@ -1006,19 +1017,9 @@ static void
 test_recover_copy_of_copy_title (Fixture       *f,
                                  gconstpointer  data)
 {
-  g_autofree char *sid = natter_test_sessions_create_titled (&f->t, "Notes (recovered)");
-  g_autofree char *one = NULL;
-  g_autofree char *two = NULL;
+  g_autofree char *sid = titled_with_second_turn_damaged (f, "Notes (recovered)");
   g_autofree char *copy = NULL;
   g_autoptr(NatterSessionState) state = NULL;
-
-  natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
-  one = send (f, sid, "one");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  two = send (f, sid, "two");
-  natter_test_sessions_wait_status (&f->t, sid, "completed");
-  corrupt_file (f->t.w->turn_repo, two);
-  restart (f);
 
   copy = recover_copy (f, sid, &state);
   g_assert_cmpstr (natter_session_state_get_title (state), ==, "Notes (recovered 2)");
