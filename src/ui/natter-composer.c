@@ -159,8 +159,7 @@ update_placeholder (NatterComposer *self)
   gtk_label_set_text (self->placeholder_label, text);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->text_view),
                                   GTK_ACCESSIBLE_PROPERTY_PLACEHOLDER, text, -1);
-  gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label),
-                          gtk_text_buffer_get_char_count (self->buffer) == 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->placeholder_label), natter_composer_is_empty (self));
 }
 
 /**
@@ -1189,6 +1188,23 @@ natter_composer_set_text (NatterComposer *self,
 {
   g_return_if_fail (NATTER_IS_COMPOSER (self));
   gtk_text_buffer_set_text (self->buffer, text != NULL ? text : "", -1);
+}
+
+/**
+ * natter_composer_is_empty:
+ * @self: a composer
+ *
+ * Whether the field holds no words, without copying them out as
+ * natter_composer_dup_text() does: cheap enough to ask at every key
+ * press. Attachments do not count.
+ *
+ * Returns: %TRUE for an empty field
+ */
+gboolean
+natter_composer_is_empty (NatterComposer *self)
+{
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), TRUE);
+  return gtk_text_buffer_get_char_count (self->buffer) == 0;
 }
 
 /**

@@ -34,6 +34,7 @@ GtkWidget  *natter_composer_new                (void);
 char       *natter_composer_dup_text           (NatterComposer *self);
 void        natter_composer_set_text           (NatterComposer *self,
                                                 const char     *text);
+gboolean    natter_composer_is_empty           (NatterComposer *self);
 gboolean    natter_composer_get_running        (NatterComposer *self);
 void        natter_composer_set_running        (NatterComposer *self,
                                                 gboolean        running);

@@ -71,14 +71,10 @@ _natter_window_drafts_load (NatterWindow     *self,
    * unless something was put in its field meanwhile: that would be kept
    * over the draft otherwise. */
   open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
-  if (open_key != NULL && g_hash_table_contains (drafts, open_key))
-    {
-      g_autofree char *typed = natter_composer_dup_text (self->conversation.composer);
-
-      if (typed[0] == '\0' && self->versions.editing_turn_id == NULL &&
-          natter_composer_get_n_attachments (self->conversation.composer) == 0)
-        _natter_window_restore_draft (self, open_key);
-    }
+  if (open_key != NULL && g_hash_table_contains (drafts, open_key) &&
+      natter_composer_is_empty (self->conversation.composer) && self->versions.editing_turn_id == NULL &&
+      natter_composer_get_n_attachments (self->conversation.composer) == 0)
+    _natter_window_restore_draft (self, open_key);
   if (problems->len == 1)
     _natter_window_show_error_toast (self, g_strdup_printf (_("A kept draft cannot be read, and stays as it is: %s"),
                                                             ((GError *) g_ptr_array_index (problems, 0))->message));
@@ -137,7 +133,8 @@ keep (NatterWindow *self,
     }
   if (natter_draft_store_save_sync (self->drafts.store, key, text, edits, &error))
     return TRUE;
-  /* A window that only reads shows it already: its field takes nothing. */
+  /* A window that only reads keeps nothing until it writes, and says so
+   * before it closes with words it could not keep. */
   if (g_error_matches (error, NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_LOCKED))
     return FALSE;
   if (g_strcmp0 (error->message, self->drafts.last_error) != 0)
@@ -156,23 +153,34 @@ keep (NatterWindow *self,
  *
  * Keeps the window's drafts on disk now: writes each one that changed
  * since the last save and removes each one that went.
+ *
+ * Returns: whether every word in the window's fields is on disk now;
+ *   %FALSE when a draft could not be written (a window that only reads
+ *   writes none), so that closing would lose it
  */
-void
+gboolean
 _natter_window_drafts_save (NatterWindow *self)
 {
   g_autoptr(GHashTable) current = NULL;
   g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  gboolean all_kept = TRUE;
   GHashTableIter iter;
   gpointer key, value;
 
   g_clear_handle_id (&self->drafts.save_id, g_source_remove);
   if (self->drafts.store == NULL)
-    return;
+    return TRUE;
   current = current_drafts (self);
   g_hash_table_iter_init (&iter, current);
   while (g_hash_table_iter_next (&iter, &key, &value))
-    if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) != 0 && keep (self, key, value))
-      g_hash_table_replace (self->drafts.kept, g_strdup (key), g_strdup (value));
+    {
+      if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) == 0)
+        continue;
+      if (keep (self, key, value))
+        g_hash_table_replace (self->drafts.kept, g_strdup (key), g_strdup (value));
+      else
+        all_kept = FALSE;
+    }
   g_hash_table_iter_init (&iter, self->drafts.kept);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (!g_hash_table_contains (current, key))
@@ -180,6 +188,7 @@ _natter_window_drafts_save (NatterWindow *self)
   for (guint i = 0; i < gone->len; i++)
     if (keep (self, g_ptr_array_index (gone, i), NULL))
       g_hash_table_remove (self->drafts.kept, g_ptr_array_index (gone, i));
+  return all_kept;
 }
 
 /**
@@ -253,33 +262,6 @@ _natter_window_drafts_take_over (NatterWindow *self)
   _natter_window_drafts_save (self);
 }
 
-/**
- * _natter_window_drafts_unkept:
- * @self: the window
- *
- * Whether words in the window's message fields are not on disk after a
- * save: the window only reads, so it keeps no draft (or the disk
- * refused it). Closing then would lose them.
- *
- * Returns: %TRUE when some words would be lost
- */
-gboolean
-_natter_window_drafts_unkept (NatterWindow *self)
-{
-  g_autoptr(GHashTable) current = NULL;
-  GHashTableIter iter;
-  gpointer key, value;
-
-  if (self->drafts.store == NULL)
-    return FALSE;
-  current = current_drafts (self);
-  g_hash_table_iter_init (&iter, current);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) != 0)
-      return TRUE;
-  return FALSE;
-}
-
 static gboolean
 save_cb (gpointer user_data)
 {
@@ -300,15 +282,12 @@ save_cb (gpointer user_data)
 void
 _natter_window_drafts_changed (NatterWindow *self)
 {
-  g_autofree char *text = NULL;
-
   if (self->drafts.store == NULL)
     return;
   g_clear_handle_id (&self->drafts.save_id, g_source_remove);
   /* An emptied field is most often a message just sent: its draft goes
    * at once, so that a crash cannot offer it again to be sent twice. */
-  text = natter_composer_dup_text (self->conversation.composer);
-  if (text[0] == '\0')
+  if (natter_composer_is_empty (self->conversation.composer))
     _natter_window_drafts_save (self);
   else
     self->drafts.save_id = g_timeout_add (SAVE_DELAY_MS, save_cb, self);

@@ -589,12 +589,10 @@ _natter_window_drafts_load (NatterWindow     *self,
                             NatterDraftStore *store);
 void
 _natter_window_drafts_changed (NatterWindow *self);
-void
+gboolean
 _natter_window_drafts_save (NatterWindow *self);
 void
 _natter_window_drafts_take_over (NatterWindow *self);
-gboolean
-_natter_window_drafts_unkept (NatterWindow *self);
 void
 _natter_window_drafts_dispose (NatterWindow *self);
 

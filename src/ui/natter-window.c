@@ -136,8 +136,7 @@ ask_before_losing_words (NatterWindow *self)
 {
   AdwMessageDialog *dialog;
 
-  _natter_window_drafts_save (self);
-  if (self->closing.losing_words || !_natter_window_drafts_unkept (self))
+  if (_natter_window_drafts_save (self) || self->closing.losing_words)
     return FALSE;
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Close Without Your Typed Words?"),
                                                        _("Another Natter is using this data folder, so this window "
