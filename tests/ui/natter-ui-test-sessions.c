@@ -205,6 +205,24 @@ ui_send (UiWorld    *u,
   return ui_send_with_model (u, session_id, text, NULL, NULL);
 }
 
+/* Two exchanges in @sid, each answered ("First question" and "Second
+ * question"); returns the first turn's file (transfer full). */
+GFile *
+ui_send_two_exchanges (UiWorld    *u,
+                       const char *sid)
+{
+  g_autofree char *one = NULL;
+  g_autofree char *two = NULL;
+
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
+  one = ui_send (u, sid, "First question");
+  ui_wait_turn (u, one);
+  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
+  two = ui_send (u, sid, "Second question");
+  ui_wait_turn (u, two);
+  return natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
+}
+
 typedef struct
 {
   UiWorld    *u;

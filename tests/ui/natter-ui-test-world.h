@@ -145,6 +145,8 @@ char              *ui_send_with_files     (UiWorld            *u,
 char              *ui_send                (UiWorld            *u,
                                            const char         *session_id,
                                            const char         *text);
+GFile             *ui_send_two_exchanges  (UiWorld            *u,
+                                           const char         *sid);
 void               ui_wait_turn           (UiWorld            *u,
                                            const char         *turn_id);
 void               ui_wait_turn_event     (UiWorld            *u,

@@ -200,23 +200,6 @@ test_window_read_only (void)
   ui_world_free (u);
 }
 
-/* Two exchanges in @sid; returns the first turn's file. */
-static GFile *
-two_exchanges (UiWorld    *u,
-               const char *sid)
-{
-  g_autofree char *one = NULL;
-  g_autofree char *two = NULL;
-
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
-  one = ui_send (u, sid, "First question");
-  ui_wait_turn (u, one);
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
-  two = ui_send (u, sid, "Second question");
-  ui_wait_turn (u, two);
-  return natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
-}
-
 /* A torn last line: the whole file is damaged. */
 static void
 tear (GFile *file)
@@ -268,8 +251,8 @@ test_window_read_only_damaged (void)
   g_autofree char *trip = ui_create_session (u, "Trip");
   g_autofree char *later = ui_create_session (u, "Later");
   g_autoptr(GFile) bad_file = natter_jsonl_repo_get_file (u->w->session_repo, bad, NULL);
-  g_autoptr(GFile) trip_turn = two_exchanges (u, trip);
-  g_autoptr(GFile) later_turn = two_exchanges (u, later);
+  g_autoptr(GFile) trip_turn = ui_send_two_exchanges (u, trip);
+  g_autoptr(GFile) later_turn = ui_send_two_exchanges (u, later);
   g_autoptr(NatterDataDirLock) other = NULL;
   g_autoptr(NatterServices) services = NULL;
   g_autoptr(GAsyncResult) result = NULL;

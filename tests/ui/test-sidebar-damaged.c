@@ -477,23 +477,6 @@ opened_other (gpointer data)
   return open != NULL && g_strcmp0 (open, pair[1]) != 0;
 }
 
-/* Two exchanges in @sid, each answered; returns the first's turn file. */
-static GFile *
-two_exchanges (UiWorld    *u,
-               const char *sid)
-{
-  g_autofree char *one = NULL;
-  g_autofree char *two = NULL;
-
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"First answer.\"}", NULL);
-  one = ui_send (u, sid, "First question");
-  ui_wait_turn (u, one);
-  natter_fake_model_script (u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Second answer.\"}", NULL);
-  two = ui_send (u, sid, "Second question");
-  ui_wait_turn (u, two);
-  return natter_jsonl_repo_get_file (u->w->turn_repo, one, NULL);
-}
-
 /* A conversation of two exchanges whose first answer's file is cut
  * back to its first two lines, as an older copy of it would be: each
  * line reads, and the turn never ends. Returns the file's contents. */
@@ -502,7 +485,7 @@ cut_first_answer (UiWorld    *u,
                   const char *sid,
                   GFile     **out_file)
 {
-  g_autoptr(GFile) file = two_exchanges (u, sid);
+  g_autoptr(GFile) file = ui_send_two_exchanges (u, sid);
   char *contents = NULL;
   char *end;
 
@@ -581,7 +564,7 @@ test_sidebar_torn_first_turn (void)
 {
   UiWorld *u = ui_world_new ();
   g_autofree char *sid = ui_create_session (u, "Trip");
-  g_autoptr(GFile) file = two_exchanges (u, sid);
+  g_autoptr(GFile) file = ui_send_two_exchanges (u, sid);
   g_autoptr(GFileOutputStream) out = NULL;
   NatterSearchIndex *search;
   gpointer pair[2];
