@@ -26,6 +26,7 @@
 #include "natter-device.h"
 #include "natter-draft-store.h"
 #include "natter-store-error.h"
+#include "natter-stream-keep.h"
 #include "natter-sync-folder.h"
 #include "natter-sync-ignore.h"
 
@@ -39,6 +40,7 @@ static const char * const local_patterns[] = {
   "cache",                       /* the search index and the session list cache */
   NATTER_DEVICE_FILE_NAME,       /* which device this is */
   NATTER_DRAFTS_DIR_NAME,        /* what this device's person was typing */
+  NATTER_STREAMS_DIR_NAME,       /* the words of the answers streaming here */
   "storage/.lock",               /* the process that writes here */
   "storage/**/.*.jsonl.*",       /* a log being created */
   "storage/blobs/**/.*",         /* an attachment being written */

@@ -397,12 +397,25 @@ session_status (Fixture    *f,
                           json_object_get_int_member (entry, "turnCount"));
 }
 
-/* Runs `natter send @extra… --base-url … --model m1 hello` and kills it
- * once the model was asked (the script must hang there): its new
- * session's only turn is left idle. Returns that session. */
-char *
-send_killed_mid_answer (Fixture    *f,
-                        const char *extra)
+/* Whether the process running a turn has kept the words it streamed
+ * (docs/format.md §11): a file under its own name, not the temporary
+ * one a write renames into place. */
+static gboolean
+words_kept (gpointer data)
+{
+  Fixture *f = data;
+  g_autoptr(GPtrArray) kept = natter_test_list_files (f->dir, "streams");
+
+  for (guint i = 0; i < kept->len; i++)
+    if (g_str_has_suffix (g_ptr_array_index (kept, i), ".json"))
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+kill_send (Fixture    *f,
+           const char *extra,
+           gboolean    once_words_kept)
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autoptr(GSubprocess) process = NULL;
@@ -412,6 +425,8 @@ send_killed_mid_answer (Fixture    *f,
   process = spawn (f, args);
   natter_test_communicate (process, &r);
   natter_test_wait_for_count (&f->server->bodies->len, 1, WAIT_MS);
+  if (once_words_kept)
+    g_assert_true (natter_test_poll_until (words_kept, f, WAIT_MS));
   g_subprocess_force_exit (process);
   natter_test_wait_for_flag (&r.done, WAIT_MS);
   g_assert_cmpint (r.status, ==, -1);
@@ -421,6 +436,25 @@ send_killed_mid_answer (Fixture    *f,
   fields = g_strsplit (r.out, "\t", -1);
   g_assert_cmpstr (fields[1], ==, "idle");
   return g_strdup (fields[0]);
+}
+
+/* Runs `natter send @extra… --base-url … --model m1 hello` and kills it
+ * once the model was asked (the script must hang there): its new
+ * session's only turn is left idle. Returns that session. */
+char *
+send_killed_mid_answer (Fixture    *f,
+                        const char *extra)
+{
+  return kill_send (f, extra, FALSE);
+}
+
+/* send_killed_mid_answer(), killed only once the words streamed so far
+ * are kept on disk. */
+char *
+send_killed_after_words_kept (Fixture    *f,
+                              const char *extra)
+{
+  return kill_send (f, extra, TRUE);
 }
 
 /* The title `natter sessions` lists for @session_id ("-" for none). */

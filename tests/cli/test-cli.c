@@ -369,6 +369,119 @@ test_resume_idle (Fixture       *f,
   g_assert_true (g_str_has_prefix (r.err, "natter: "));
 }
 
+/* The id of the only turn of @session_id. */
+static char *
+only_turn (Fixture    *f,
+           const char *session_id)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autoptr(JsonNode) shown = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonArray *turns;
+
+  RUN (f, &r, "show", session_id, "--json");
+  g_assert_cmpint (r.status, ==, 0);
+  shown = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  turns = json_object_get_array_member (json_node_get_object (shown), "turns");
+  g_assert_cmpuint (json_array_get_length (turns), ==, 1);
+  return g_strdup (json_object_get_string_member (json_array_get_object_element (turns, 0), "turnId"));
+}
+
+/* The `model_call_failed` line of @turn_id's file that closed call 0. */
+static JsonObject *
+closing_of_first_call (Fixture    *f,
+                       const char *turn_id)
+{
+  g_autofree char *path = turn_file_path (f, turn_id);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], "\"model_call_failed\"") != NULL)
+      {
+        g_autoptr(JsonNode) line = json_from_string (lines[i], &error);
+
+        g_assert_no_error (error);
+        g_assert_cmpint (json_object_get_int_member (json_node_get_object (line), "modelCallIndex"), ==, 0);
+        return json_object_ref (json_node_get_object (line));
+      }
+  g_assert_not_reached ();
+}
+
+/* What a killed process had streamed is not lost (docs/format.md §11):
+ * kept on disk while it streamed, it becomes the interrupted call's
+ * partial answer when the turn is resumed, before the call is asked
+ * again; the kept file goes once the log holds the words. */
+static void
+test_resume_keeps_streamed_words (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(JsonObject) closing = NULL;
+  g_autoptr(GPtrArray) kept = NULL;
+  g_autofree char *words = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_killed_after_words_kept (f, "--no-auto-title");
+  turn_id = only_turn (f, session_id);
+
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+
+  closing = closing_of_first_call (f, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "interrupted");
+  words = natter_json_content_text (json_object_get_member (json_object_get_object_member (closing, "partial"),
+                                                            "content"), "");
+  g_assert_cmpstr (words, ==, "Hel");
+  kept = natter_test_list_files (f->dir, "streams");
+  g_assert_cmpuint (kept->len, ==, 0);
+  /* The words are history of the turn, never sent back to the model. */
+  g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "Hel"));
+}
+
+/* Stopping the turn a killed process left keeps its words too, as a
+ * stop of a live answer does: shown, marked as stopped. */
+static void
+test_stop_keeps_streamed_words (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autoptr(JsonObject) closing = NULL;
+  g_autoptr(JsonNode) shown = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *turn;
+
+  script (f, &HANG, NULL);
+  session_id = send_killed_after_words_kept (f, "--no-auto-title");
+  turn_id = only_turn (f, session_id);
+
+  RUN (f, &r, "stop", turn_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpint (r.status, ==, 0);
+  closing = closing_of_first_call (f, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "cancelled");
+  g_assert_true (json_object_has_member (closing, "partial"));
+
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  shown = json_from_string (r.out, &error);
+  g_assert_no_error (error);
+  turn = json_array_get_object_element (json_object_get_array_member (json_node_get_object (shown), "turns"), 0);
+  g_assert_cmpstr (json_object_get_string_member (turn, "partialAnswer"), ==, "Hel");
+  g_assert_cmpstr (json_object_get_string_member (turn, "partialEnd"), ==, "stopped");
+}
+
 /* The turn left by a killed send becomes another device's once this
  * data folder says it is another device: its answer is being written
  * there (docs/format.md §4.5). The script must hang at the first
@@ -1129,6 +1242,8 @@ main (int   argc,
   ADD ("/cli/send/ask-human-answer", test_ask_human_answer);
   ADD ("/cli/stop", test_stop);
   ADD ("/cli/resume-idle", test_resume_idle);
+  ADD ("/cli/resume-keeps-streamed-words", test_resume_keeps_streamed_words);
+  ADD ("/cli/stop-keeps-streamed-words", test_stop_keeps_streamed_words);
   ADD ("/cli/sessions/elsewhere", test_sessions_elsewhere);
   ADD ("/cli/title/elsewhere", test_title_elsewhere);
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);

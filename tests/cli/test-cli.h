@@ -137,6 +137,8 @@ char *session_status (Fixture    *f,
                       const char *session_id);
 char *send_killed_mid_answer (Fixture    *f,
                               const char *extra);
+char *send_killed_after_words_kept (Fixture    *f,
+                                    const char *extra);
 char *listed_title (Fixture    *f,
                     const char *session_id);
 

@@ -49,6 +49,7 @@ test_own_folder (void)
   g_assert_nonnull (strstr (block, "\n/cache\n"));
   g_assert_nonnull (strstr (block, "\n/device\n"));
   g_assert_nonnull (strstr (block, "\n/drafts\n"));
+  g_assert_nonnull (strstr (block, "\n/streams\n"));
   g_assert_nonnull (strstr (block, "\n/storage/.lock\n"));
   g_assert_nonnull (strstr (block, "\n/storage/**/.*.jsonl.*\n"));
   g_assert_nonnull (strstr (block, "\n/storage/blobs/**/.*\n"));

@@ -167,6 +167,24 @@ natter_test_wait_until (NatterTestCheck condition,
   return held;
 }
 
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+natter_test_poll_until (NatterTestCheck condition,
+                        gpointer        data,
+                        guint           timeout_ms)
+{
+  guint tick = g_timeout_add (50, wake_cb, NULL);
+  gboolean held = natter_test_wait_until (condition, data, timeout_ms);
+
+  g_source_remove (tick);
+  return held;
+}
+
 void
 natter_test_wait_for_pointer (gpointer *pointer,
                               guint     timeout_ms)
@@ -238,12 +256,6 @@ natter_test_wait_for_count (guint *counter,
     g_source_remove (id);
   if (*counter < n)
     g_error ("Timed out after %u ms waiting for %u (got %u)", timeout_ms, n, *counter);
-}
-
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
 }
 
 /**

@@ -45,6 +45,12 @@ typedef gboolean (*NatterTestCheck) (gpointer data);
 gboolean         natter_test_wait_until       (NatterTestCheck  condition,
                                                gpointer         data,
                                                guint            timeout_ms);
+/* natter_test_wait_until() for a condition that changes outside this
+ * process (a file another process writes), where no event of this one
+ * would wake the main loop to ask again: it asks every 50 ms. */
+gboolean         natter_test_poll_until       (NatterTestCheck  condition,
+                                               gpointer         data,
+                                               guint            timeout_ms);
 /* Iterates the default main context until the pointer is non-NULL. */
 void             natter_test_wait_for_pointer (gpointer        *pointer,
                                                guint            timeout_ms);

@@ -760,26 +760,6 @@ natter_on_bus (gpointer data)
   return FALSE;
 }
 
-static gboolean
-wake_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-/* natter_test_wait_until() for a condition that changes outside this
- * process, where no event of its own would wake the main loop to ask
- * again: it asks every 50 ms. */
-static gboolean
-poll_until (NatterTestCheck condition,
-            gpointer        data)
-{
-  guint tick = g_timeout_add (50, wake_cb, NULL);
-  gboolean held = natter_test_wait_until (condition, data, WAIT_MS);
-
-  g_source_remove (tick);
-  return held;
-}
-
 /* Whether some process holds @data (a data folder's storage) locked. */
 static gboolean
 storage_locked (gpointer data)
@@ -862,7 +842,7 @@ end_command (BesideCommand *b,
   g_assert_cmpint (b->sent.status, ==, 0);
   natter_test_run_clear (&b->sent);
   g_clear_object (&b->command);
-  if (!poll_until (storage_locked, b->storage))
+  if (!natter_test_poll_until (storage_locked, b->storage, WAIT_MS))
     g_error ("The window %u did not take the data folder; it %s", window_pid,
              g_file_test (proc, G_FILE_TEST_IS_DIR) ? "runs" : "has ended");
 }
@@ -905,7 +885,7 @@ test_window_beside_command (void)
   natter_test_communicate (window, &gui);
   wait = (ConnectionWait) { b.bus, (guint32) g_ascii_strtoull (g_subprocess_get_identifier (window), NULL, 10), 0,
                             b.command_pid };
-  if (!poll_until (natter_on_bus, &wait))
+  if (!natter_test_poll_until (natter_on_bus, &wait, WAIT_MS))
     g_error ("No window on the bus; it %s: %s", gui.done ? "ended" : "runs", gui.err != NULL ? gui.err : "");
   g_assert_false (gui.done);
   g_assert_cmpuint (owner_pid (b.bus, APP_ID), ==, b.command_pid);
@@ -924,7 +904,7 @@ test_window_beside_command (void)
                                        -1, NULL, &error);
   g_assert_no_error (error);
   wait = (ConnectionWait) { b.bus, 0, 0, b.command_pid };
-  g_assert_true (poll_until (natter_on_bus, &wait));
+  g_assert_true (natter_test_poll_until (natter_on_bus, &wait, WAIT_MS));
   end_command (&b, wait.found);
   g_assert_cmpint (kill ((pid_t) wait.found, SIGKILL), ==, 0);
 

@@ -32,6 +32,7 @@ typedef struct
 {
   NatterJsonlRepo *repos[3];
   NatterBlobStore *blobs;
+  NatterStreamKeep *keep;
   GFile           *data_dir;
 } LeftoversData;
 
@@ -41,6 +42,7 @@ leftovers_data_free (LeftoversData *data)
   for (gsize i = 0; i < G_N_ELEMENTS (data->repos); i++)
     g_clear_object (&data->repos[i]);
   g_clear_object (&data->blobs);
+  g_clear_object (&data->keep);
   g_clear_object (&data->data_dir);
   g_free (data);
 }
@@ -79,6 +81,19 @@ remove_leftovers_thread (GTask        *task,
   }
   {
     g_autoptr(GError) error = NULL;
+    guint removed = 0;
+
+    /* The words kept of answers whose calls the logs have closed since
+     * (docs/format.md §11): a process may exit between the two. */
+    if (!natter_stream_keep_sweep_sync (data->keep, data->repos[1], &removed, cancellable, &error))
+      {
+        g_task_return_error (task, g_steal_pointer (&error));
+        return;
+      }
+    total += removed;
+  }
+  {
+    g_autoptr(GError) error = NULL;
 
     /* While at it: what stays on this device, for a data directory a
      * file synchroniser shares or may come to share (docs/sync.md). An
@@ -100,7 +115,9 @@ remove_leftovers_thread (GTask        *task,
  * Removes, in a worker thread, the temporary files that writes killed
  * half-way left in the storage directory, beside the logs
  * (natter_jsonl_repo_remove_leftover_temp_files_sync()) and the blobs
- * (natter_blob_store_remove_leftover_temp_files_sync()). This process's
+ * (natter_blob_store_remove_leftover_temp_files_sync()), and the words
+ * kept of answers whose calls are closed (natter_stream_keep_sweep_sync()).
+ * This process's
  * own writes, before or during the walk, are never touched
  * (natter-store-temp.c); other processes do not write while it holds the
  * lock, and without the lock nothing is removed. The window and the
@@ -132,6 +149,7 @@ natter_services_remove_leftover_temp_files_async (NatterServices      *self,
   data->repos[1] = g_object_ref (natter_services_get_turn_repo (self));
   data->repos[2] = g_object_ref (natter_services_get_folder_repo (self));
   data->blobs = g_object_ref (natter_services_get_blob_store (self));
+  data->keep = g_object_ref (natter_turn_runtime_get_stream_keep (natter_services_get_runtime (self)));
   data->data_dir = g_object_ref (natter_services_get_data_dir (self));
   g_task_set_task_data (task, data, (GDestroyNotify) leftovers_data_free);
   g_task_run_in_thread (task, remove_leftovers_thread);
@@ -239,7 +257,9 @@ flush_timeout_cb (gpointer user_data)
  *
  * The durability checkpoint before the process exits (dsh-session.md's
  * awaited flush): runs natter_sessions_flush_async() and iterates the
- * thread-default main context until it completes or @timeout_ms pass.
+ * thread-default main context until it completes, and the words kept
+ * of streaming answers are written or removed (natter_stream_keep_is_busy()),
+ * or @timeout_ms pass.
  * For an application's shutdown, when the main loop no longer runs;
  * anywhere else use natter_sessions_flush_async().
  *
@@ -260,7 +280,10 @@ natter_services_flush_blocking (NatterServices *self,
    * that outlives the timeout must not write into a dead frame. */
   natter_sessions_flush_async (natter_services_get_sessions (self), NULL, flushed_cb, g_rc_box_acquire (flush));
   timeout_id = g_timeout_add (timeout_ms, flush_timeout_cb, flush);
-  while (!flush->done && !flush->timed_out)
+  /* The words of an answer kept or forgotten last are settled too: a
+   * removal cut short would leave them for the next start's sweep. */
+  while ((!flush->done || natter_stream_keep_is_busy (natter_turn_runtime_get_stream_keep (natter_services_get_runtime (self)))) &&
+         !flush->timed_out)
     g_main_context_iteration (context, TRUE);
   if (!flush->timed_out)
     g_source_remove (timeout_id);

@@ -43,6 +43,7 @@ struct _NatterServices
   NatterFolders              *folders;
   NatterBlobStore            *blobs;
   NatterDraftStore           *drafts;
+  NatterStreamKeep           *keep;
   NatterTurnEventHub         *hub;
   NatterToolRegistry         *tools;
   NatterProviderRegistry     *providers;
@@ -110,6 +111,7 @@ natter_services_finalize (GObject *object)
   g_clear_object (&self->turn_repo);
   g_clear_object (&self->blobs);
   g_clear_object (&self->drafts);
+  g_clear_object (&self->keep);
   g_clear_object (&self->ids);
   g_clear_object (&self->clock);
   g_clear_object (&self->lock);
@@ -424,6 +426,7 @@ natter_services_new (GFile               *data_dir,
   self->folder_repo = natter_folder_repo_new (self->storage_dir);
   self->blobs = natter_blob_store_new (self->storage_dir);
   self->drafts = natter_draft_store_new (self->data_dir);
+  self->keep = natter_stream_keep_new (self->data_dir);
   self->hub = natter_turn_event_hub_new ();
 
   self->tools = natter_tool_registry_new ();
@@ -476,6 +479,7 @@ natter_services_new (GFile               *data_dir,
                                            self->hub, NULL,
                                            natter_services_get_max_model_calls (self));
   natter_turn_runtime_set_blob_store (self->runtime, self->blobs);
+  natter_turn_runtime_set_stream_keep (self->runtime, self->keep);
   read_device (self);
   self->index = natter_session_index_new ();
   {
@@ -552,6 +556,7 @@ refuse_writes (NatterServices *self,
   natter_jsonl_repo_refuse_writes (self->folder_repo, refusal);
   natter_blob_store_refuse_writes (self->blobs, refusal);
   natter_draft_store_refuse_writes (self->drafts, refusal);
+  natter_stream_keep_refuse_writes (self->keep, refusal);
   /* Last, since it notifies: whoever follows it finds the folders, the
    * attachments and the drafts as writable as the conversations. */
   natter_sessions_refuse_writes (self->sessions, refusal);

@@ -66,6 +66,11 @@ struct _NatterTurnExecution
    * the speed of every call can be read from its file (docs/format.md
    * §4.2). */
   gint64             first_token_us;
+  /* The next keeping of the streamed words (docs/format.md §11), NULL when
+   * none is due; and whether words kept by an earlier process could not
+   * be read, so that their file stays for a person to look at. */
+  GSource           *keep_source;
+  gboolean           keep_unreadable;
 
   gboolean           settled;
   NatterTurnOutcome *outcome;
@@ -104,6 +109,9 @@ void        _natter_turn_execution_add_runtime_error (NatterTurnExecution *self,
                                                       NatterTurnToolCall  *call,
                                                       const char          *message);
 const char *_natter_turn_execution_turn_cwd          (NatterTurnExecution *self);
+void        _natter_turn_execution_cancel_keep       (NatterTurnExecution *self);
+void        _natter_turn_execution_add_kept_partial  (NatterTurnExecution *self,
+                                                      JsonObject          *event);
 
 /* natter-turn-loop.c */
 void        _natter_turn_execution_advance_loop      (NatterTurnExecution *self);

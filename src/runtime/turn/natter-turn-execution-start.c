@@ -84,6 +84,7 @@ fail_unreadable_context (NatterTurnExecution *self,
       event = _natter_turn_execution_new_event (self, batch, "model_call_failed");
       json_object_set_int_member (event, "modelCallIndex", natter_turn_model_call_get_index (last));
       json_object_set_string_member (event, "error", error->message);
+      _natter_turn_execution_add_kept_partial (self, event);
     }
   event = _natter_turn_execution_new_event (self, batch, "turn_failed");
   json_object_set_string_member (event, "error", error->message);

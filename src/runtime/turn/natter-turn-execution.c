@@ -100,6 +100,8 @@ settle (NatterTurnExecution *self,
     }
 
   self->settled = TRUE;
+  /* An open call's words stay kept as they are: the recovery reads them. */
+  _natter_turn_execution_cancel_keep (self);
   self->outcome = outcome != NULL ? natter_turn_outcome_ref (outcome) : NULL;
   self->error = error;
 
@@ -189,6 +191,42 @@ _natter_turn_execution_turn_cwd (NatterTurnExecution *self)
   return json_object_get_string_member_with_default (config, "cwd", NULL);
 }
 
+/* Streamed words kept (docs/format.md §11) */
+
+/* Drops the keeping of the streamed words that was due. */
+void
+_natter_turn_execution_cancel_keep (NatterTurnExecution *self)
+{
+  if (self->keep_source == NULL)
+    return;
+  g_source_destroy (self->keep_source);
+  g_clear_pointer (&self->keep_source, g_source_unref);
+}
+
+/* Sets on @event, the `model_call_failed` that closes a call a killed
+ * process left open, the words that process kept of it as its
+ * `partial`. Words that cannot be read are told in the log and their
+ * file stays: they may be all that is left of the answer. */
+void
+_natter_turn_execution_add_kept_partial (NatterTurnExecution *self,
+                                         JsonObject          *event)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) partial = NULL;
+
+  if (self->runtime->keep == NULL || json_object_has_member (event, "partial"))
+    return;
+  partial = natter_stream_keep_load_sync (self->runtime->keep, self->turn_id,
+                                          (guint) json_object_get_int_member (event, "modelCallIndex"), &error);
+  if (partial != NULL)
+    json_object_set_member (event, "partial", g_steal_pointer (&partial));
+  else if (error != NULL)
+    {
+      self->keep_unreadable = TRUE;
+      g_message ("%s", error->message);
+    }
+}
+
 /* GObject */
 
 static void
@@ -197,6 +235,7 @@ natter_turn_execution_finalize (GObject *object)
   NatterTurnExecution *self = NATTER_TURN_EXECUTION (object);
 
   g_assert (g_queue_is_empty (&self->queue));
+  _natter_turn_execution_cancel_keep (self);
   g_clear_object (&self->runtime);
   g_clear_pointer (&self->turn_id, g_free);
   g_clear_pointer (&self->input, json_object_unref);

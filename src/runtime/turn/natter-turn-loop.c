@@ -93,7 +93,13 @@ append_cb (GObject      *object,
       for (guint j = 0; j < batch->events->len; j++)
         {
           JsonObject *event = json_node_get_object (g_ptr_array_index (batch->events, j));
+          const char *type = json_object_get_string_member (event, "type");
 
+          /* The log holds the call's words now: what was kept of them
+           * goes (docs/format.md §11). */
+          if (self->runtime->keep != NULL && !self->keep_unreadable &&
+              (g_str_equal (type, "model_call_completed") || g_str_equal (type, "model_call_failed")))
+            natter_stream_keep_forget (self->runtime->keep, self->turn_id);
           self->n_written++;
           g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_EVENT], 0, event, self->n_written);
           natter_turn_event_hub_emit_event (self->runtime->hub, self->turn_id, event,
@@ -177,9 +183,42 @@ note_first_token (NatterTurnExecution *self)
     self->first_token_us = natter_clock_now_us (self->runtime->clock);
 }
 
+static JsonNode *build_partial (NatterTurnExecution *self);
+
+/* How long the streamed words may be ahead of what is kept of them on
+ * disk (docs/format.md §11): what a kill loses at most. */
+#define KEEP_INTERVAL_MS 500
+
+static gboolean
+keep_cb (gpointer user_data)
+{
+  NatterTurnExecution *self = user_data;
+  g_autoptr(JsonNode) partial = NULL;
+
+  g_clear_pointer (&self->keep_source, g_source_unref);
+  if (self->streaming && !self->settled && (partial = build_partial (self)) != NULL)
+    natter_stream_keep_save (self->runtime->keep, self->turn_id,
+                             natter_turn_state_get_n_model_calls (self->state) - 1, partial);
+  return G_SOURCE_REMOVE;
+}
+
+/* Keeps the streamed words on disk soon, unless that is due already:
+ * one write per interval however fast the pieces come. */
+static void
+schedule_keep (NatterTurnExecution *self)
+{
+  if (self->runtime->keep == NULL || self->keep_source != NULL)
+    return;
+  self->keep_source = g_timeout_source_new (KEEP_INTERVAL_MS);
+  g_source_set_callback (self->keep_source, keep_cb, self, NULL);
+  g_source_set_static_name (self->keep_source, "[natter] keep streamed words");
+  g_source_attach (self->keep_source, self->context);
+}
+
 /* A piece of the open model call's live text or reasoning: kept in
  * @partial, so that a stop or a failure keeps what arrived
- * (build_partial()), and announced. */
+ * (build_partial()), kept on disk a moment later against a kill
+ * (schedule_keep()), and announced. */
 static void
 sink_delta (NatterTurnExecution *self,
             GString             *partial,
@@ -190,6 +229,7 @@ sink_delta (NatterTurnExecution *self,
 
   note_first_token (self);
   g_string_append (partial, delta);
+  schedule_keep (self);
   g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_DELTA], 0, index, (int) kind, delta);
   natter_turn_event_hub_emit_delta (self->runtime->hub, self->turn_id, index, kind, delta);
 }
@@ -283,6 +323,8 @@ finish_model_call (NatterTurnExecution   *self,
   JsonObject *event;
   g_autoptr(JsonNode) partial = NULL;
 
+  /* The event about to be written holds the words from now on. */
+  _natter_turn_execution_cancel_keep (self);
   if (step == NULL)
     partial = build_partial (self);
 
@@ -578,9 +620,14 @@ static void
 append_cancellation (NatterTurnExecution *self)
 {
   g_autofree char *ts = natter_clock_format_ts (self->runtime->clock);
+  GPtrArray *events = natter_turn_step_dup_cancellation (self->state, ts, self->cancel_reason);
+  JsonObject *first = events->len > 0 ? json_node_get_object (g_ptr_array_index (events, 0)) : NULL;
 
-  _natter_turn_execution_enqueue (self, natter_turn_step_dup_cancellation (self->state, ts, self->cancel_reason),
-                                  NULL, NULL);
+  /* Stopping a call a killed process left open keeps what that process
+   * had streamed of it, as a stop of a live call does. */
+  if (first != NULL && g_str_equal (json_object_get_string_member (first, "type"), "model_call_failed"))
+    _natter_turn_execution_add_kept_partial (self, first);
+  _natter_turn_execution_enqueue (self, events, NULL, NULL);
 }
 
 /* The loop (docs/runtime.md §6 step 5) */
@@ -781,6 +828,9 @@ close_open_call (NatterTurnExecution *self)
 
   json_object_set_int_member (event, "modelCallIndex", natter_turn_state_get_n_model_calls (self->state) - 1);
   json_object_set_string_member (event, "error", "interrupted");
+  /* What the killed process had streamed is the call's partial answer,
+   * kept in the log before the call is asked again. */
+  _natter_turn_execution_add_kept_partial (self, event);
   _natter_turn_execution_enqueue (self, batch, NULL, NULL);
 }
 

@@ -28,6 +28,7 @@ struct _NatterTurnRuntime
   NatterPermissionClassifier *classifier;   /* nullable */
   NatterTurnEventHub         *hub;
   NatterBlobStore            *blobs;         /* nullable */
+  NatterStreamKeep           *keep;          /* nullable: streamed words die with the process */
   NatterDevice               *device;        /* nullable: every turn counts as here */
   JsonObject                 *default_model; /* nullable */
   guint                       max_model_calls;

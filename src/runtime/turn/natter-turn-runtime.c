@@ -37,6 +37,7 @@ natter_turn_runtime_finalize (GObject *object)
   g_clear_object (&self->classifier);
   g_clear_object (&self->hub);
   g_clear_object (&self->blobs);
+  g_clear_object (&self->keep);
   g_clear_object (&self->device);
   g_clear_pointer (&self->default_model, json_object_unref);
 
@@ -185,6 +186,40 @@ natter_turn_runtime_get_blob_store (NatterTurnRuntime *self)
 {
   g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
   return self->blobs;
+}
+
+/**
+ * natter_turn_runtime_set_stream_keep:
+ * @self: a #NatterTurnRuntime
+ * @keep: (nullable): where the words of a streaming answer are kept
+ *
+ * Keeps the words of every answer while it streams, at most half a
+ * second behind, and gives them to the recovery of a call a killed
+ * process left open (docs/format.md §11, docs/runtime.md §10). Without
+ * one, such a call's words are lost with the process.
+ */
+void
+natter_turn_runtime_set_stream_keep (NatterTurnRuntime *self,
+                                     NatterStreamKeep  *keep)
+{
+  g_return_if_fail (NATTER_IS_TURN_RUNTIME (self));
+  g_return_if_fail (keep == NULL || NATTER_IS_STREAM_KEEP (keep));
+
+  g_set_object (&self->keep, keep);
+}
+
+/**
+ * natter_turn_runtime_get_stream_keep:
+ * @self: a #NatterTurnRuntime
+ *
+ * Returns: (transfer none) (nullable): where streaming words are kept
+ *   (natter_turn_runtime_set_stream_keep())
+ */
+NatterStreamKeep *
+natter_turn_runtime_get_stream_keep (NatterTurnRuntime *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_RUNTIME (self), NULL);
+  return self->keep;
 }
 
 /**

@@ -17,6 +17,7 @@
 #include "natter-permission-grants.h"
 #include "natter-permission-classifier.h"
 #include "natter-runtime-error.h"
+#include "natter-stream-keep.h"
 #include "natter-tool-registry.h"
 #include "natter-turn-created.h"
 #include "natter-turn-event-hub.h"
@@ -99,6 +100,9 @@ guint                  natter_turn_runtime_get_n_state_reads    (NatterTurnRunti
 void                 natter_turn_runtime_set_blob_store (NatterTurnRuntime          *self,
                                                          NatterBlobStore            *blobs);
 NatterBlobStore     *natter_turn_runtime_get_blob_store (NatterTurnRuntime          *self);
+void                 natter_turn_runtime_set_stream_keep (NatterTurnRuntime         *self,
+                                                          NatterStreamKeep          *keep);
+NatterStreamKeep    *natter_turn_runtime_get_stream_keep (NatterTurnRuntime         *self);
 void                 natter_turn_runtime_set_device     (NatterTurnRuntime          *self,
                                                          NatterDevice               *device);
 NatterDevice        *natter_turn_runtime_get_device     (NatterTurnRuntime          *self);
