@@ -448,6 +448,38 @@ test_resume_keeps_streamed_words (Fixture       *f,
   g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "Hel"));
 }
 
+/* Kept words that cannot be read are not lost to a resume: it logs it,
+ * closes the call without them, and leaves their file as it is, also
+ * while the answer asked again streams. */
+static void
+test_resume_unreadable_kept_words (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(JsonObject) closing = NULL;
+
+  script (f, &HANG, &ANSWER, NULL);
+  session_id = send_killed_after_words_kept (f, "--no-auto-title");
+  turn_id = only_turn (f, session_id);
+  kept = g_strdup_printf ("%s/streams/%s.json", g_file_peek_path (f->dir), turn_id);
+  g_assert_true (g_file_set_contents (kept, "{\"turnId\": \"cut", -1, NULL));
+
+  RUN (f, &r, "resume", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
+  /* Said in the log (the journal), not on the command's standard error. */
+  g_assert_cmpstr (r.err, ==, "");
+  closing = closing_of_first_call (f, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "interrupted");
+  g_assert_false (json_object_has_member (closing, "partial"));
+  g_assert_true (g_file_get_contents (kept, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, "{\"turnId\": \"cut");
+}
+
 /* Stopping the turn a killed process left keeps its words too, as a
  * stop of a live answer does: shown, marked as stopped. */
 static void
@@ -1244,6 +1276,7 @@ main (int   argc,
   ADD ("/cli/resume-idle", test_resume_idle);
   ADD ("/cli/resume-keeps-streamed-words", test_resume_keeps_streamed_words);
   ADD ("/cli/stop-keeps-streamed-words", test_stop_keeps_streamed_words);
+  ADD ("/cli/resume-unreadable-kept-words", test_resume_unreadable_kept_words);
   ADD ("/cli/sessions/elsewhere", test_sessions_elsewhere);
   ADD ("/cli/title/elsewhere", test_title_elsewhere);
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);

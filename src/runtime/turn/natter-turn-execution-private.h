@@ -67,9 +67,12 @@ struct _NatterTurnExecution
    * §4.2). */
   gint64             first_token_us;
   /* The next keeping of the streamed words (docs/format.md §11), NULL when
-   * none is due; and whether words kept by an earlier process could not
-   * be read, so that their file stays for a person to look at. */
+   * none is due; whether a file of them may be on disk for the open call
+   * (kept here, or by a process that was killed), to be removed once the
+   * call is closed; and whether words kept by an earlier process could
+   * not be read, so that their file stays for a person to look at. */
   GSource           *keep_source;
+  gboolean           keep_on_disk;
   gboolean           keep_unreadable;
 
   gboolean           settled;

@@ -219,7 +219,10 @@ _natter_turn_execution_add_kept_partial (NatterTurnExecution *self,
   partial = natter_stream_keep_load_sync (self->runtime->keep, self->turn_id,
                                           (guint) json_object_get_int_member (event, "modelCallIndex"), &error);
   if (partial != NULL)
-    json_object_set_member (event, "partial", g_steal_pointer (&partial));
+    {
+      json_object_set_member (event, "partial", g_steal_pointer (&partial));
+      self->keep_on_disk = TRUE;
+    }
   else if (error != NULL)
     {
       self->keep_unreadable = TRUE;

@@ -97,9 +97,12 @@ append_cb (GObject      *object,
 
           /* The log holds the call's words now: what was kept of them
            * goes (docs/format.md §11). */
-          if (self->runtime->keep != NULL && !self->keep_unreadable &&
+          if (self->keep_on_disk && !self->keep_unreadable &&
               (g_str_equal (type, "model_call_completed") || g_str_equal (type, "model_call_failed")))
-            natter_stream_keep_forget (self->runtime->keep, self->turn_id);
+            {
+              natter_stream_keep_forget (self->runtime->keep, self->turn_id);
+              self->keep_on_disk = FALSE;
+            }
           self->n_written++;
           g_signal_emit (self, _natter_turn_execution_signals[NATTER_TURN_EXECUTION_SIGNAL_EVENT], 0, event, self->n_written);
           natter_turn_event_hub_emit_event (self->runtime->hub, self->turn_id, event,
@@ -197,8 +200,11 @@ keep_cb (gpointer user_data)
 
   g_clear_pointer (&self->keep_source, g_source_unref);
   if (self->streaming && !self->settled && (partial = build_partial (self)) != NULL)
-    natter_stream_keep_save (self->runtime->keep, self->turn_id,
-                             natter_turn_state_get_n_model_calls (self->state) - 1, partial);
+    {
+      natter_stream_keep_save (self->runtime->keep, self->turn_id,
+                               natter_turn_state_get_n_model_calls (self->state) - 1, partial);
+      self->keep_on_disk = TRUE;
+    }
   return G_SOURCE_REMOVE;
 }
 
@@ -207,7 +213,9 @@ keep_cb (gpointer user_data)
 static void
 schedule_keep (NatterTurnExecution *self)
 {
-  if (self->runtime->keep == NULL || self->keep_source != NULL)
+  /* An unreadable file of an earlier process is never written over:
+   * this turn's later words go unkept rather than lose it. */
+  if (self->runtime->keep == NULL || self->keep_source != NULL || self->keep_unreadable)
     return;
   self->keep_source = g_timeout_source_new (KEEP_INTERVAL_MS);
   g_source_set_callback (self->keep_source, keep_cb, self, NULL);
