@@ -551,14 +551,44 @@ natter_cli_command_title (Run *run)
                                                 g_task_get_cancellable (run->task), boolean_done_cb, run);
 }
 
+/* A deleted conversation's draft goes with it (docs/format.md §10): no
+ * window would ever show it again. One that cannot be removed is said,
+ * the deletion stands. */
+static void
+deleted_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Run *run = user_data;
+  GError *error = NULL;
+  g_autoptr(GError) draft_error = NULL;
+
+  if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (object), result, &error))
+    {
+      natter_cli_fail_error (run, error);
+      return;
+    }
+  if (!natter_draft_store_save_sync (natter_services_get_draft_store (run->services), run->args[0], NULL, NULL,
+                                     &draft_error))
+    {
+      g_autofree char *words = natter_cli_error_words (run->cmdline, draft_error->message);
+      /* Translators: %s is why */
+      g_autofree char *said = g_strdup_printf (natter_cli_tr (run, "The session is deleted, but its draft could "
+                                                              "not be removed: %s"),
+                                               words);
+
+      g_application_command_line_printerr (run->cmdline, "natter: %s\n", said);
+    }
+  natter_cli_finish (run, 0);
+}
+
 void
 natter_cli_command_delete (Run *run)
 {
   if (natter_cli_lookup_session (run, run->args[0]) == NULL)
     return;
-  run->boolean_finish = natter_sessions_delete_session_finish;
   natter_sessions_delete_session_async (natter_services_get_sessions (run->services), run->args[0],
-                                        g_task_get_cancellable (run->task), boolean_done_cb, run);
+                                        g_task_get_cancellable (run->task), deleted_cb, run);
 }
 
 /* Fork prints the new session's id. */

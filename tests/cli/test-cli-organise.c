@@ -607,6 +607,9 @@ test_title_fork_delete (Fixture       *f,
   g_autofree char *session_id = NULL;
   g_autofree char *turn_id = NULL;
   g_autofree char *fork_id = NULL;
+  g_autofree char *drafts = NULL;
+  g_autofree char *deleted_draft = NULL;
+  g_autofree char *fork_draft = NULL;
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
@@ -637,12 +640,22 @@ test_title_fork_delete (Fixture       *f,
 
   n_turn_files = count_turn_files (f);
   g_assert_cmpuint (n_turn_files, ==, 1);
+  /* Words left in both conversations' message fields (docs/format.md §10). */
+  drafts = g_build_filename (g_file_peek_path (f->dir), "drafts", NULL);
+  deleted_draft = g_strdup_printf ("%s/%s.json", drafts, session_id);
+  fork_draft = g_strdup_printf ("%s/%s.json", drafts, fork_id);
+  g_assert_cmpint (g_mkdir_with_parents (drafts, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (deleted_draft, "{\"text\":\"never sent\"}", -1, NULL));
+  g_assert_true (g_file_set_contents (fork_draft, "{\"text\":\"still to send\"}", -1, NULL));
   natter_test_run_clear (&r);
   RUN (f, &r, "delete", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   /* docs/sessions.md §9.4: the turn files stay. */
   g_assert_cmpuint (count_turn_files (f), ==, n_turn_files);
+  /* The deleted conversation's draft goes with it; the other's stays. */
+  g_assert_false (g_file_test (deleted_draft, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (fork_draft, G_FILE_TEST_EXISTS));
 
   natter_test_run_clear (&r);
   RUN (f, &r, "sessions");
