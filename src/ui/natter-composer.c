@@ -126,13 +126,19 @@ update_button (NatterComposer *self)
     }
   else
     {
+      gboolean can_send = self->blocked_reason == NULL &&
+                          (!buffer_is_blank (self) || self->attachments->len > 0);
+
       gtk_button_set_icon_name (self->send_button, "go-up-symbolic");
       label = _("Send");
       gtk_widget_remove_css_class (GTK_WIDGET (self->send_button), "destructive-action");
-      gtk_widget_add_css_class (GTK_WIDGET (self->send_button), "suggested-action");
-      gtk_widget_set_sensitive (GTK_WIDGET (self->send_button),
-                                self->blocked_reason == NULL &&
-                                (!buffer_is_blank (self) || self->attachments->len > 0));
+      /* Only a button that sends is coloured: an insensitive accent
+       * button still reads as the thing to press. */
+      if (can_send)
+        gtk_widget_add_css_class (GTK_WIDGET (self->send_button), "suggested-action");
+      else
+        gtk_widget_remove_css_class (GTK_WIDGET (self->send_button), "suggested-action");
+      gtk_widget_set_sensitive (GTK_WIDGET (self->send_button), can_send);
     }
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->send_button), label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->send_button),
