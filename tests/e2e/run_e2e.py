@@ -413,13 +413,19 @@ class Run:
         self.shot(4)
         self.verify_store()
 
-    # 5. kill -9 in the middle of a streamed answer; Resume completes it.
+    # 5. kill -9 in the middle of a streamed answer; Resume completes it,
+    #    and the words streamed before the kill stay, cut off, above it.
     def step5(self):
         app = self.start_app()
         app.new_chat()
         app.send("Answer slowly please")
         app.wait_text("This answer starts streaming")
         self.shot(5, "a")
+        # The words reach the disk at most half a second after they came
+        # (docs/format.md §11); the kill comes once they have.
+        streams = os.path.join(self.data, "streams")
+        wait_until(lambda: os.path.isdir(streams) and any(n.endswith(".json") for n in os.listdir(streams)),
+                   30, "the streamed words to be kept on disk")
         app.kill9()
         self.server.hold.set()
         check_store(self.binary, self.data, app.env)
@@ -430,6 +436,9 @@ class Run:
         self.shot(5, "b")
         press(resume)
         app.wait_text("finishes after the resume.")
+        app.wait_text("Cut off mid-answer")
+        wait_until(lambda: sum("This answer starts streaming" in t for t in app.texts()) >= 2,
+                   20, "the words streamed before the kill above the answer asked again")
         self.shot(5)
         self.verify_store()
 
