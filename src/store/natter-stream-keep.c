@@ -33,17 +33,13 @@
 
 #define SUFFIX ".json"
 
-/* What is to happen next to one turn's file. */
-typedef struct
-{
-  char    *contents;   /* the file's new text, or NULL: remove it */
-} Op;
-
-/* One turn whose file is being written or removed in a worker. */
+/* One turn whose file is being written or removed in a worker, and
+ * what was asked for it meanwhile: the file's new text, or with @next
+ * NULL its removal. */
 typedef struct
 {
   gboolean has_next;
-  Op       next;       /* asked while the running one ran */
+  char    *next;
 } Slot;
 
 struct _NatterStreamKeep
@@ -60,7 +56,7 @@ G_DEFINE_FINAL_TYPE (NatterStreamKeep, natter_stream_keep, G_TYPE_OBJECT)
 static void
 slot_free (Slot *slot)
 {
-  g_free (slot->next.contents);
+  g_free (slot->next);
   g_free (slot);
 }
 
@@ -189,24 +185,22 @@ work_done_cb (GObject      *object,
   g_autofree char *turn_id = user_data;
   g_autoptr(GError) error = NULL;
   Slot *slot;
+  gboolean has_next;
+  char *next;
 
   /* The answer streams on whatever happens here; only what a crash would
-   * keep of it is less. */
+   * keep of it is less. A disk that refuses a write is no bug: logged
+   * as a message, as every other such failure. */
   if (!g_task_propagate_boolean (G_TASK (result), &error))
-    g_warning ("The words streaming for turn %s could not be kept: %s", turn_id, error->message);
+    g_message ("The words streaming for turn %s could not be kept: %s", turn_id, error->message);
 
   slot = g_hash_table_lookup (self->running, turn_id);
   g_assert (slot != NULL);
-  if (slot->has_next)
-    {
-      char *next = g_steal_pointer (&slot->next.contents);
-
-      slot->has_next = FALSE;
-      g_hash_table_remove (self->running, turn_id);
-      start (self, turn_id, next);
-      return;
-    }
+  has_next = slot->has_next;
+  next = g_steal_pointer (&slot->next);
   g_hash_table_remove (self->running, turn_id);
+  if (has_next)
+    start (self, turn_id, next);
 }
 
 /* Runs @contents (transfer full; NULL: removal) for @turn_id now, or
@@ -222,8 +216,8 @@ start (NatterStreamKeep *self,
 
   if (slot != NULL)
     {
-      g_free (slot->next.contents);
-      slot->next.contents = contents;
+      g_free (slot->next);
+      slot->next = contents;
       slot->has_next = TRUE;
       return;
     }
@@ -316,24 +310,27 @@ natter_stream_keep_is_busy (NatterStreamKeep *self)
   return g_hash_table_size (self->running) > 0;
 }
 
-/* The kept words in @contents, read from @path, for @turn_id: the
- * `partial` and in @out_index its call; %NULL with
- * %NATTER_STORE_ERROR_CORRUPT when the file is not such a record. */
+/* The words kept at @path for @turn_id: the `partial` and in
+ * @out_index its call; %NULL with a #G_FILE_ERROR when the file cannot
+ * be read (%G_FILE_ERROR_NOENT: none is kept), or with
+ * %NATTER_STORE_ERROR_CORRUPT when it is not such a record. */
 static JsonNode *
-parse_kept (const char  *path,
-            const char  *contents,
-            gsize        length,
-            const char  *turn_id,
-            gint64      *out_index,
-            GError     **error)
+read_kept (const char  *path,
+           const char  *turn_id,
+           gint64      *out_index,
+           GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
-  g_autoptr(JsonNode) root = natter_json_parse (contents, length, &local_error);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  gsize length = 0;
   JsonObject *kept;
   const char *kept_turn;
   JsonNode *partial;
 
-  if (root == NULL)
+  if (!g_file_get_contents (path, &contents, &length, error))
+    return NULL;
+  if ((root = natter_json_parse (contents, length, &local_error)) == NULL)
     goto corrupt;
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
@@ -384,10 +381,8 @@ natter_stream_keep_load_sync (NatterStreamKeep  *self,
                               GError           **error)
 {
   g_autofree char *path = NULL;
-  g_autofree char *contents = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(JsonNode) partial = NULL;
-  gsize length = 0;
   gint64 index = -1;
 
   g_return_val_if_fail (NATTER_IS_STREAM_KEEP (self), NULL);
@@ -396,14 +391,14 @@ natter_stream_keep_load_sync (NatterStreamKeep  *self,
   if (!natter_id_validate (turn_id, error))
     return NULL;
   path = keep_path (self->dir, turn_id);
-  if (!g_file_get_contents (path, &contents, &length, &local_error))
+  partial = read_kept (path, turn_id, &index, &local_error);
+  if (partial == NULL)
     {
       if (!g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  partial = parse_kept (path, contents, length, turn_id, &index, error);
-  if (partial == NULL || index != (gint64) model_call_index)
+  if (index != (gint64) model_call_index)
     return NULL;
   return g_steal_pointer (&partial);
 }
@@ -418,16 +413,13 @@ still_needed (NatterJsonlRepo *turn_repo,
               const char      *path,
               GCancellable    *cancellable)
 {
-  g_autofree char *contents = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(NatterTurnState) state = NULL;
   g_autoptr(JsonNode) partial = NULL;
-  gsize length = 0;
   gint64 index = -1;
 
-  if (!g_file_get_contents (path, &contents, &length, NULL) ||
-      (partial = parse_kept (path, contents, length, turn_id, &index, NULL)) == NULL)
+  if ((partial = read_kept (path, turn_id, &index, NULL)) == NULL)
     return TRUE;
   events = natter_jsonl_repo_read_sync (turn_repo, turn_id, cancellable, &error);
   if (events == NULL)
