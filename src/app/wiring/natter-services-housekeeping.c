@@ -270,11 +270,15 @@ natter_services_flush_blocking (NatterServices *self,
                                 guint           timeout_ms)
 {
   g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
-  Flush *flush = g_rc_box_new0 (Flush);
+  NatterStreamKeep *keep;
+  Flush *flush;
   gboolean done;
   guint timeout_id;
 
   g_return_val_if_fail (NATTER_IS_SERVICES (self), FALSE);
+
+  keep = natter_turn_runtime_get_stream_keep (natter_services_get_runtime (self));
+  flush = g_rc_box_new0 (Flush);
 
   /* One reference for the flush callback, one for this frame: a flush
    * that outlives the timeout must not write into a dead frame. */
@@ -282,8 +286,7 @@ natter_services_flush_blocking (NatterServices *self,
   timeout_id = g_timeout_add (timeout_ms, flush_timeout_cb, flush);
   /* The words of an answer kept or forgotten last are settled too: a
    * removal cut short would leave them for the next start's sweep. */
-  while ((!flush->done || natter_stream_keep_is_busy (natter_turn_runtime_get_stream_keep (natter_services_get_runtime (self)))) &&
-         !flush->timed_out)
+  while ((!flush->done || natter_stream_keep_is_busy (keep)) && !flush->timed_out)
     g_main_context_iteration (context, TRUE);
   if (!flush->timed_out)
     g_source_remove (timeout_id);
