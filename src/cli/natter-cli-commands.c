@@ -156,11 +156,18 @@ ask_model_cb (GObject      *object,
                                     g_task_get_cancellable (run->task), ask_ran_cb, run);
 }
 
+/* The provider the command names: --base-url's endpoint or --provider's
+ * id (parse() refuses both), or %NULL. */
+static const char *
+named_provider (Run *run)
+{
+  return run->base_url != NULL ? run->base_url : run->provider;
+}
+
 static void
 ask_start (Run *run)
 {
-  natter_services_resolve_model_async (run->services, run->base_url != NULL ? run->base_url : run->provider,
-                                       run->model,
+  natter_services_resolve_model_async (run->services, named_provider (run), run->model,
                                        g_task_get_cancellable (run->task), ask_model_cb, run);
 }
 
@@ -281,7 +288,7 @@ static void
 request_set_model (Run                  *run,
                    NatterMessageRequest *request)
 {
-  const char *provider = run->base_url != NULL ? run->base_url : run->provider;
+  const char *provider = named_provider (run);
 
   if (provider != NULL || run->model != NULL)
     natter_message_request_set_model (request, provider, run->model);
