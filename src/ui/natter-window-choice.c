@@ -263,6 +263,20 @@ recent_model (NatterWindow *self)
   return recent;
 }
 
+/* {provider, model} of a model remembered for new conversations,
+ * without `model` for the provider's first (@model %NULL or empty). */
+static JsonObject *
+recent_new (const char *provider,
+            const char *model)
+{
+  JsonObject *recent = json_object_new ();
+
+  json_object_set_string_member (recent, "provider", provider);
+  if (model != NULL && model[0] != '\0')
+    json_object_set_string_member (recent, "model", model);
+  return recent;
+}
+
 /* Remembers @provider's @model (%NULL: its first) as the one a new
  * conversation goes on with (recent_model()), in this run and the
  * next: a model picked in an empty conversation is the one offered
@@ -279,10 +293,7 @@ remember_recent (NatterWindow *self,
     {
       g_autofree char *at = natter_format_ts (g_get_real_time ());
 
-      recent = json_object_new ();
-      json_object_set_string_member (recent, "provider", provider);
-      if (model != NULL && model[0] != '\0')
-        json_object_set_string_member (recent, "model", model);
+      recent = recent_new (provider, model);
       natter_settings_set_recent_model (self->settings, provider, model, at);
     }
   g_clear_pointer (&self->choice.recent, json_object_unref);
@@ -301,10 +312,7 @@ _natter_window_load_remembered_model (NatterWindow *self)
   g_clear_pointer (&self->choice.remembered_at, g_free);
   if (!natter_settings_dup_recent_model (self->settings, &provider, &model, &self->choice.remembered_at))
     return;
-  self->choice.remembered = json_object_new ();
-  json_object_set_string_member (self->choice.remembered, "provider", provider);
-  if (model != NULL)
-    json_object_set_string_member (self->choice.remembered, "model", model);
+  self->choice.remembered = recent_new (provider, model);
 }
 
 /* What the model choice (natter-model-choice.c) is made from, for the
