@@ -1099,6 +1099,27 @@ storage_contents (Fixture *f)
   return g_string_free (out, FALSE);
 }
 
+/* One conversation, "Tell me about wombats", answered and then found by
+ * `natter search`, which builds the search index on the way. Returns the
+ * line the search printed for it. */
+static char *
+searched_wombats (Fixture  *f,
+                  char    **session_id,
+                  char    **turn_id)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  char *expected;
+
+  script (f, &ANSWER, NULL);
+  RUN_IDS (f, &r, session_id, turn_id, NEW_SESSION (f), "Tell me about wombats");
+  natter_test_run_clear (&r);
+  RUN (f, &r, "search", "wombat");
+  g_assert_cmpint (r.status, ==, 0);
+  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", *session_id, *turn_id);
+  g_assert_cmpstr (r.out, ==, expected);
+  return expected;
+}
+
 /* A search cache damaged where only a search reads it (a page of the
  * words' text, read for a hit), then one overwritten whole: `natter
  * search` has it built again from the logs and answers as from a whole
@@ -1116,13 +1137,7 @@ test_search_damaged_cache (Fixture       *f,
   g_autofree char *root = NULL;
   g_autofree char *check = NULL;
 
-  script (f, &ANSWER, NULL);
-  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "Tell me about wombats");
-  natter_test_run_clear (&r);
-  RUN (f, &r, "search", "wombat");
-  g_assert_cmpint (r.status, ==, 0);
-  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", session_id, turn_id);
-  g_assert_cmpstr (r.out, ==, expected);
+  expected = searched_wombats (f, &session_id, &turn_id);
   storage = storage_contents (f);
 
   page_size = query_cache (f, "PRAGMA page_size");
@@ -1217,14 +1232,8 @@ test_search_while_locked (Fixture       *f,
   g_autofree char *after = NULL;
   g_autofree char *newer = NULL;
 
-  script (f, &ANSWER, NULL);
-  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "Tell me about wombats");
   /* The index as its writer left it, closed. */
-  natter_test_run_clear (&r);
-  RUN (f, &r, "search", "wombat");
-  g_assert_cmpint (r.status, ==, 0);
-  expected = g_strdup_printf ("%s\t%s\tTell me about wombats\n", session_id, turn_id);
-  g_assert_cmpstr (r.out, ==, expected);
+  expected = searched_wombats (f, &session_id, &turn_id);
 
   lock = natter_data_dir_lock_acquire (storage, &error);
   g_assert_no_error (error);
