@@ -76,19 +76,19 @@ static void
 update_title (NatterWindow *self)
 {
   const char *title = NULL;
+  gboolean untitled = FALSE;
   g_autofree char *visible = NULL;
 
   if (self->conversation.entry != NULL)
     {
       title = natter_session_index_entry_get_title (self->conversation.entry);
-      if (title == NULL || title[0] == '\0')
+      untitled = title == NULL || title[0] == '\0';
+      if (untitled)
         title = _("New chat");
     }
   /* A damaged session keeps the title its readable lines give, else the
    * name the list gives it. */
-  if (self->conversation.entry != NULL && natter_session_index_entry_get_error (self->conversation.entry) != NULL &&
-      (natter_session_index_entry_get_title (self->conversation.entry) == NULL ||
-       natter_session_index_entry_get_title (self->conversation.entry)[0] == '\0'))
+  if (untitled && natter_session_index_entry_get_error (self->conversation.entry) != NULL)
     visible = natter_session_dup_damaged_title (self->sessions, self->conversation.entry);
   else
     /* Its control characters as their stand-ins (docs/format.md
