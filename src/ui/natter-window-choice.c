@@ -248,9 +248,12 @@ recent_model (NatterWindow *self)
       default_is_set (self))
     return NULL;
   if (recent == NULL && self->index != NULL)
-    recent = natter_model_choice_later_recent (self->choice.remembered, self->choice.remembered_at,
-                                               natter_session_index_get_recent_model (self->index),
-                                               natter_session_index_get_recent_model_at (self->index));
+    {
+      const char *used_at = NULL;
+      JsonObject *used = natter_session_index_get_recent_model (self->index, &used_at);
+
+      recent = natter_model_choice_later_recent (self->choice.remembered, self->choice.remembered_at, used, used_at);
+    }
   else if (recent == NULL)
     recent = self->choice.remembered;
   if (recent == NULL)

@@ -426,31 +426,32 @@ test_recent_model (Fixture       *f,
   g_autofree char *older = NULL;
   g_autofree char *newer = NULL;
   g_autofree char *first = NULL;
+  const char *at = "unset";
   JsonObject *recent;
 
-  g_assert_null (natter_session_index_get_recent_model (index));
-  g_assert_null (natter_session_index_get_recent_model_at (index));
+  g_assert_null (natter_session_index_get_recent_model (index, &at));
+  g_assert_null (at);
 
   newer = put_session_at (f, index, "2026-12-01T10:00:00.000Z", "mine", "used-last");
   older = put_session_at (f, index, "2026-11-30T10:00:00.000Z", "ollama", "used-before");
-  recent = natter_session_index_get_recent_model (index);
+  recent = natter_session_index_get_recent_model (index, &at);
   g_assert_nonnull (recent);
   g_assert_cmpstr (json_object_get_string_member (recent, "provider"), ==, "mine");
   g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-last");
   /* When it was used, to weigh a model picked in the window against. */
-  g_assert_cmpstr (natter_session_index_get_recent_model_at (index), ==, "2026-12-01T10:00:00.000Z");
+  g_assert_cmpstr (at, ==, "2026-12-01T10:00:00.000Z");
 
   /* Going on with the older one makes its model the recent one. */
   first = put_session_at (f, index, "2026-12-02T10:00:00.000Z", "ollama", "used-again");
-  recent = natter_session_index_get_recent_model (index);
+  recent = natter_session_index_get_recent_model (index, &at);
   g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-again");
-  g_assert_cmpstr (natter_session_index_get_recent_model_at (index), ==, "2026-12-02T10:00:00.000Z");
+  g_assert_cmpstr (at, ==, "2026-12-02T10:00:00.000Z");
 
   /* A conversation deleted takes its model with it. */
   g_assert_true (natter_session_index_remove (index, first));
-  recent = natter_session_index_get_recent_model (index);
+  recent = natter_session_index_get_recent_model (index, &at);
   g_assert_cmpstr (json_object_get_string_member (recent, "model"), ==, "used-last");
-  g_assert_cmpstr (natter_session_index_get_recent_model_at (index), ==, "2026-12-01T10:00:00.000Z");
+  g_assert_cmpstr (at, ==, "2026-12-01T10:00:00.000Z");
 }
 
 int

@@ -134,7 +134,7 @@ natter_model_choice_provider_to_resolve (const NatterModelChoice *choice)
  * @used: (nullable): the model of the conversation with the latest
  *   activity (natter_session_index_get_recent_model())
  * @used_at: (nullable): when that conversation was last active
- *   (natter_session_index_get_recent_model_at())
+ *   (natter_session_index_get_recent_model()'s @out_at)
  *
  * Which of the two a new conversation goes on with as
  * #NatterModelChoice.recent when the window has seen no pick or send of

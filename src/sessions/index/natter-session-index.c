@@ -341,49 +341,39 @@ find_recent (NatterSessionIndex *self)
 /**
  * natter_session_index_get_recent_model:
  * @self: the index
+ * @out_at: (out) (optional) (transfer none) (nullable): when that model
+ *   was used: the latest turn's time of its conversation, as
+ *   natter_format_ts() writes it, or %NULL with no model. A model picked
+ *   in the window is weighed against it (docs/sessions.md §1, "Who
+ *   answers"): the later of the two is what a new conversation goes on
+ *   with.
  *
  * The model of the conversation with the latest activity
  * (natter_session_index_entry_get_latest_turn_at()): what was used last,
  * which a new conversation goes on with when Preferences name no default
  * model. A damaged conversation, or one whose latest turn was imported
- * (its model is a label of where it came from), is passed over.
+ * (its model is a label of where it came from), is passed over. One
+ * walk of the list gives both.
  *
  * Returns: (transfer none) (nullable): the `{provider, model}` of that
  *   conversation's last turn, or %NULL when no conversation has one
  */
 JsonObject *
-natter_session_index_get_recent_model (NatterSessionIndex *self)
+natter_session_index_get_recent_model (NatterSessionIndex  *self,
+                                       const char         **out_at)
 {
   NatterSessionIndexEntry *recent;
 
+  if (out_at != NULL)
+    *out_at = NULL;
   g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
 
   recent = find_recent (self);
-  return recent != NULL ? natter_session_index_entry_get_last_model (recent) : NULL;
-}
-
-/**
- * natter_session_index_get_recent_model_at:
- * @self: the index
- *
- * When the model natter_session_index_get_recent_model() gives was
- * used: the latest turn's time of its conversation, as
- * natter_format_ts() writes it. A model picked in the window is weighed
- * against it (docs/sessions.md §1, "Who answers"): the later of the two
- * is what a new conversation goes on with.
- *
- * Returns: (transfer none) (nullable): the timestamp, or %NULL when no
- *   conversation has a model
- */
-const char *
-natter_session_index_get_recent_model_at (NatterSessionIndex *self)
-{
-  NatterSessionIndexEntry *recent;
-
-  g_return_val_if_fail (NATTER_IS_SESSION_INDEX (self), NULL);
-
-  recent = find_recent (self);
-  return recent != NULL ? natter_session_index_entry_get_latest_turn_at (recent) : NULL;
+  if (recent == NULL)
+    return NULL;
+  if (out_at != NULL)
+    *out_at = natter_session_index_entry_get_latest_turn_at (recent);
+  return natter_session_index_entry_get_last_model (recent);
 }
 
 /**

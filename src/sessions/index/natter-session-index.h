@@ -26,8 +26,8 @@ gboolean                 natter_session_index_get_loaded            (NatterSessi
 void                     natter_session_index_set_cache_file        (NatterSessionIndex   *self,
                                                                      GFile                *file);
 GPtrArray               *natter_session_index_dup_damaged           (NatterSessionIndex   *self);
-JsonObject              *natter_session_index_get_recent_model      (NatterSessionIndex   *self);
-const char              *natter_session_index_get_recent_model_at   (NatterSessionIndex   *self);
+JsonObject              *natter_session_index_get_recent_model      (NatterSessionIndex   *self,
+                                                                     const char          **out_at);
 
 void                     natter_session_index_load_async            (NatterSessionIndex   *self,
                                                                      NatterJsonlRepo      *session_repo,

@@ -604,7 +604,7 @@ add_provider_activated_cb (NatterProvidersPage *self)
    * model means to talk to it, not to the built-in Ollama (README,
    * "Pointing Natter at a server"). */
   if (natter_settings_adopt_first_provider (self->settings, id,
-                                            natter_session_index_get_recent_model (natter_services_get_index (self->services)) != NULL))
+                                            natter_session_index_get_recent_model (natter_services_get_index (self->services), NULL) != NULL))
     show_default_toast (self, id, _("New Provider"));
 }
 
