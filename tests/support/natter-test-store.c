@@ -417,7 +417,11 @@ natter_test_chatgpt_fixture_subset (guint first,
  * @sql: a statement
  *
  * Runs @sql on a connection of its own to @path, as another program
- * would (a check of the file, a checkpoint before writing over it).
+ * would (a check of the file, a checkpoint before writing over it). Like
+ * such a program it waits up to ten seconds for the connections of the
+ * index under test: a reader that follows the writer's file reads it in
+ * a thread of its own whenever the file changes, and a checkpoint that
+ * folds the whole log in must wait for that read to end.
  *
  * Returns: (transfer full): the first row's first column, or SQLite's
  *   error message when @sql fails
@@ -431,6 +435,7 @@ natter_test_sqlite_query (const char *path,
   char *result;
 
   g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READWRITE, NULL), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, 10000);
   if (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL) == SQLITE_OK && sqlite3_step (stmt) == SQLITE_ROW)
     result = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
   else
