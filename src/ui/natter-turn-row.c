@@ -52,6 +52,9 @@ struct _NatterTurnRow
   /* The assistant's words in this turn, for Copy. */
   GString        *assistant_text;
   gboolean        stopped_mid_answer;  /* a "Stopped mid-answer" mark is shown */
+  /* The read of the words a killed process kept of the interrupted
+   * answer (show_kept_words()), cancelled by the next update. */
+  GCancellable   *kept_cancellable;
   /* The item's read waits until the list view places this row in the
    * viewport: a 1,000-turn session binds about 200 rows, of which a
    * handful are seen. placed_id is the idle that starts the read and
@@ -142,10 +145,9 @@ append_reasoning (GtkBox     *box,
 /* Under the answer a call had streamed when it was stopped or broke off:
  * the text above it is all there is, and says why. */
 static void
-append_partial_mark (GtkBox              *box,
-                     NatterTurnModelCall *call)
+append_partial_mark (GtkBox   *box,
+                     gboolean  stopped)
 {
-  gboolean stopped = natter_turn_model_call_was_stopped (call);
   g_autoptr(GtkBuilder) builder = gtk_builder_new ();
   GtkWidget *mark = natter_builder_part (builder, PARTS_UI, "partial_mark");
 
@@ -156,22 +158,14 @@ append_partial_mark (GtkBox              *box,
   gtk_box_append (box, mark);
 }
 
+/* The text and reasoning of an assistant @message, at the end of the
+ * activity, its text kept for Copy. */
 static void
-add_message_parts (NatterTurnRow       *self,
-                   NatterTurnModelCall *call,
-                   GHashTable          *prompted)
+append_message (NatterTurnRow *self,
+                JsonObject    *message)
 {
-  JsonObject *message = natter_turn_model_call_get_message (call);
-  /* A call stopped or broken mid-answer keeps what had arrived; it stays
-   * on screen, marked, live and after a restart. */
-  JsonObject *partial = message == NULL ? natter_turn_model_call_get_partial (call) : NULL;
-  JsonNode *content = NULL;
+  JsonNode *content = json_object_get_member (message, "content");
   GString *text = g_string_new (NULL);
-
-  if (partial != NULL)
-    message = partial;
-  if (message != NULL)
-    content = json_object_get_member (message, "content");
 
   if (content != NULL && JSON_NODE_HOLDS_VALUE (content))
     g_string_append (text, json_node_get_string (content));
@@ -203,13 +197,29 @@ add_message_parts (NatterTurnRow       *self,
         g_string_append (self->assistant_text, "\n\n");
       g_string_append_len (self->assistant_text, text->str, text->len);
     }
+  g_string_free (text, TRUE);
+}
+
+static void
+add_message_parts (NatterTurnRow       *self,
+                   NatterTurnModelCall *call,
+                   GHashTable          *prompted)
+{
+  JsonObject *message = natter_turn_model_call_get_message (call);
+  /* A call stopped or broken mid-answer keeps what had arrived; it stays
+   * on screen, marked, live and after a restart. */
+  JsonObject *partial = message == NULL ? natter_turn_model_call_get_partial (call) : NULL;
+
+  if (partial != NULL)
+    message = partial;
+  if (message != NULL)
+    append_message (self, message);
   if (partial != NULL)
     {
-      append_partial_mark (GTK_BOX (self->activity_box), call);
+      append_partial_mark (GTK_BOX (self->activity_box), natter_turn_model_call_was_stopped (call));
       if (natter_turn_model_call_was_stopped (call))
         self->stopped_mid_answer = TRUE;
     }
-  g_string_free (text, TRUE);
 
   for (guint i = 0; i < natter_turn_model_call_get_n_tool_calls (call); i++)
     {
@@ -350,6 +360,52 @@ show_failure (NatterTurnRow   *self,
 }
 
 static void
+kept_words_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(NatterTurnRow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) partial = natter_sessions_read_kept_words_finish (NATTER_SESSIONS (source), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+      g_cancellable_is_cancelled (self->kept_cancellable))
+    return;
+  if (partial != NULL)
+    {
+      append_message (self, json_node_get_object (partial));
+      append_partial_mark (GTK_BOX (self->activity_box), FALSE);
+    }
+  else if (error != NULL)
+    {
+      /* Resume goes on without them, and says so in the log; the file
+       * is left for whoever looks into it. */
+      natter_label_set_visible_text (self->status_details_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->status_details), TRUE);
+    }
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+/* A turn this device was answering when its process was killed: the
+ * words that had arrived were kept beside its file (docs/format.md §11),
+ * and a resume or a stop writes them into it. Shown before that, under
+ * the turn, so that the person sees what is there before choosing. */
+static void
+show_kept_words (NatterTurnRow   *self,
+                 NatterTurnState *state)
+{
+  guint n = natter_turn_state_get_n_model_calls (state);
+  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
+
+  if (call == NULL || !natter_turn_model_call_is_open (call))
+    return;
+  self->kept_cancellable = g_cancellable_new ();
+  natter_sessions_read_kept_words_async (self->sessions, natter_turn_state_get_turn_id (state),
+                                         natter_turn_model_call_get_index (call), self->kept_cancellable,
+                                         kept_words_cb, g_object_ref (self));
+}
+
+static void
 show_terminal (NatterTurnRow   *self,
                NatterTurnState *state)
 {
@@ -430,9 +486,12 @@ show_terminal (NatterTurnRow   *self,
                     _("Not finished here. The other Natter using this data folder may still be writing it."),
                     NULL, NULL);
       else
-        set_status (self, FALSE, "dialog-warning-symbolic",
-                    _("Interrupted before it finished, perhaps by a crash."),
-                    _("_Resume"), latest ? "win.resume-turn" : NULL);
+        {
+          set_status (self, FALSE, "dialog-warning-symbolic",
+                      _("Interrupted before it finished, perhaps by a crash."),
+                      _("_Resume"), latest ? "win.resume-turn" : NULL);
+          show_kept_words (self, state);
+        }
       break;
     }
   gtk_button_set_use_underline (self->action_button, TRUE);
@@ -875,6 +934,9 @@ update (NatterTurnRow *self)
   ensure_built (self);
   update_summary (self);
 
+  if (self->kept_cancellable != NULL)
+    g_cancellable_cancel (self->kept_cancellable);
+  g_clear_object (&self->kept_cancellable);
   remove_children (self->activity_box);
   remove_children (self->prompts_box);
   g_string_truncate (self->assistant_text, 0);
@@ -1115,6 +1177,9 @@ natter_turn_row_dispose (GObject *object)
 
   if (self->sessions != NULL)
     g_signal_handlers_disconnect_by_data (self->sessions, self);
+  if (self->kept_cancellable != NULL)
+    g_cancellable_cancel (self->kept_cancellable);
+  g_clear_object (&self->kept_cancellable);
   natter_turn_row_set_item (self, NULL);
   if (self->built)
     gtk_widget_dispose_template (GTK_WIDGET (self), NATTER_TYPE_TURN_ROW);

@@ -413,8 +413,9 @@ class Run:
         self.shot(4)
         self.verify_store()
 
-    # 5. kill -9 in the middle of a streamed answer; Resume completes it,
-    #    and the words streamed before the kill stay, cut off, above it.
+    # 5. kill -9 in the middle of a streamed answer; the words streamed
+    #    before the kill show at once under the interrupted turn; Resume
+    #    completes it, and they stay, cut off, above the answer.
     def step5(self):
         app = self.start_app()
         app.new_chat()
@@ -432,6 +433,10 @@ class Run:
         app = self.start_app()
         app.select_session("Answer slowly please")
         app.wait_text("Interrupted before it finished")
+        # Before anything is chosen, the words kept at the kill are there,
+        # cut off, under the interrupted turn.
+        app.wait_text("This answer starts streaming")
+        app.wait_text("Cut off mid-answer")
         resume = self.button_in(app.root, "Resume")
         self.shot(5, "b")
         press(resume)

@@ -7,11 +7,15 @@
  * interrupted with a Resume button, the composer says why it cannot send,
  * and clicking Resume finishes the turn on disk and on screen and frees
  * the composer. Nothing resumes by itself (docs/sessions.md §9.3: recovery
- * re-issues model calls, so it must be the user's choice).
+ * re-issues model calls, so it must be the user's choice). The words the
+ * killed process kept of the answer (docs/format.md §11) show under the
+ * turn before Resume, and stay above the answer after it; a kept file
+ * that cannot be read is said under Details, and Resume goes on.
  */
 
 #include "natter-markdown-view.h"
 #include "natter-session-row.h"
+#include "natter-stream-keep.h"
 #include "natter-turn-row.h"
 #include "natter-ui-test-world.h"
 #include "natter-window-private.h"
@@ -167,6 +171,128 @@ test_timeline_resume_clicked (void)
   ui_world_free (u);
 }
 
+static gboolean
+keep_settled (gpointer data)
+{
+  return !natter_stream_keep_is_busy (data);
+}
+
+typedef struct
+{
+  NatterWindow *window;
+  const char   *texts;    /* the Markdown views' texts, joined by "|" */
+  const char   *label;    /* a part of a label shown with them */
+} Shown;
+
+/* Whether a label under @root, its Details opened, says @part. */
+static gboolean
+label_says (GtkWidget  *root,
+            const char *part)
+{
+  g_autoptr(GPtrArray) expanders = ui_find_all (root, GTK_TYPE_EXPANDER);
+  g_autoptr(GPtrArray) labels = NULL;
+
+  for (guint i = 0; i < expanders->len; i++)
+    gtk_expander_set_expanded (g_ptr_array_index (expanders, i), TRUE);
+  ui_settle ();
+  labels = ui_find_all (root, GTK_TYPE_LABEL);
+  for (guint i = 0; i < labels->len; i++)
+    if (strstr (gtk_label_get_text (g_ptr_array_index (labels, i)), part) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+shown (gpointer data)
+{
+  Shown *s = data;
+  g_autofree char *texts = NULL;
+
+  ui_settle ();
+  texts = shown_texts (s->window);
+  return interrupted_shown (s->window) && g_strcmp0 (texts, s->texts) == 0 &&
+         label_says (natter_window_get_timeline_list (s->window), s->label);
+}
+
+/* A turn whose process was killed mid-answer, its words kept beside the
+ * logs as that process kept them; @kept_file is written over the kept
+ * record when not %NULL (a file that cannot be read). */
+static void
+kept_words_case (const char *kept_file,
+                 const char *before,
+                 const char *label,
+                 const char *after)
+{
+  UiWorld *u = ui_world_new ();
+  g_autoptr(NatterStreamKeep) keep = natter_stream_keep_new (u->w->dir);
+  g_autofree char *session_id = ui_create_session (u, "Interrupted story");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *crashed = NULL;
+  g_autoptr(JsonNode) partial = json_from_string ("{\"role\":\"assistant\",\"content\":\"Once upon a time\"}", NULL);
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *types = NULL;
+  NatterSessionIndexEntry *entry;
+  NatterWindow *window;
+  Shown shown_before;
+  Resumed resumed;
+
+  natter_turn_runtime_set_stream_keep (u->w->runtime, keep);
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_STEP_HOLD,
+                            "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
+  entry = natter_session_index_lookup (u->index, session_id);
+  natter_stream_keep_save (keep, turn_id, 0, partial);
+  g_assert_true (natter_test_poll_until (keep_settled, keep, 10000));
+  if (kept_file != NULL)
+    {
+      g_autofree char *name = g_strconcat (turn_id, ".json", NULL);
+      g_autofree char *path = g_build_filename (g_file_peek_path (u->w->dir), NATTER_STREAMS_DIR_NAME, name, NULL);
+
+      g_assert_true (g_file_set_contents (path, kept_file, -1, NULL));
+    }
+
+  window = ui_window_new (app, u);
+  g_assert_true (natter_window_open_session (window, session_id));
+  shown_before = (Shown) { window, before, label };
+  ui_wait_until (shown, &shown_before);
+  /* Shown only: the turn's file is as the crash left it, and nothing
+   * was asked of the model again. */
+  {
+    g_autoptr(GFile) file = natter_jsonl_repo_get_file (u->w->turn_repo, turn_id, NULL);
+    g_autofree char *now = ui_read_file (file);
+
+    g_assert_cmpstr (now, ==, crashed);
+  }
+  g_assert_cmpuint (natter_fake_model_get_n_requests (u->w->fakes->model), ==, 1);
+
+  g_assert_true (gtk_widget_activate (ui_find_button (natter_window_get_timeline_list (window), "_Resume")));
+  resumed = (Resumed) { u, window, entry, 1, after };
+  ui_wait_until (resumed_and_shown, &resumed);
+  events = ui_get_turn (u, turn_id);
+  types = types_of (events);
+  g_assert_cmpstr (types, ==,
+                   "turn_created model_call_requested model_call_failed "
+                   "model_call_requested model_call_completed turn_completed");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
+static void
+test_timeline_kept_words_before_resume (void)
+{
+  kept_words_case (NULL, "Once upon a time", "Cut off mid-answer", "Once upon a time|Finished after the resume");
+}
+
+static void
+test_timeline_kept_words_unreadable (void)
+{
+  kept_words_case ("{\"turnId\": \"cut", "", "cannot be read", "Finished after the resume");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -176,6 +302,8 @@ main (int   argc,
   app = ui_test_init_with_app (&argc, &argv);
 
   g_test_add_func ("/timeline/resume-clicked", test_timeline_resume_clicked);
+  g_test_add_func ("/timeline/kept-words-before-resume", test_timeline_kept_words_before_resume);
+  g_test_add_func ("/timeline/kept-words-unreadable", test_timeline_kept_words_unreadable);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -7,7 +7,8 @@
  * oldest queued message once the latest turn completed, and the holds
  * that keep it (docs/sessions.md §4), the external inputs routed to a
  * turn (docs/sessions.md §9.2), stop_turn, wait_for_turn and
- * resume_turn (docs/sessions.md §9.3). Queueing itself, which may
+ * resume_turn (docs/sessions.md §9.3) with the words kept of the
+ * answer a resume would close (docs/format.md §11). Queueing itself, which may
  * promote, is natter-sessions-queue.c, above this file.
  */
 
@@ -21,6 +22,7 @@
 #include "natter-session-schema.h"
 #include "natter-session-schema-upgrade.h"
 #include "natter-store-error.h"
+#include "natter-stream-keep.h"
 #include "natter-sessions-private.h"
 #include "natter-sync-conflict-name.h"
 #include "natter-sessions-queue.h"
@@ -1538,6 +1540,110 @@ natter_sessions_resume_turn_finish (NatterSessions  *self,
                                     GError         **error)
 {
   return resume_finish (self, result, natter_sessions_resume_turn_async, error);
+}
+
+/* The words kept of an interrupted answer (docs/format.md §11) */
+
+typedef struct
+{
+  NatterStreamKeep *keep;
+  char             *turn_id;
+  guint             model_call_index;
+} KeptRead;
+
+static void
+kept_read_free (KeptRead *read)
+{
+  g_clear_object (&read->keep);
+  g_free (read->turn_id);
+  g_free (read);
+}
+
+static void
+kept_read_thread (GTask        *task,
+                  gpointer      source_object,
+                  gpointer      task_data,
+                  GCancellable *cancellable)
+{
+  KeptRead *read = task_data;
+  GError *error = NULL;
+  JsonNode *partial = natter_stream_keep_load_sync (read->keep, read->turn_id, read->model_call_index, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, partial, (GDestroyNotify) json_node_unref);
+}
+
+/**
+ * natter_sessions_read_kept_words_async:
+ * @self: the service
+ * @turn_id: a turn of this device left `idle` by a killed process
+ * @model_call_index: the `modelCallIndex` of its call left open
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called on the main context with what was read
+ * @user_data: data for @callback
+ *
+ * Reads, in a thread, the words that call had streamed when its process
+ * was killed, as the process kept them beside the logs (docs/format.md
+ * §11): what a resume or a stop of the turn will write into its file as
+ * the call's `partial`. A window shows them under the interrupted turn
+ * before the person chooses. Reads nothing of the turn's own file.
+ */
+void
+natter_sessions_read_kept_words_async (NatterSessions      *self,
+                                       const char          *turn_id,
+                                       guint                model_call_index,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  NatterStreamKeep *keep;
+  KeptRead *read;
+
+  g_return_if_fail (NATTER_IS_SESSIONS (self));
+  g_return_if_fail (turn_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, natter_sessions_read_kept_words_async);
+  keep = natter_turn_runtime_get_stream_keep (self->runtime);
+  if (keep == NULL)
+    {
+      /* A runtime that keeps no words (a test's, one for a single
+       * command) has none to show. */
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+  read = g_new0 (KeptRead, 1);
+  read->keep = g_object_ref (keep);
+  read->turn_id = g_strdup (turn_id);
+  read->model_call_index = model_call_index;
+  g_task_set_task_data (task, read, (GDestroyNotify) kept_read_free);
+  g_task_run_in_thread (task, kept_read_thread);
+}
+
+/**
+ * natter_sessions_read_kept_words_finish:
+ * @self: the service
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError
+ *
+ * Returns: (transfer full) (nullable): the assistant message kept, in
+ *   the form of a `model_call_failed.partial`; %NULL without an error
+ *   when nothing is kept for that call; %NULL with
+ *   %NATTER_STORE_ERROR_CORRUPT for a kept file that cannot be read (it
+ *   is left as it is), or a #G_FILE_ERROR
+ */
+JsonNode *
+natter_sessions_read_kept_words_finish (NatterSessions  *self,
+                                        GAsyncResult    *result,
+                                        GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == natter_sessions_read_kept_words_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /**

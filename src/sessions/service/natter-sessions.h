@@ -267,6 +267,15 @@ void                natter_sessions_resume_turn_async            (NatterSessions
 char               *natter_sessions_resume_turn_finish           (NatterSessions      *self,
                                                                   GAsyncResult        *result,
                                                                   GError             **error);
+void                natter_sessions_read_kept_words_async        (NatterSessions      *self,
+                                                                  const char          *turn_id,
+                                                                  guint                model_call_index,
+                                                                  GCancellable        *cancellable,
+                                                                  GAsyncReadyCallback  callback,
+                                                                  gpointer             user_data);
+JsonNode           *natter_sessions_read_kept_words_finish       (NatterSessions      *self,
+                                                                  GAsyncResult        *result,
+                                                                  GError             **error);
 void                natter_sessions_take_over_turn_async         (NatterSessions      *self,
                                                                   const char          *session_id,
                                                                   GCancellable        *cancellable,
