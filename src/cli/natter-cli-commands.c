@@ -507,17 +507,90 @@ resume_done_cb (GObject      *object,
   natter_cli_wait_and_report (run);
 }
 
-void
-natter_cli_command_resume (Run *run)
+static void
+resume_start (Run *run)
 {
-  if (natter_cli_lookup_session (run, run->args[0]) == NULL)
-    return;
   if (run->here)
     natter_sessions_take_over_turn_async (natter_services_get_sessions (run->services), run->args[0],
                                           g_task_get_cancellable (run->task), resume_done_cb, run);
   else
     natter_sessions_resume_turn_async (natter_services_get_sessions (run->services), run->args[0],
                                        g_task_get_cancellable (run->task), resume_done_cb, run);
+}
+
+/* Words kept that cannot be read are said before the resume goes on
+ * without them: the file stays, and the log alone is no place to learn
+ * that an answer's beginning is not in the conversation. */
+static void
+kept_words_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) partial = natter_sessions_read_kept_words_finish (NATTER_SESSIONS (object), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      natter_cli_fail_error (run, g_steal_pointer (&error));
+      return;
+    }
+  if (error != NULL)
+    {
+      g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+      /* Translators: %s is why */
+      g_autofree char *said = g_strdup_printf (natter_cli_tr (run, "%s. The answer is resumed without the words "
+                                                              "that had arrived; the file is left as it is"),
+                                               words);
+
+      g_application_command_line_printerr (run->cmdline, "natter: %s\n", said);
+    }
+  resume_start (run);
+}
+
+/* The latest turn read: the call a resume will close, whose kept words
+ * (docs/format.md §11) are looked at first. */
+static void
+resumed_state_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(NatterTurnState) state = natter_turn_runtime_get_turn_state_finish (NATTER_TURN_RUNTIME (object),
+                                                                               result, NULL);
+  guint n = state != NULL ? natter_turn_state_get_n_model_calls (state) : 0;
+  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
+
+  /* A turn that cannot be read is for the resume to refuse. */
+  if (call == NULL || !natter_turn_model_call_is_open (call))
+    {
+      resume_start (run);
+      return;
+    }
+  natter_sessions_read_kept_words_async (natter_services_get_sessions (run->services),
+                                         natter_turn_state_get_turn_id (state),
+                                         natter_turn_model_call_get_index (call),
+                                         g_task_get_cancellable (run->task), kept_words_cb, run);
+}
+
+void
+natter_cli_command_resume (Run *run)
+{
+  NatterSessionIndexEntry *entry = natter_cli_lookup_session (run, run->args[0]);
+  const char *latest;
+
+  if (entry == NULL)
+    return;
+  latest = natter_session_index_entry_get_latest_turn_id (entry);
+  /* Words are kept only on the device that was answering: one taken
+   * over from another has none here. */
+  if (run->here || latest == NULL)
+    {
+      resume_start (run);
+      return;
+    }
+  natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (run->services), latest,
+                                            g_task_get_cancellable (run->task), resumed_state_cb, run);
 }
 
 /* ------------------------------------------------------------------ */

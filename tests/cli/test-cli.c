@@ -448,7 +448,7 @@ test_resume_keeps_streamed_words (Fixture       *f,
   g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "Hel"));
 }
 
-/* Kept words that cannot be read are not lost to a resume: it logs it,
+/* Kept words that cannot be read are not lost to a resume: it says so,
  * closes the call without them, and leaves their file as it is, also
  * while the answer asked again streams. */
 static void
@@ -471,8 +471,12 @@ test_resume_unreadable_kept_words (Fixture       *f,
   RUN (f, &r, "resume", session_id);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
-  /* Said in the log (the journal), not on the command's standard error. */
-  g_assert_cmpstr (r.err, ==, "");
+  /* Said, naming the file, and the resume goes on. */
+  g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
+  g_assert_nonnull (strstr (r.err, kept));
+  g_assert_true (g_str_has_suffix (r.err, ". The answer is resumed without the words that had arrived; "
+                                   "the file is left as it is\n"));
+  g_assert_cmpuint (strchr (r.err, '\n') - r.err, ==, strlen (r.err) - 1);
   closing = closing_of_first_call (f, turn_id);
   g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "interrupted");
   g_assert_false (json_object_has_member (closing, "partial"));
