@@ -464,15 +464,6 @@ stop_done_cb (GObject      *object,
   natter_cli_report_turn_id (run);
 }
 
-void
-natter_cli_command_stop (Run *run)
-{
-  run->turn_id = g_strdup (run->args[0]);
-  /* The reason is stored in the turn: never in the language of a UI. */
-  natter_sessions_stop_turn_async (natter_services_get_sessions (run->services), run->args[0],
-                                   "Stopped from the command line", g_task_get_cancellable (run->task),
-                                   stop_done_cb, run);
-}
 
 static void
 resume_done_cb (GObject      *object,
@@ -518,59 +509,102 @@ resume_start (Run *run)
                                        g_task_get_cancellable (run->task), resume_done_cb, run);
 }
 
-/* Words kept that cannot be read are said before the resume goes on
- * without them: the file stays, and the log alone is no place to learn
- * that an answer's beginning is not in the conversation. */
+/* Before a resume or a stop closes the call a killed process left open
+ * (docs/format.md §11): words it kept that cannot be read are said, as
+ * the command goes on without them. The file stays, and the log alone is
+ * no place to learn that an answer's beginning is not in the
+ * conversation. */
+typedef struct
+{
+  Run   *run;
+  void (*then) (Run *run);
+} KeptCheck;
+
 static void
 kept_words_cb (GObject      *object,
                GAsyncResult *result,
                gpointer      user_data)
 {
-  Run *run = user_data;
+  g_autofree KeptCheck *check = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) partial = natter_sessions_read_kept_words_finish (NATTER_SESSIONS (object), result, &error);
 
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      natter_cli_fail_error (run, g_steal_pointer (&error));
+      natter_cli_fail_error (check->run, g_steal_pointer (&error));
       return;
     }
   if (error != NULL)
     {
-      g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+      g_autofree char *words = natter_cli_error_words (check->run->cmdline, error->message);
       /* Translators: %s is why */
-      g_autofree char *said = g_strdup_printf (natter_cli_tr (run, "%s. The answer is resumed without the words "
-                                                              "that had arrived; the file is left as it is"),
+      g_autofree char *said = g_strdup_printf (natter_cli_tr (check->run, "%s. The conversation goes on without the "
+                                                              "words that had arrived; the file is left as it is"),
                                                words);
 
-      g_application_command_line_printerr (run->cmdline, "natter: %s\n", said);
+      g_application_command_line_printerr (check->run->cmdline, "natter: %s\n", said);
     }
-  resume_start (run);
+  check->then (check->run);
 }
 
-/* The latest turn read: the call a resume will close, whose kept words
- * (docs/format.md §11) are looked at first. */
 static void
-resumed_state_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+kept_state_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
 {
-  Run *run = user_data;
+  KeptCheck *check = user_data;
   g_autoptr(NatterTurnState) state = natter_turn_runtime_get_turn_state_finish (NATTER_TURN_RUNTIME (object),
                                                                                result, NULL);
   guint n = state != NULL ? natter_turn_state_get_n_model_calls (state) : 0;
   NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
 
-  /* A turn that cannot be read is for the resume to refuse. */
+  /* A turn that cannot be read is for the command itself to refuse. */
   if (call == NULL || !natter_turn_model_call_is_open (call))
     {
-      resume_start (run);
+      check->then (check->run);
+      g_free (check);
       return;
     }
-  natter_sessions_read_kept_words_async (natter_services_get_sessions (run->services),
+  natter_sessions_read_kept_words_async (natter_services_get_sessions (check->run->services),
                                          natter_turn_state_get_turn_id (state),
                                          natter_turn_model_call_get_index (call),
-                                         g_task_get_cancellable (run->task), kept_words_cb, run);
+                                         g_task_get_cancellable (check->run->task), kept_words_cb, check);
+}
+
+static void
+check_kept_words (Run         *run,
+                  const char  *turn_id,
+                  void       (*then) (Run *run))
+{
+  KeptCheck *check;
+
+  /* A turn this process runs closes its call with the words it holds. */
+  if (natter_sessions_is_turn_running (natter_services_get_sessions (run->services), turn_id))
+    {
+      then (run);
+      return;
+    }
+  check = g_new0 (KeptCheck, 1);
+  check->run = run;
+  check->then = then;
+  natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (run->services), turn_id,
+                                            g_task_get_cancellable (run->task), kept_state_cb, check);
+}
+
+static void
+stop_start (Run *run)
+{
+  /* The reason is stored in the turn: never in the language of a UI. */
+  natter_sessions_stop_turn_async (natter_services_get_sessions (run->services), run->args[0],
+                                   "Stopped from the command line", g_task_get_cancellable (run->task),
+                                   stop_done_cb, run);
+}
+
+void
+natter_cli_command_stop (Run *run)
+{
+  run->turn_id = g_strdup (run->args[0]);
+  check_kept_words (run, run->args[0], stop_start);
 }
 
 void
@@ -585,12 +619,9 @@ natter_cli_command_resume (Run *run)
   /* Words are kept only on the device that was answering: one taken
    * over from another has none here. */
   if (run->here || latest == NULL)
-    {
-      resume_start (run);
-      return;
-    }
-  natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (run->services), latest,
-                                            g_task_get_cancellable (run->task), resumed_state_cb, run);
+    resume_start (run);
+  else
+    check_kept_words (run, latest, resume_start);
 }
 
 /* ------------------------------------------------------------------ */

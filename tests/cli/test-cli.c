@@ -474,7 +474,7 @@ test_resume_unreadable_kept_words (Fixture       *f,
   /* Said, naming the file, and the resume goes on. */
   g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
   g_assert_nonnull (strstr (r.err, kept));
-  g_assert_true (g_str_has_suffix (r.err, ". The answer is resumed without the words that had arrived; "
+  g_assert_true (g_str_has_suffix (r.err, ". The conversation goes on without the words that had arrived; "
                                    "the file is left as it is\n"));
   g_assert_cmpuint (strchr (r.err, '\n') - r.err, ==, strlen (r.err) - 1);
   closing = closing_of_first_call (f, turn_id);
@@ -482,6 +482,37 @@ test_resume_unreadable_kept_words (Fixture       *f,
   g_assert_false (json_object_has_member (closing, "partial"));
   g_assert_true (g_file_get_contents (kept, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, "{\"turnId\": \"cut");
+}
+
+/* A stop of that turn, its kept words unreadable, says so the same way
+ * and stops it, the file left as it is. */
+static void
+test_stop_unreadable_kept_words (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_auto(NatterTestRun) r = { 0 };
+  g_autofree char *session_id = NULL;
+  g_autofree char *turn_id = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(JsonObject) closing = NULL;
+
+  script (f, &HANG, NULL);
+  session_id = send_killed_after_words_kept (f, "--no-auto-title");
+  turn_id = only_turn (f, session_id);
+  kept = g_strdup_printf ("%s/streams/%s.json", g_file_peek_path (f->dir), turn_id);
+  g_assert_true (g_file_set_contents (kept, "[]", -1, NULL));
+
+  RUN (f, &r, "stop", turn_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
+  g_assert_true (g_str_has_suffix (r.err, ". The conversation goes on without the words that had arrived; "
+                                   "the file is left as it is\n"));
+  closing = closing_of_first_call (f, turn_id);
+  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "cancelled");
+  g_assert_false (json_object_has_member (closing, "partial"));
+  g_assert_true (g_file_get_contents (kept, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, "[]");
 }
 
 /* Stopping the turn a killed process left keeps its words too, as a
@@ -1281,6 +1312,7 @@ main (int   argc,
   ADD ("/cli/resume-keeps-streamed-words", test_resume_keeps_streamed_words);
   ADD ("/cli/stop-keeps-streamed-words", test_stop_keeps_streamed_words);
   ADD ("/cli/resume-unreadable-kept-words", test_resume_unreadable_kept_words);
+  ADD ("/cli/stop-unreadable-kept-words", test_stop_unreadable_kept_words);
   ADD ("/cli/sessions/elsewhere", test_sessions_elsewhere);
   ADD ("/cli/title/elsewhere", test_title_elsewhere);
   ADD ("/cli/sync/fresh-folder-written", test_sync_fresh);
