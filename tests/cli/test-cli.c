@@ -448,12 +448,15 @@ test_resume_keeps_streamed_words (Fixture       *f,
   g_assert_null (strstr (g_ptr_array_index (f->server->bodies, 1), "Hel"));
 }
 
-/* Kept words that cannot be read are not lost to a resume: it says so,
- * closes the call without them, and leaves their file as it is, also
- * while the answer asked again streams. */
+/* Kept words that cannot be read are not lost to a resume or a stop of
+ * the turn: the command says so in one line naming the file, closes the
+ * call without them (with @error), and leaves their file as it is, also
+ * while an answer asked again streams. */
 static void
-test_resume_unreadable_kept_words (Fixture       *f,
-                                   gconstpointer  data)
+unreadable_kept_words (Fixture    *f,
+                       const char *command,
+                       const char *contents,
+                       const char *error)
 {
   g_auto(NatterTestRun) r = { 0 };
   g_autofree char *session_id = NULL;
@@ -461,58 +464,42 @@ test_resume_unreadable_kept_words (Fixture       *f,
   g_autofree char *kept = NULL;
   g_autofree char *after = NULL;
   g_autoptr(JsonObject) closing = NULL;
+  gboolean resume = g_str_equal (command, "resume");
 
   script (f, &HANG, &ANSWER, NULL);
   session_id = send_killed_after_words_kept (f, "--no-auto-title");
   turn_id = only_turn (f, session_id);
   kept = g_strdup_printf ("%s/streams/%s.json", g_file_peek_path (f->dir), turn_id);
-  g_assert_true (g_file_set_contents (kept, "{\"turnId\": \"cut", -1, NULL));
+  g_assert_true (g_file_set_contents (kept, contents, -1, NULL));
 
-  RUN (f, &r, "resume", session_id);
+  RUN (f, &r, command, resume ? session_id : turn_id);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
-  /* Said, naming the file, and the resume goes on. */
+  if (resume)
+    g_assert_true (g_str_has_suffix (r.out, "\n\nHello world\n"));
   g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
   g_assert_nonnull (strstr (r.err, kept));
   g_assert_true (g_str_has_suffix (r.err, ". The conversation goes on without the words that had arrived; "
                                    "the file is left as it is\n"));
   g_assert_cmpuint (strchr (r.err, '\n') - r.err, ==, strlen (r.err) - 1);
   closing = closing_of_first_call (f, turn_id);
-  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "interrupted");
+  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, error);
   g_assert_false (json_object_has_member (closing, "partial"));
   g_assert_true (g_file_get_contents (kept, &after, NULL, NULL));
-  g_assert_cmpstr (after, ==, "{\"turnId\": \"cut");
+  g_assert_cmpstr (after, ==, contents);
 }
 
-/* A stop of that turn, its kept words unreadable, says so the same way
- * and stops it, the file left as it is. */
+static void
+test_resume_unreadable_kept_words (Fixture       *f,
+                                   gconstpointer  data)
+{
+  unreadable_kept_words (f, "resume", "{\"turnId\": \"cut", "interrupted");
+}
+
 static void
 test_stop_unreadable_kept_words (Fixture       *f,
                                  gconstpointer  data)
 {
-  g_auto(NatterTestRun) r = { 0 };
-  g_autofree char *session_id = NULL;
-  g_autofree char *turn_id = NULL;
-  g_autofree char *kept = NULL;
-  g_autofree char *after = NULL;
-  g_autoptr(JsonObject) closing = NULL;
-
-  script (f, &HANG, NULL);
-  session_id = send_killed_after_words_kept (f, "--no-auto-title");
-  turn_id = only_turn (f, session_id);
-  kept = g_strdup_printf ("%s/streams/%s.json", g_file_peek_path (f->dir), turn_id);
-  g_assert_true (g_file_set_contents (kept, "[]", -1, NULL));
-
-  RUN (f, &r, "stop", turn_id);
-  g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
-  g_assert_true (g_str_has_suffix (r.err, ". The conversation goes on without the words that had arrived; "
-                                   "the file is left as it is\n"));
-  closing = closing_of_first_call (f, turn_id);
-  g_assert_cmpstr (json_object_get_string_member (closing, "error"), ==, "cancelled");
-  g_assert_false (json_object_has_member (closing, "partial"));
-  g_assert_true (g_file_get_contents (kept, &after, NULL, NULL));
-  g_assert_cmpstr (after, ==, "[]");
+  unreadable_kept_words (f, "stop", "[]", "cancelled");
 }
 
 /* Stopping the turn a killed process left keeps its words too, as a

@@ -86,6 +86,22 @@ resumed_and_shown (gpointer data)
          g_strcmp0 (texts, r->texts) == 0;
 }
 
+/* A turn of @session_id interrupted by a crash, as the session's only
+ * one, its model answering "Finished after the resume" when asked again;
+ * @out_crashed gets its file as the crash left it. */
+static char *
+make_interrupted (UiWorld     *u,
+                  const char  *session_id,
+                  char       **out_crashed)
+{
+  natter_fake_model_script (u->w->fakes->model,
+                            NATTER_FAKE_STEP_HOLD,
+                            "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
+                            NATTER_FAKE_TEXT_STEP,
+                            NULL);
+  return ui_make_interrupted (u, session_id, "Tell me a story", out_crashed);
+}
+
 static void
 test_timeline_resume_clicked (void)
 {
@@ -104,12 +120,7 @@ test_timeline_resume_clicked (void)
   GtkWidget *resume;
   Resumed resumed;
 
-  natter_fake_model_script (u->w->fakes->model,
-                            NATTER_FAKE_STEP_HOLD,
-                            "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
-                            NATTER_FAKE_TEXT_STEP,
-                            NULL);
-  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
+  turn_id = make_interrupted (u, session_id, &crashed);
   entry = natter_session_index_lookup (u->index, session_id);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_id (entry), ==, turn_id);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (entry), ==, "idle");
@@ -237,12 +248,7 @@ kept_words_case (const char *kept_file,
   Resumed resumed;
 
   natter_turn_runtime_set_stream_keep (u->w->runtime, keep);
-  natter_fake_model_script (u->w->fakes->model,
-                            NATTER_FAKE_STEP_HOLD,
-                            "{\"role\":\"assistant\",\"content\":\"Finished after the resume\"}",
-                            NATTER_FAKE_TEXT_STEP,
-                            NULL);
-  turn_id = ui_make_interrupted (u, session_id, "Tell me a story", &crashed);
+  turn_id = make_interrupted (u, session_id, &crashed);
   entry = natter_session_index_lookup (u->index, session_id);
   natter_stream_keep_save (keep, turn_id, 0, partial);
   g_assert_true (natter_test_poll_until (keep_settled, keep, 10000));
