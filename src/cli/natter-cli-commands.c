@@ -679,7 +679,7 @@ deleted_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  if (!natter_draft_store_save_sync (natter_services_get_draft_store (run->services), run->args[0], NULL, NULL,
+  if (!natter_draft_store_save_sync (natter_services_get_draft_store (run->services), run->args[0], NULL, NULL, NULL,
                                      &draft_error))
     {
       g_autofree char *words = natter_cli_error_words (run->cmdline, draft_error->message);

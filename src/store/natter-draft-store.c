@@ -34,6 +34,49 @@ struct _NatterDraftStore
 G_DEFINE_FINAL_TYPE (NatterDraftStore, natter_draft_store, G_TYPE_OBJECT)
 
 /**
+ * natter_draft_new:
+ * @text: the words, not empty
+ * @edits_turn_id: (nullable): the turn whose message they replace
+ * @set_aside: (nullable): with @edits_turn_id, the words the field held
+ *   when the edit began; empty is none
+ *
+ * Returns: (transfer full): a new draft holding copies of the three
+ */
+NatterDraft *
+natter_draft_new (const char *text,
+                  const char *edits_turn_id,
+                  const char *set_aside)
+{
+  NatterDraft *draft = g_new0 (NatterDraft, 1);
+
+  g_return_val_if_fail (text != NULL && text[0] != '\0', draft);
+  g_return_val_if_fail (set_aside == NULL || set_aside[0] == '\0' || edits_turn_id != NULL, draft);
+
+  draft->text = g_strdup (text);
+  draft->edits_turn_id = g_strdup (edits_turn_id);
+  draft->set_aside = set_aside != NULL && set_aside[0] != '\0' ? g_strdup (set_aside) : NULL;
+  return draft;
+}
+
+/**
+ * natter_draft_equal:
+ * @a: (nullable): a draft
+ * @b: (nullable): a draft
+ *
+ * Returns: whether @a and @b hold the same words for the same turn (two
+ *   %NULL are equal)
+ */
+gboolean
+natter_draft_equal (const NatterDraft *a,
+                    const NatterDraft *b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return g_strcmp0 (a->text, b->text) == 0 && g_strcmp0 (a->edits_turn_id, b->edits_turn_id) == 0 &&
+         g_strcmp0 (a->set_aside, b->set_aside) == 0;
+}
+
+/**
  * natter_draft_free:
  * @draft: (transfer full) (nullable): a draft
  */
@@ -44,6 +87,7 @@ natter_draft_free (NatterDraft *draft)
     return;
   g_free (draft->text);
   g_free (draft->edits_turn_id);
+  g_free (draft->set_aside);
   g_free (draft);
 }
 
@@ -121,16 +165,26 @@ parse_draft (const char  *name,
   g_autoptr(NatterDraft) draft = g_new0 (NatterDraft, 1);
   const char *text;
   const char *edits = NULL;
+  const char *set_aside = NULL;
 
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     goto malformed;
   text = natter_json_require_nonempty_string (json_node_get_object (root), "text", &local_error);
   if (text == NULL ||
       !natter_json_optional_string (json_node_get_object (root), "editsTurnId", &edits, &local_error) ||
-      (edits != NULL && !natter_id_validate (edits, &local_error)))
+      (edits != NULL && !natter_id_validate (edits, &local_error)) ||
+      !natter_json_optional_string (json_node_get_object (root), "setAside", &set_aside, &local_error))
     goto malformed;
+  /* Words set aside belong to an edit, and are words. */
+  if (set_aside != NULL && (set_aside[0] == '\0' || edits == NULL))
+    {
+      g_set_error_literal (&local_error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED,
+                           set_aside[0] == '\0' ? "“setAside” is empty" : "“setAside” is there without “editsTurnId”");
+      goto malformed;
+    }
   draft->text = g_strdup (text);
   draft->edits_turn_id = g_strdup (edits);
+  draft->set_aside = g_strdup (set_aside);
   return g_steal_pointer (&draft);
 
 malformed:
@@ -239,6 +293,8 @@ natter_draft_store_load_sync (NatterDraftStore *self,
  *   field; %NULL or empty removes the draft
  * @edits_turn_id: (nullable): the turn whose message @text replaces, for
  *   an edit of a sent message
+ * @set_aside: (nullable): with @edits_turn_id only: the words the field
+ *   held when that edit began; %NULL or empty is none
  * @error: return location for a #GError
  *
  * Keeps @text as the draft of @key, in place of any draft kept before
@@ -256,6 +312,7 @@ natter_draft_store_save_sync (NatterDraftStore  *self,
                               const char        *key,
                               const char        *text,
                               const char        *edits_turn_id,
+                              const char        *set_aside,
                               GError           **error)
 {
   g_autoptr(GFile) file = NULL;
@@ -266,6 +323,7 @@ natter_draft_store_save_sync (NatterDraftStore  *self,
 
   g_return_val_if_fail (NATTER_IS_DRAFT_STORE (self), FALSE);
   g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (set_aside == NULL || set_aside[0] == '\0' || edits_turn_id != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->refusal != NULL)
@@ -296,6 +354,11 @@ natter_draft_store_save_sync (NatterDraftStore  *self,
     {
       json_builder_set_member_name (builder, "editsTurnId");
       json_builder_add_string_value (builder, edits_turn_id);
+    }
+  if (set_aside != NULL && set_aside[0] != '\0')
+    {
+      json_builder_set_member_name (builder, "setAside");
+      json_builder_add_string_value (builder, set_aside);
     }
   json_builder_end_object (builder);
   root = json_builder_get_root (builder);

@@ -37,6 +37,9 @@ G_BEGIN_DECLS
  * @text: the words, never empty
  * @edits_turn_id: (nullable): the turn whose message the words replace,
  *   when they are an edit of a sent message rather than a new one
+ * @set_aside: (nullable): with @edits_turn_id only, never empty: the
+ *   words the field held when the edit began, which it gets back once
+ *   the edit is sent or given up
  *
  * One draft, as natter_draft_store_load_sync() reads it.
  */
@@ -44,8 +47,14 @@ typedef struct
 {
   char *text;
   char *edits_turn_id;
+  char *set_aside;
 } NatterDraft;
 
+NatterDraft *natter_draft_new                 (const char        *text,
+                                               const char        *edits_turn_id,
+                                               const char        *set_aside);
+gboolean     natter_draft_equal               (const NatterDraft *a,
+                                               const NatterDraft *b);
 void         natter_draft_free                (NatterDraft       *draft);
 
 #define NATTER_TYPE_DRAFT_STORE (natter_draft_store_get_type ())
@@ -59,6 +68,7 @@ gboolean          natter_draft_store_save_sync      (NatterDraftStore  *self,
                                                      const char        *key,
                                                      const char        *text,
                                                      const char        *edits_turn_id,
+                                                     const char        *set_aside,
                                                      GError           **error);
 void              natter_draft_store_refuse_writes  (NatterDraftStore  *self,
                                                      const GError      *refusal);

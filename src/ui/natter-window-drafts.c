@@ -8,9 +8,11 @@
  * they hold, with the words in the message field for the conversation
  * open, a second after the last key press and when the window closes,
  * so that quitting, a crash or a power cut loses at most that second's
- * typing. It compares with what it kept last, so that each save writes
- * only the drafts that changed and removes only those that went (sent,
- * cleared, or their conversation deleted).
+ * typing; the words a field held when one of its sent messages was taken
+ * there to edit are kept with the edit. It compares with what it kept
+ * last, so that each save writes only the drafts that changed and
+ * removes only those that went (sent, cleared, or their conversation
+ * deleted).
  */
 
 #include "config.h"
@@ -22,13 +24,28 @@
 /* How long after the last change the drafts are kept. */
 #define SAVE_DELAY_MS 1000
 
-/* One draft as compared with what is on disk: the turn it edits and its
- * words, which no id contains. */
-static char *
-kept_form (const char *text,
-           const char *edits_turn_id)
+/* The draft of a field holding @text, editing @edits_turn_id's message
+ * or not, with @set_aside the words it held before that edit (transfer
+ * full; %NULL for none). An edit emptied is kept as the words it set
+ * aside: those are what wait in that field. */
+static NatterDraft *
+draft_of (const char *text,
+          const char *edits_turn_id,
+          const char *set_aside)
 {
-  return g_strconcat (edits_turn_id != NULL ? edits_turn_id : "", "\n", text, NULL);
+  if (edits_turn_id == NULL)
+    set_aside = NULL;
+  if (text != NULL && text[0] != '\0')
+    return natter_draft_new (text, edits_turn_id, set_aside);
+  if (set_aside != NULL && set_aside[0] != '\0')
+    return natter_draft_new (set_aside, NULL, NULL);
+  return NULL;
+}
+
+static NatterDraft *
+draft_copy (const NatterDraft *draft)
+{
+  return natter_draft_new (draft->text, draft->edits_turn_id, draft->set_aside);
 }
 
 /**
@@ -65,7 +82,9 @@ _natter_window_drafts_load (NatterWindow     *self,
       g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (draft->text));
       if (draft->edits_turn_id != NULL)
         g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (draft->edits_turn_id));
-      g_hash_table_replace (self->drafts.kept, g_strdup (key), kept_form (draft->text, draft->edits_turn_id));
+      if (draft->set_aside != NULL)
+        g_hash_table_replace (self->versions.set_aside, g_strdup (key), g_strdup (draft->set_aside));
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (draft));
     }
   /* A conversation already open shows its draft (an edit as an edit),
    * unless something was put in its field meanwhile: that would be kept
@@ -89,49 +108,51 @@ _natter_window_drafts_load (NatterWindow     *self,
 static GHashTable *
 current_drafts (NatterWindow *self)
 {
-  GHashTable *current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GHashTable *current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) natter_draft_free);
   /* Only a field that shows the open conversation's draft holds it. */
   const char *open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
   GHashTableIter iter;
   gpointer key, value;
+  NatterDraft *draft;
 
   g_hash_table_iter_init (&iter, self->conversation.drafts);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
       if (open_key != NULL && g_str_equal (key, open_key))
         continue;
-      g_hash_table_replace (current, g_strdup (key),
-                            kept_form (value, g_hash_table_lookup (self->conversation.draft_edits, key)));
+      if ((draft = draft_of (value, g_hash_table_lookup (self->conversation.draft_edits, key),
+                             g_hash_table_lookup (self->versions.set_aside, key))) != NULL)
+        g_hash_table_replace (current, g_strdup (key), draft);
     }
+  /* Words set aside for an edit whose field was left empty. */
+  g_hash_table_iter_init (&iter, self->versions.set_aside);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if ((open_key == NULL || !g_str_equal (key, open_key)) && !g_hash_table_contains (current, key) &&
+        ((const char *) value)[0] != '\0')
+      g_hash_table_replace (current, g_strdup (key), natter_draft_new (value, NULL, NULL));
   if (open_key != NULL)
     {
       g_autofree char *text = natter_composer_dup_text (self->conversation.composer);
 
-      if (text[0] != '\0')
-        g_hash_table_replace (current, g_strdup (open_key), kept_form (text, self->versions.editing_turn_id));
+      if ((draft = draft_of (text, self->versions.editing_turn_id,
+                             g_hash_table_lookup (self->versions.set_aside, open_key))) != NULL)
+        g_hash_table_replace (current, g_strdup (open_key), draft);
     }
   return current;
 }
 
-/* Writes @form (kept_form()) as the draft of @key, or removes the draft
- * for %NULL; says what went wrong once. */
+/* Writes @draft as the draft of @key, or removes the draft for %NULL;
+ * says what went wrong once. */
 static gboolean
-keep (NatterWindow *self,
-      const char   *key,
-      const char   *form)
+keep (NatterWindow      *self,
+      const char        *key,
+      const NatterDraft *draft)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *edits = NULL;
-  const char *text = NULL;
 
-  if (form != NULL)
-    {
-      const char *newline = strchr (form, '\n');
-
-      edits = newline > form ? g_strndup (form, newline - form) : NULL;
-      text = newline + 1;
-    }
-  if (natter_draft_store_save_sync (self->drafts.store, key, text, edits, &error))
+  if (natter_draft_store_save_sync (self->drafts.store, key, draft != NULL ? draft->text : NULL,
+                                    draft != NULL ? draft->edits_turn_id : NULL,
+                                    draft != NULL ? draft->set_aside : NULL, &error))
     return TRUE;
   /* A window that only reads keeps nothing until it writes, and says so
    * before it closes with words it could not keep. */
@@ -174,10 +195,10 @@ _natter_window_drafts_save (NatterWindow *self)
   g_hash_table_iter_init (&iter, current);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      if (g_strcmp0 (g_hash_table_lookup (self->drafts.kept, key), value) == 0)
+      if (natter_draft_equal (g_hash_table_lookup (self->drafts.kept, key), value))
         continue;
       if (keep (self, key, value))
-        g_hash_table_replace (self->drafts.kept, g_strdup (key), g_strdup (value));
+        g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (value));
       else
         all_kept = FALSE;
     }
@@ -226,7 +247,8 @@ _natter_window_drafts_take_over (NatterWindow *self)
   while (g_hash_table_iter_next (&iter, &key, NULL))
     {
       NatterDraft *theirs = g_hash_table_lookup (on_disk, key);
-      gboolean changed_here = g_strcmp0 (g_hash_table_lookup (current, key), g_hash_table_lookup (self->drafts.kept, key)) != 0;
+      gboolean changed_here = !natter_draft_equal (g_hash_table_lookup (current, key),
+                                                   g_hash_table_lookup (self->drafts.kept, key));
       gboolean open = open_key != NULL && g_str_equal (key, open_key);
 
       if (!changed_here && theirs != NULL)
@@ -236,11 +258,16 @@ _natter_window_drafts_take_over (NatterWindow *self)
             g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (theirs->edits_turn_id));
           else
             g_hash_table_remove (self->conversation.draft_edits, key);
+          if (theirs->set_aside != NULL)
+            g_hash_table_replace (self->versions.set_aside, g_strdup (key), g_strdup (theirs->set_aside));
+          else
+            g_hash_table_remove (self->versions.set_aside, key);
         }
       else if (!changed_here)
         {
           g_hash_table_remove (self->conversation.drafts, key);
           g_hash_table_remove (self->conversation.draft_edits, key);
+          g_hash_table_remove (self->versions.set_aside, key);
         }
       /* The field open shows the other's words, unless files wait there. */
       if (!changed_here && open && natter_composer_get_n_attachments (self->conversation.composer) == 0)
@@ -255,9 +282,7 @@ _natter_window_drafts_take_over (NatterWindow *self)
   g_hash_table_iter_init (&iter, on_disk);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      NatterDraft *theirs = value;
-
-      g_hash_table_replace (self->drafts.kept, g_strdup (key), kept_form (theirs->text, theirs->edits_turn_id));
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (value));
     }
   _natter_window_drafts_save (self);
 }

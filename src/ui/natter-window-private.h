@@ -268,7 +268,7 @@ typedef struct
 typedef struct
 {
   NatterDraftStore     *store;            /* nullable: drafts live while the window does */
-  GHashTable           *kept;             /* key → char*: what is on disk, as kept_form() writes it */
+  GHashTable           *kept;             /* key → NatterDraft*: what is on disk */
   guint                 save_id;
   char                 *last_error;       /* nullable: said once, not at every key press */
 } NatterWindowDrafts;

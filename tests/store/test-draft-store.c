@@ -76,10 +76,10 @@ test_round_trip (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (drafts), ==, 0);
   g_clear_pointer (&drafts, g_hash_table_unref);
 
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Half a thought\nand a \"quote\" ✓", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Half a thought\nand a \"quote\" ✓", NULL, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (natter_draft_store_save_sync (f->store, NATTER_DRAFT_NEW_CHAT, "Something new", NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "A better question", TURN, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, NATTER_DRAFT_NEW_CHAT, "Something new", NULL, NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "A better question", TURN, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
@@ -98,7 +98,7 @@ test_round_trip (Fixture       *f,
   g_clear_pointer (&drafts, g_hash_table_unref);
 
   /* Replaced whole: the edit becomes a plain message. */
-  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "Plain", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "Plain", NULL, NULL, &error));
   drafts = load (f, NULL);
   draft = g_hash_table_lookup (drafts, OTHER);
   g_assert_cmpstr (draft->text, ==, "Plain");
@@ -106,8 +106,8 @@ test_round_trip (Fixture       *f,
   g_clear_pointer (&drafts, g_hash_table_unref);
 
   /* Emptied: gone, and removing what is gone is no error. */
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "", NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, NULL, NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "", NULL, NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   drafts = load (f, NULL);
@@ -126,13 +126,13 @@ test_bad_key_refused (Fixture       *f,
     {
       g_autoptr(GError) error = NULL;
 
-      g_assert_false (natter_draft_store_save_sync (f->store, bad[i], "text", NULL, &error));
+      g_assert_false (natter_draft_store_save_sync (f->store, bad[i], "text", NULL, NULL, &error));
       g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
     }
   {
     g_autoptr(GError) error = NULL;
 
-    g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", "../turn", &error));
+    g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", "../turn", NULL, &error));
     g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
   }
   {
@@ -159,7 +159,7 @@ test_damaged_told_and_kept (Fixture       *f,
   g_autofree char *contents = NULL;
   gboolean told_broken = FALSE;
 
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Whole", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Whole", NULL, NULL, &error));
   g_assert_true (g_file_set_contents (broken, "{\"text\": \"cut", -1, NULL));
   g_assert_true (g_file_set_contents (empty_text, "{\"text\": \"\"}", -1, NULL));
   g_assert_true (g_file_set_contents (stranger, "{}", -1, NULL));
@@ -183,6 +183,53 @@ test_damaged_told_and_kept (Fixture       *f,
   g_assert_true (g_file_test (stranger, G_FILE_TEST_EXISTS));
 }
 
+/* An edit keeps the words it set aside, read back with it; they belong
+ * to an edit and are words, so a file that has them otherwise is told
+ * and kept as it is. */
+static void
+test_set_aside (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GHashTable) drafts = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *without_edit = draft_path (f, OTHER ".json");
+  g_autofree char *empty_aside = draft_path (f, TURN ".json");
+  NatterDraft *draft;
+
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "A better wording", TURN,
+                                               "Words of a next\nmessage", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (without_edit, "{\"text\": \"a\", \"setAside\": \"b\"}", -1, NULL));
+  g_assert_true (g_file_set_contents (empty_aside, "{\"text\": \"a\", \"editsTurnId\": \"" TURN "\", "
+                                      "\"setAside\": \"\"}", -1, NULL));
+
+  drafts = load (f, problems);
+  g_assert_cmpuint (g_hash_table_size (drafts), ==, 1);
+  draft = g_hash_table_lookup (drafts, SESSION);
+  g_assert_cmpstr (draft->text, ==, "A better wording");
+  g_assert_cmpstr (draft->edits_turn_id, ==, TURN);
+  g_assert_cmpstr (draft->set_aside, ==, "Words of a next\nmessage");
+  g_assert_cmpuint (problems->len, ==, 2);
+  for (guint i = 0; i < problems->len; i++)
+    {
+      const GError *problem = g_ptr_array_index (problems, i);
+
+      g_assert_error (problem, NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+      g_assert_nonnull (strstr (problem->message, "setAside"));
+    }
+  g_assert_true (g_file_test (without_edit, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (empty_aside, G_FILE_TEST_EXISTS));
+
+  /* Written again as a plain message: nothing set aside any more. */
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Words of a next\nmessage", NULL, NULL, &error));
+  g_clear_pointer (&drafts, g_hash_table_unref);
+  drafts = load (f, NULL);
+  draft = g_hash_table_lookup (drafts, SESSION);
+  g_assert_null (draft->edits_turn_id);
+  g_assert_null (draft->set_aside);
+}
+
 /* A process that does not hold the writer lock keeps no draft, until it
  * may. */
 static void
@@ -194,13 +241,13 @@ test_refused_while_reading (Fixture       *f,
   g_autofree char *path = draft_path (f, SESSION ".json");
 
   natter_draft_store_refuse_writes (f->store, refusal);
-  g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, &error));
+  g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_clear_error (&error);
 
   natter_draft_store_refuse_writes (f->store, NULL);
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
@@ -214,6 +261,7 @@ main (int   argc,
   g_test_add ("/draft-store/round-trip", Fixture, NULL, set_up, test_round_trip, tear_down);
   g_test_add ("/draft-store/bad-key-refused", Fixture, NULL, set_up, test_bad_key_refused, tear_down);
   g_test_add ("/draft-store/damaged-told-and-kept", Fixture, NULL, set_up, test_damaged_told_and_kept, tear_down);
+  g_test_add ("/draft-store/set-aside", Fixture, NULL, set_up, test_set_aside, tear_down);
   g_test_add ("/draft-store/refused-while-reading", Fixture, NULL, set_up, test_refused_while_reading, tear_down);
 
   return g_test_run ();

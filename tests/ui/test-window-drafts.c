@@ -5,7 +5,7 @@
  * The words waiting in a message field outlive the window (docs/format.md
  * §10): kept when the window closes, and a second after the last change
  * without it (a crash), in each conversation and in a new chat; an edit
- * of a sent message comes back as an edit; a message sent takes its
+ * of a sent message comes back as an edit, with the words it set aside; a message sent takes its
  * draft with it at once, so that no crash offers it to be sent twice; a
  * kept draft that cannot be read is said and left on disk.
  */
@@ -288,6 +288,69 @@ test_window_drafts_edit_sets_draft_aside (void)
   ui_world_free (u);
 }
 
+/* The words set aside for an edit outlive the window with the edit
+ * (a crash: no close): opened again, the field holds the edit, and
+ * giving it up brings those words back; then they are the draft. */
+void
+test_window_drafts_set_aside_kept (void)
+{
+  UiWorld *u = ui_world_new ();
+  g_autofree char *session_id = ui_create_session (u, "Aside kept");
+  g_autofree char *turn_id = NULL;
+  g_autofree char *path = draft_path (u, session_id);
+  g_autofree char *contents = NULL;
+  NatterWindow *window;
+  ComposerWait wait;
+  FileWait file;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  turn_id = ui_send (u, session_id, "The first wording");
+  ui_wait_turn (u, turn_id);
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  ui_wait_turn_read (window, turn_id);
+  natter_composer_set_text (natter_window_get_composer (window), "Words of a next message");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  wait = (ComposerWait) { window, "The first wording" };
+  ui_wait_until (composer_says, &wait);
+  natter_composer_set_text (natter_window_get_composer (window), "A better wording");
+  file = (FileWait) { path, "\"setAside\":\"Words of a next message\"" };
+  ui_wait_until (file_holds, &file);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"text\":\"A better wording\""));
+  g_assert_nonnull (strstr (contents, turn_id));
+  ui_destroy_window (window);
+
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  ui_wait_turn_read (window, turn_id);
+  wait = (ComposerWait) { window, "A better wording" };
+  ui_wait_until (composer_says, &wait);
+  g_assert_cmpstr (window->versions.editing_turn_id, ==, turn_id);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
+  wait = (ComposerWait) { window, "Words of a next message" };
+  ui_wait_until (composer_says, &wait);
+  g_assert_null (window->versions.editing_turn_id);
+  /* Kept now as a plain draft, the edit and the aside gone. */
+  g_assert_true (_natter_window_drafts_save (window));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\":\"Words of a next message\"}");
+
+  /* An edit emptied keeps the words it set aside, as a plain draft. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  wait = (ComposerWait) { window, "The first wording" };
+  ui_wait_until (composer_says, &wait);
+  natter_composer_set_text (natter_window_get_composer (window), "");
+  g_assert_true (_natter_window_drafts_save (window));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\":\"Words of a next message\"}");
+
+  ui_destroy_window (window);
+  ui_world_free (u);
+}
+
 static gboolean
 page_errored (gpointer window)
 {
@@ -317,7 +380,7 @@ test_window_drafts_damaged_keeps_draft (void)
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
   turn_id = ui_send (u, session_id, "Kept in the log");
   ui_wait_turn (u, turn_id);
-  g_assert_true (natter_draft_store_save_sync (store, session_id, "My precious draft", NULL, &error));
+  g_assert_true (natter_draft_store_save_sync (store, session_id, "My precious draft", NULL, NULL, &error));
   g_assert_no_error (error);
   natter_test_append_file (session_path, "{\"type\":");
   ui_world_restart (u);

@@ -266,6 +266,7 @@ main (int   argc,
   g_test_add_func ("/window/drafts/kept-without-close", test_window_drafts_kept_without_close);
   g_test_add_func ("/window/drafts/edit-stays-an-edit", test_window_drafts_edit_stays_an_edit);
   g_test_add_func ("/window/drafts/edit-sets-draft-aside", test_window_drafts_edit_sets_draft_aside);
+  g_test_add_func ("/window/drafts/set-aside-kept", test_window_drafts_set_aside_kept);
   g_test_add_func ("/window/drafts/damaged-keeps-draft", test_window_drafts_damaged_keeps_draft);
   g_test_add_func ("/window/drafts/unreadable-said", test_window_drafts_unreadable_said);
   g_test_add_func ("/window/size-is-restored", test_window_size_is_restored);

@@ -40,6 +40,7 @@ void test_window_drafts_kept_on_close (void);
 void test_window_drafts_kept_without_close (void);
 void test_window_drafts_edit_stays_an_edit (void);
 void test_window_drafts_edit_sets_draft_aside (void);
+void test_window_drafts_set_aside_kept (void);
 void test_window_drafts_damaged_keeps_draft (void);
 void test_window_drafts_unreadable_said (void);
 /* test-window-composer.c */
