@@ -913,6 +913,98 @@ show_attachments_cb (GObject      *object,
   show_next_turn (run);
 }
 
+/* The attachments of the turn just shown, checked, then the next turn. */
+static void
+show_turn_attachments (Run             *run,
+                       NatterTurnState *state)
+{
+  g_autoptr(JsonArray) parts = blob_parts (natter_turn_state_get_definition (state));
+  JsonObject *summary = json_array_get_object_element (run->shown_turns,
+                                                       json_array_get_length (run->shown_turns) - 1);
+
+  if (json_array_get_length (parts) == 0)
+    {
+      json_object_set_array_member (summary, "attachments", json_array_new ());
+      run->next_turn++;
+      show_next_turn (run);
+      return;
+    }
+  /* Each attachment is checked against its hash; a missing or damaged
+   * blob is reported on its turn, the others show as usual. */
+  natter_attachments_verify_async (natter_services_get_blob_store (run->services), parts,
+                                   g_task_get_cancellable (run->task), show_attachments_cb, run);
+}
+
+typedef struct
+{
+  Run             *run;
+  NatterTurnState *state;
+} KeptShow;
+
+static void
+show_kept_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  KeptShow *show = user_data;
+  Run *run = show->run;
+  g_autoptr(NatterTurnState) state = show->state;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) partial = natter_sessions_read_kept_words_finish (NATTER_SESSIONS (object), result, &error);
+  JsonObject *summary = json_array_get_object_element (run->shown_turns,
+                                                       json_array_get_length (run->shown_turns) - 1);
+  g_autofree char *text = NULL;
+
+  g_free (show);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      natter_cli_fail_error (run, g_steal_pointer (&error));
+      return;
+    }
+  if (error != NULL)
+    {
+      /* Said, and the rest is shown: the file is left as it is. */
+      g_autofree char *words = natter_cli_error_words (run->cmdline, error->message);
+
+      g_application_command_line_printerr (run->cmdline, "natter: %s\n", words);
+    }
+  if (partial != NULL)
+    text = natter_json_content_text (json_object_get_member (json_node_get_object (partial), "content"), "");
+  if (text != NULL && text[0] != '\0')
+    {
+      json_object_set_string_member (summary, "partialAnswer", text);
+      json_object_set_string_member (summary, "partialEnd", "interrupted");
+    }
+  show_turn_attachments (run, state);
+}
+
+/* The latest turn of this device that a killed process left mid-answer
+ * shows the words it kept of that answer (docs/format.md §11), as the
+ * window does before Resume. Returns whether they are being read (the
+ * show goes on from there). */
+static gboolean
+show_kept_words (Run             *run,
+                 NatterTurnState *state,
+                 JsonObject      *summary)
+{
+  guint n = natter_turn_state_get_n_model_calls (state);
+  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
+  KeptShow *show;
+
+  if (call == NULL || !natter_turn_model_call_is_open (call) ||
+      run->next_turn + 1 != natter_session_state_get_n_turns (run->session) ||
+      g_strcmp0 (json_object_get_string_member (summary, "status"), "idle") != 0 ||
+      json_object_has_member (summary, "elsewhere"))
+    return FALSE;
+  show = g_new0 (KeptShow, 1);
+  show->run = run;
+  show->state = natter_turn_state_ref (state);
+  natter_sessions_read_kept_words_async (natter_services_get_sessions (run->services),
+                                         natter_turn_state_get_turn_id (state), natter_turn_model_call_get_index (call),
+                                         g_task_get_cancellable (run->task), show_kept_cb, show);
+  return TRUE;
+}
+
 static void
 show_turn_read_cb (GObject      *object,
                    GAsyncResult *result,
@@ -920,7 +1012,6 @@ show_turn_read_cb (GObject      *object,
 {
   Run *run = user_data;
   g_autoptr(NatterTurnState) state = NULL;
-  g_autoptr(JsonArray) parts = NULL;
   JsonObject *summary;
   GError *error = NULL;
 
@@ -960,18 +1051,9 @@ show_turn_read_cb (GObject      *object,
                                       natter_turn_state_get_turn_id (state)))
     json_object_set_string_member (summary, "status", "running");
   json_array_add_object_element (run->shown_turns, summary);
-  parts = blob_parts (natter_turn_state_get_definition (state));
-  if (json_array_get_length (parts) == 0)
-    {
-      json_object_set_array_member (summary, "attachments", json_array_new ());
-      run->next_turn++;
-      show_next_turn (run);
-      return;
-    }
-  /* Each attachment is checked against its hash; a missing or damaged
-   * blob is reported on its turn, the others show as usual. */
-  natter_attachments_verify_async (natter_services_get_blob_store (run->services), parts,
-                                   g_task_get_cancellable (run->task), show_attachments_cb, run);
+  if (show_kept_words (run, state, summary))
+    return;
+  show_turn_attachments (run, state);
 }
 
 static void

@@ -758,9 +758,14 @@ print_show_turn (Run        *run,
   if (!json_object_get_null_member (turn, "answer"))
     natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
   else if (json_object_has_member (turn, "partialAnswer"))
-    natter_cli_out (run, g_str_equal (json_object_get_string_member (turn, "partialEnd"), "stopped")
-                         ? "assistant (stopped mid-answer): %s\n" : "assistant (cut off mid-answer): %s\n",
-                    json_object_get_string_member (turn, "partialAnswer"));
+    {
+      const char *end = json_object_get_string_member (turn, "partialEnd");
+
+      natter_cli_out (run, g_str_equal (end, "stopped") ? "assistant (stopped mid-answer): %s\n"
+                           : g_str_equal (end, "interrupted") ? "assistant (interrupted mid-answer): %s\n"
+                           : "assistant (cut off mid-answer): %s\n",
+                      json_object_get_string_member (turn, "partialAnswer"));
+    }
 }
 
 void

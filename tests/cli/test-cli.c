@@ -432,6 +432,23 @@ test_resume_keeps_streamed_words (Fixture       *f,
   session_id = send_killed_after_words_kept (f, "--no-auto-title");
   turn_id = only_turn (f, session_id);
 
+  /* Shown before anything is chosen, as the window shows them. */
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_nonnull (strstr (r.out, "\nassistant (interrupted mid-answer): Hel\n"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "show", session_id, "--json");
+  {
+    g_autoptr(JsonNode) shown = json_from_string (r.out, NULL);
+    JsonObject *turn = json_array_get_object_element (json_object_get_array_member (json_node_get_object (shown),
+                                                                                    "turns"), 0);
+
+    g_assert_cmpstr (json_object_get_string_member (turn, "status"), ==, "idle");
+    g_assert_cmpstr (json_object_get_string_member (turn, "partialAnswer"), ==, "Hel");
+    g_assert_cmpstr (json_object_get_string_member (turn, "partialEnd"), ==, "interrupted");
+  }
+  natter_test_run_clear (&r);
+
   RUN (f, &r, "resume", session_id);
   g_assert_cmpstr (r.err, ==, "");
   g_assert_cmpint (r.status, ==, 0);
@@ -471,6 +488,14 @@ unreadable_kept_words (Fixture    *f,
   turn_id = only_turn (f, session_id);
   kept = g_strdup_printf ("%s/streams/%s.json", g_file_peek_path (f->dir), turn_id);
   g_assert_true (g_file_set_contents (kept, contents, -1, NULL));
+
+  /* show says so too, and shows the rest. */
+  RUN (f, &r, "show", session_id);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.err, "natter: The words kept in"));
+  g_assert_nonnull (strstr (r.out, "\nuser: hello\n"));
+  g_assert_null (strstr (r.out, "assistant"));
+  natter_test_run_clear (&r);
 
   RUN (f, &r, command, resume ? session_id : turn_id);
   g_assert_cmpint (r.status, ==, 0);
