@@ -368,8 +368,8 @@ kept_words_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) partial = natter_sessions_read_kept_words_finish (NATTER_SESSIONS (source), result, &error);
 
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-      g_cancellable_is_cancelled (self->kept_cancellable))
+  /* Another update came first: the row shows something else now. */
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   if (partial != NULL)
     {
@@ -378,8 +378,8 @@ kept_words_cb (GObject      *source,
     }
   else if (error != NULL)
     {
-      /* Resume goes on without them, and says so in the log; the file
-       * is left for whoever looks into it. */
+      /* Said before Resume goes on without them; the file is left
+       * for whoever looks into it. */
       natter_label_set_visible_text (self->status_details_label, error->message);
       gtk_widget_set_visible (GTK_WIDGET (self->status_details), TRUE);
     }
