@@ -974,6 +974,7 @@ show_kept_cb (GObject      *object,
     {
       json_object_set_string_member (summary, "partialAnswer", text);
       json_object_set_string_member (summary, "partialEnd", "interrupted");
+      natter_cli_add_partial_answer (summary, text, "interrupted");
     }
   show_turn_attachments (run, state);
 }

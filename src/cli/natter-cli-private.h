@@ -162,6 +162,9 @@ void        natter_cli_report_turn_id   (Run                     *run);
 void        natter_cli_wait_and_report  (Run                     *run);
 void        natter_cli_print_sessions   (Run                     *run);
 JsonObject *natter_cli_arriving_turn_summary (const NatterSessionTurn *turn);
+void        natter_cli_add_partial_answer (JsonObject *summary,
+                                           const char *text,
+                                           const char *end);
 JsonObject *natter_cli_turn_summary     (const NatterSessionTurn *turn,
                                         NatterTurnState         *state,
                                         NatterDevice            *here);

@@ -592,6 +592,57 @@ dup_partial_answer (NatterTurnState *state,
   return text;
 }
 
+/* The words of every call of @state that was stopped or broke off
+ * mid-answer, in order, each {text, end} (`end` "stopped" or
+ * "cut-off"); %NULL when there are none. */
+static JsonArray *
+partial_answers (NatterTurnState *state)
+{
+  JsonArray *partials = NULL;
+
+  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
+    {
+      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
+      JsonObject *partial = call != NULL && natter_turn_model_call_get_message (call) == NULL
+                            ? natter_turn_model_call_get_partial (call) : NULL;
+      g_autofree char *text = partial != NULL ? natter_json_content_text (json_object_get_member (partial, "content"), "")
+                                              : NULL;
+      JsonObject *item;
+
+      if (text == NULL || text[0] == '\0')
+        continue;
+      if (partials == NULL)
+        partials = json_array_new ();
+      item = json_object_new ();
+      json_object_set_string_member (item, "text", text);
+      json_object_set_string_member (item, "end", natter_turn_model_call_was_stopped (call) ? "stopped" : "cut-off");
+      json_array_add_object_element (partials, item);
+    }
+  return partials;
+}
+
+/**
+ * natter_cli_add_partial_answer:
+ * @summary: a turn's summary (natter_cli_turn_summary())
+ * @text: words of an answer that did not end
+ * @end: how it ended: "stopped", "cut-off" or "interrupted"
+ *
+ * Adds @text to @summary's `partialAnswers`, after those there.
+ */
+void
+natter_cli_add_partial_answer (JsonObject *summary,
+                               const char *text,
+                               const char *end)
+{
+  JsonObject *item = json_object_new ();
+
+  if (!json_object_has_member (summary, "partialAnswers"))
+    json_object_set_array_member (summary, "partialAnswers", json_array_new ());
+  json_object_set_string_member (item, "text", text);
+  json_object_set_string_member (item, "end", end);
+  json_array_add_object_element (json_object_get_array_member (summary, "partialAnswers"), item);
+}
+
 /* One turn reduced for display: input, answer, tool calls, status,
  * speed, and for one that has not ended, the device that runs it
  * (`device`, with `elsewhere: true` when that is not @here). */
@@ -632,6 +683,14 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
           json_object_set_string_member (summary, "partialEnd", stopped ? "stopped" : "cut-off");
         }
     }
+
+  {
+    JsonArray *partials = partial_answers (state);
+
+    /* Every call's, also those an answer asked again came after. */
+    if (partials != NULL)
+      json_object_set_array_member (summary, "partialAnswers", partials);
+  }
 
   for (guint i = 0; i < natter_turn_state_get_n_tool_calls (state); i++)
     {
@@ -755,17 +814,23 @@ print_show_turn (Run        *run,
 
       natter_cli_out (run, "error: %s\n", words);
     }
+  if (json_object_has_member (turn, "partialAnswers"))
+    {
+      JsonArray *partials = json_object_get_array_member (turn, "partialAnswers");
+
+      for (guint i = 0; i < json_array_get_length (partials); i++)
+        {
+          JsonObject *partial = json_array_get_object_element (partials, i);
+          const char *end = json_object_get_string_member (partial, "end");
+
+          natter_cli_out (run, g_str_equal (end, "stopped") ? "assistant (stopped mid-answer): %s\n"
+                               : g_str_equal (end, "interrupted") ? "assistant (interrupted mid-answer): %s\n"
+                               : "assistant (cut off mid-answer): %s\n",
+                          json_object_get_string_member (partial, "text"));
+        }
+    }
   if (!json_object_get_null_member (turn, "answer"))
     natter_cli_out (run, "assistant: %s\n", json_object_get_string_member (turn, "answer"));
-  else if (json_object_has_member (turn, "partialAnswer"))
-    {
-      const char *end = json_object_get_string_member (turn, "partialEnd");
-
-      natter_cli_out (run, g_str_equal (end, "stopped") ? "assistant (stopped mid-answer): %s\n"
-                           : g_str_equal (end, "interrupted") ? "assistant (interrupted mid-answer): %s\n"
-                           : "assistant (cut off mid-answer): %s\n",
-                      json_object_get_string_member (turn, "partialAnswer"));
-    }
 }
 
 void

@@ -328,8 +328,22 @@ read_kept (const char  *path,
   const char *kept_turn;
   JsonNode *partial;
 
-  if (!g_file_get_contents (path, &contents, &length, error))
-    return NULL;
+  if (!g_file_get_contents (path, &contents, &length, &local_error))
+    {
+      /* GLib's message ends with the system's reason, after the path;
+       * said here as every other reason the words cannot be read is. */
+      const char *reason = strrchr (local_error->message, ':');
+
+      reason = reason != NULL ? reason + 1 : local_error->message;
+      while (*reason == ' ')
+        reason++;
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, local_error->domain, local_error->code, "The words kept in “%s” cannot be read: %s",
+                     path, reason);
+      return NULL;
+    }
   if ((root = natter_json_parse (contents, length, &local_error)) == NULL)
     goto corrupt;
   if (!JSON_NODE_HOLDS_OBJECT (root))

@@ -12,6 +12,7 @@
  * it cannot read.
  */
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -185,6 +186,19 @@ test_unreadable (Fixture       *f,
               "\"partial\": {\"role\": \"user\", \"content\": \"x\"}}");
   g_assert_null (natter_stream_keep_load_sync (f->keep, TURN, 0, &error));
   g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_CORRUPT);
+  g_clear_error (&error);
+
+  /* A folder in its place is said the same way, with the system's reason. */
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+  g_assert_null (natter_stream_keep_load_sync (f->keep, TURN, 0, &error));
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR);
+  {
+    g_autofree char *said = g_strdup_printf ("The words kept in “%s” cannot be read: %s", path, g_strerror (EISDIR));
+
+    g_assert_cmpstr (error->message, ==, said);
+  }
+  g_assert_cmpint (g_rmdir (path), ==, 0);
   g_clear_error (&error);
 
   /* A turn id that is no id never becomes a path. */
