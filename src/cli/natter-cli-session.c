@@ -32,7 +32,19 @@ natter_cli_lookup_session (Run        *run,
   entry = natter_session_index_lookup (natter_services_get_index (run->services), session_id);
   if (entry == NULL)
     {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), session_id);
+      g_autoptr(GFile) turn = natter_jsonl_repo_get_file (natter_services_get_turn_repo (run->services), session_id,
+                                                          NULL);
+
+      /* Turn and session ids look alike: one given for the other is
+       * said as such, with where the right one is found. */
+      if (turn != NULL && g_file_query_exists (turn, NULL))
+        /* Translators: %s is an id */
+        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE,
+                         natter_cli_tr (run, "%s is a turn, not a session: give its conversation’s id "
+                                        "(natter sessions lists them)"),
+                         session_id);
+      else
+        natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), session_id);
       return NULL;
     }
   if (natter_session_index_entry_get_error (entry) != NULL)

@@ -452,6 +452,16 @@ test_resume_keeps_streamed_words (Fixture       *f,
   session_id = send_killed_after_words_kept (f, "--no-auto-title");
   turn_id = only_turn (f, session_id);
 
+  /* A turn's id where the session's belongs is said as such. */
+  RUN (f, &r, "resume", turn_id);
+  g_assert_cmpint (r.status, ==, 1);
+  {
+    g_autofree char *said = g_strdup_printf ("natter: %s is a turn, not a session: give its conversation", turn_id);
+
+    g_assert_true (g_str_has_prefix (r.err, said));
+  }
+  natter_test_run_clear (&r);
+
   /* Shown before anything is chosen, as the window shows them. */
   RUN (f, &r, "show", session_id);
   g_assert_cmpstr (r.err, ==, "");
