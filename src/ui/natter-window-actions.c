@@ -428,7 +428,7 @@ closing_delete_cb (GObject      *source,
   /* No window is left to say it in: the log says it. A conversation
    * that stays is listed again the next time. */
   if (!natter_sessions_delete_session_finish (NATTER_SESSIONS (source), result, &error))
-    g_warning ("Could not delete the conversation %s you deleted before closing: %s",
+    g_message ("Could not delete the conversation %s you deleted before closing: %s",
                closing->session_id, error->message);
   if (closing->application != NULL)
     {
