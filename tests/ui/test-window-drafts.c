@@ -187,6 +187,41 @@ toast_says (gpointer data)
   return FALSE;
 }
 
+/* Takes @turn_id's message to @window's field to edit it. */
+static void
+start_edit (NatterWindow *window,
+            const char   *turn_id)
+{
+  ComposerWait wait = { window, "The first wording" };
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
+  ui_wait_until (composer_says, &wait);
+}
+
+/* A window with drafts over @session_id, whose one message "The first
+ * wording" (@out_turn_id) is being edited into "A better wording", with
+ * @typed (nullable) in the field before the edit began. */
+static NatterWindow *
+window_editing (UiWorld     *u,
+                const char  *session_id,
+                const char  *typed,
+                char       **out_turn_id)
+{
+  NatterWindow *window;
+
+  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
+  *out_turn_id = ui_send (u, session_id, "The first wording");
+  ui_wait_turn (u, *out_turn_id);
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  ui_wait_turn_read (window, *out_turn_id);
+  if (typed != NULL)
+    natter_composer_set_text (natter_window_get_composer (window), typed);
+  start_edit (window, *out_turn_id);
+  natter_composer_set_text (natter_window_get_composer (window), "A better wording");
+  return window;
+}
+
 /* An edit of a sent message, kept and opened again, is still an edit:
  * sent as a plain message it would repeat the one it replaces. */
 void
@@ -200,16 +235,7 @@ test_window_drafts_edit_stays_an_edit (void)
   ComposerWait wait;
   FileWait file;
 
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
-  turn_id = ui_send (u, session_id, "The first wording");
-  ui_wait_turn (u, turn_id);
-  window = window_with_drafts (u);
-  open_and_wait (window, session_id);
-  ui_wait_turn_read (window, turn_id);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
-  wait = (ComposerWait) { window, "The first wording" };
-  ui_wait_until (composer_says, &wait);
-  natter_composer_set_text (natter_window_get_composer (window), "A better wording");
+  window = window_editing (u, session_id, NULL, &turn_id);
   file = (FileWait) { path, turn_id };
   ui_wait_until (file_holds, &file);
   ui_destroy_window (window);
@@ -264,16 +290,12 @@ test_window_drafts_edit_sets_draft_aside (void)
   ui_wait_turn_read (window, turn_id);
   natter_composer_set_text (composer, "Words of a next message");
 
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
-  wait = (ComposerWait) { window, "The first wording" };
-  ui_wait_until (composer_says, &wait);
+  start_edit (window, turn_id);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-edit", NULL));
   wait = (ComposerWait) { window, "Words of a next message" };
   ui_wait_until (composer_says, &wait);
 
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
-  wait = (ComposerWait) { window, "The first wording" };
-  ui_wait_until (composer_says, &wait);
+  start_edit (window, turn_id);
   natter_composer_set_text (composer, "A better wording");
   g_assert_true (natter_composer_send (composer));
   wait = (ComposerWait) { window, "Words of a next message" };
@@ -303,17 +325,7 @@ test_window_drafts_set_aside_kept (void)
   ComposerWait wait;
   FileWait file;
 
-  natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
-  turn_id = ui_send (u, session_id, "The first wording");
-  ui_wait_turn (u, turn_id);
-  window = window_with_drafts (u);
-  open_and_wait (window, session_id);
-  ui_wait_turn_read (window, turn_id);
-  natter_composer_set_text (natter_window_get_composer (window), "Words of a next message");
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
-  wait = (ComposerWait) { window, "The first wording" };
-  ui_wait_until (composer_says, &wait);
-  natter_composer_set_text (natter_window_get_composer (window), "A better wording");
+  window = window_editing (u, session_id, "Words of a next message", &turn_id);
   file = (FileWait) { path, "\"setAside\":\"Words of a next message\"" };
   ui_wait_until (file_holds, &file);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
@@ -338,9 +350,7 @@ test_window_drafts_set_aside_kept (void)
   g_assert_cmpstr (contents, ==, "{\"text\":\"Words of a next message\"}");
 
   /* An edit emptied keeps the words it set aside, as a plain draft. */
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.edit-message", "s", turn_id));
-  wait = (ComposerWait) { window, "The first wording" };
-  ui_wait_until (composer_says, &wait);
+  start_edit (window, turn_id);
   natter_composer_set_text (natter_window_get_composer (window), "");
   g_assert_true (_natter_window_drafts_save (window));
   g_clear_pointer (&contents, g_free);
