@@ -144,7 +144,8 @@ show_agent_toast (NatterWindow *self,
 {
   g_free (self->choice.last_agent_toast);
   self->choice.last_agent_toast = g_strdup (text);
-  _natter_window_show_error_toast (self, text);
+  _natter_window_show_notice (self, text, NULL);
+  g_free (text);
 }
 
 /* Shows the open session's agent: the one picked for it while the app

@@ -157,11 +157,20 @@ sent_cb (GObject      *source,
   /* Said once per conversation: the message went with the whole
    * history all the same. */
   if (sent->compaction_error != NULL)
-    _natter_window_show_error_toast (self, g_strdup_printf (_("The conversation could not be compacted before "
-                                                              "sending: %s"), sent->compaction_error->message));
+    {
+      g_autofree char *why = g_strdup_printf (_("The conversation could not be compacted before sending, so the "
+                                                "message went with the whole history: %s"),
+                                              sent->compaction_error->message);
+
+      _natter_window_show_notice (self, _("Sent without compacting"), why);
+    }
   if (sent->move_error != NULL)
-    _natter_window_show_error_toast (self, g_strdup_printf (_("The messages waiting behind the earlier answer "
-                                                              "stay with it: %s"), sent->move_error->message));
+    {
+      g_autofree char *why = g_strdup_printf (_("The messages waiting behind the earlier answer stay with it: %s"),
+                                              sent->move_error->message);
+
+      _natter_window_show_notice (self, _("Queued messages not moved"), why);
+    }
   /* A new version goes on with the model and agent of the conversation
    * it was made from, and is shown where it differs. So does the new
    * version a message typed in another device's copy made

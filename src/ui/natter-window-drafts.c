@@ -94,13 +94,19 @@ _natter_window_drafts_load (NatterWindow     *self,
       natter_composer_is_empty (self->conversation.composer) && self->versions.editing_turn_id == NULL &&
       natter_composer_get_n_attachments (self->conversation.composer) == 0)
     _natter_window_restore_draft (self, open_key);
-  if (problems->len == 1)
-    _natter_window_show_error_toast (self, g_strdup_printf (_("A kept draft cannot be read, and stays as it is: %s"),
-                                                            ((GError *) g_ptr_array_index (problems, 0))->message));
-  else if (problems->len > 1)
-    _natter_window_show_error_toast (self, g_strdup_printf (_("%u kept drafts cannot be read, and stay as they are. The first: %s"),
-                                                            problems->len,
-                                                            ((GError *) g_ptr_array_index (problems, 0))->message));
+  if (problems->len > 0)
+    {
+      GString *details = g_string_new (ngettext ("It stays on disk as it is.", "They stay on disk as they are.",
+                                                 problems->len));
+      g_autofree char *title = g_strdup_printf (ngettext ("Unreadable draft", "%u unreadable drafts",
+                                                          problems->len),
+                                                problems->len);
+
+      for (guint i = 0; i < problems->len; i++)
+        g_string_append_printf (details, "\n\n%s", ((GError *) g_ptr_array_index (problems, i))->message);
+      _natter_window_show_notice (self, title, details->str);
+      g_string_free (details, TRUE);
+    }
 }
 
 /* The drafts as they should be on disk now: the window's tables, with
@@ -160,10 +166,11 @@ keep (NatterWindow      *self,
     return FALSE;
   if (g_strcmp0 (error->message, self->drafts.last_error) != 0)
     {
+      g_autofree char *why = g_strdup_printf (_("Your draft could not be kept on disk: %s"), error->message);
+
       g_free (self->drafts.last_error);
       self->drafts.last_error = g_strdup (error->message);
-      _natter_window_show_error_toast (self, g_strdup_printf (_("Your draft could not be kept on disk: %s"),
-                                                              error->message));
+      _natter_window_show_notice (self, _("Draft not saved"), why);
     }
   return FALSE;
 }

@@ -34,17 +34,47 @@
 /* A damaged conversation's heading: two lines of the status page. */
 #define DAMAGED_HEADING_CHARS 60
 
-/* Takes @text. A notice, not an error: errors go to the error bar. */
+/* Notices
+ *
+ * A notice is a toast: something the person may want to know, not an
+ * error (those go to the error bar). A toast keeps its title to one
+ * line, cut short in a narrow window, so a notice is said in a few
+ * words; the whole of it, a path or a reason included, is behind its
+ * Details button, in a dialog. */
+
+static void
+notice_details_cb (AdwToast     *toast,
+                   NatterWindow *self)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), g_object_get_data (G_OBJECT (toast), "title"),
+                                              NULL);
+
+  /* Plain text: the details may quote a name or a server's words. */
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), g_object_get_data (G_OBJECT (toast), "details"));
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* Shows @title (a few words, plain text) in a toast; @details, when
+ * not %NULL, are the whole of it, shown by the toast's Details button. */
 void
-_natter_window_show_error_toast (NatterWindow *self,
-                                 char         *text)
+_natter_window_show_notice (NatterWindow *self,
+                            const char   *title,
+                            const char   *details)
 {
   /* Toast titles are Pango markup; the text may hold a name. */
-  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_autofree char *escaped = g_markup_escape_text (title, -1);
   AdwToast *toast = adw_toast_new (escaped);
 
-  g_free (text);
-
+  if (details != NULL)
+    {
+      adw_toast_set_button_label (toast, _("_Details"));
+      g_object_set_data_full (G_OBJECT (toast), "title", g_strdup (title), g_free);
+      g_object_set_data_full (G_OBJECT (toast), "details", g_strdup (details), g_free);
+      g_signal_connect_object (toast, "button-clicked", G_CALLBACK (notice_details_cb), self, 0);
+      g_free (self->errors.last_notice_details);
+      self->errors.last_notice_details = g_strdup (details);
+    }
   adw_toast_set_timeout (toast, 8);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }

@@ -340,9 +340,12 @@ folder_restored_cb (GObject      *source,
       /* Translators: the first %s is a folder's name, which a new folder
        * took while the deleted one was gone; the second the name it
        * is back under, e.g. "Work (2)" */
-      _natter_window_show_error_toast (request->window,
-                                       g_strdup_printf (_("There is a folder “%s” already: "
-                                                          "the deleted one is back as “%s”"), name, restored));
+      g_autofree char *why = g_strdup_printf (_("There is a folder “%s” already: the deleted one is back as “%s”"),
+                                              name, restored);
+      /* Translators: %s is the name a deleted folder is back under, e.g. "Work (2)" */
+      g_autofree char *title = g_strdup_printf (_("Folder back as “%s”"), restored);
+
+      _natter_window_show_notice (request->window, title, why);
     }
   restore_folder_free (request);
 }

@@ -212,6 +212,8 @@ typedef struct
   GtkLabel             *read_only_heading;
   GtkLabel             *read_only_detail;
   const GError         *read_only;
+  /* What the Details of the last notice with details say */
+  char                 *last_notice_details;
 } NatterWindowErrors;
 
 /* natter-window-versions.c: the sent message being edited in the
@@ -353,8 +355,9 @@ _natter_window_update_place_menus (NatterWindow *self);
 
 /* natter-window-errors.c */
 void
-_natter_window_show_error_toast (NatterWindow *self,
-                                 char *text);
+_natter_window_show_notice (NatterWindow *self,
+                            const char   *title,
+                            const char   *details);
 void
 _natter_window_hide_error (NatterWindow *self);
 void

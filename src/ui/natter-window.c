@@ -272,6 +272,7 @@ natter_window_dispose (GObject *object)
   g_clear_pointer (&self->errors.retry_request, natter_message_request_free);
   g_clear_pointer (&self->errors.provider_id, g_free);
   g_clear_pointer (&self->errors.provider_url, g_free);
+  g_clear_pointer (&self->errors.last_notice_details, g_free);
   g_clear_pointer (&self->versions.editing_turn_id, g_free);
   g_clear_pointer (&self->versions.of_turn, g_hash_table_unref);
   g_clear_pointer (&self->versions.set_aside, g_hash_table_unref);
@@ -515,8 +516,9 @@ read_only_changed_cb (NatterWindow *self)
   _natter_window_drafts_take_over (self);
   _natter_window_update_conversation (self);
   _natter_window_update_composer (self);
-  _natter_window_show_error_toast (self, g_strdup (_("The other Natter using this data folder has closed. "
-                                                     "This window can change your conversations now.")));
+  _natter_window_show_notice (self, _("You can make changes"),
+                              _("The other Natter using this data folder has closed. "
+                                "This window can change your conversations now."));
 }
 
 static void

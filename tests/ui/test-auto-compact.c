@@ -80,19 +80,17 @@ reset_windows (void)
   g_settings_reset (settings, "context-windows");
 }
 
-static gboolean
-is_why_label (GtkWidget *widget)
-{
-  return g_str_has_prefix (gtk_label_get_text (GTK_LABEL (widget)),
-                           "The conversation could not be compacted before sending: ") &&
-         gtk_widget_is_visible (widget);
-}
-
-/* The toast's title, a label in the toast overlay. */
+/* The toast's title, a label in the toast overlay, and its Details. */
 static gboolean
 toast_says_why (gpointer data)
 {
-  return ui_find_first_full (natter_window_get_toast_overlay (data), GTK_TYPE_LABEL, is_why_label) != NULL;
+  NatterWindow *window = data;
+
+  return ui_label_shown (natter_window_get_toast_overlay (window), "Sent without compacting") &&
+         window->errors.last_notice_details != NULL &&
+         g_str_has_prefix (window->errors.last_notice_details,
+                           "The conversation could not be compacted before sending, so the message went with the "
+                           "whole history: ");
 }
 
 static gboolean

@@ -632,8 +632,11 @@ test_delete_original_unpinned_meanwhile (void)
 static gboolean
 renamed_toast_shown (gpointer data)
 {
-  return ui_label_shown (natter_window_get_toast_overlay (data),
-                         "There is a folder “Projects” already: the deleted one is back as “Projects (2)”");
+  NatterWindow *window = data;
+
+  return ui_label_shown (natter_window_get_toast_overlay (window), "Folder back as “Projects (2)”") &&
+         g_strcmp0 (window->errors.last_notice_details,
+                    "There is a folder “Projects” already: the deleted one is back as “Projects (2)”") == 0;
 }
 
 /* A folder deleted, a new one made with its name, then the deletion

@@ -165,26 +165,24 @@ test_window_drafts_kept_without_close (void)
 typedef struct
 {
   NatterWindow *window;
-  const char   *starts;
-  const char   *names;
+  const char   *says;
 } ToastWait;
 
-/* Whether a toast's words start with @starts and name @names. */
+/* Whether a toast says @says. */
 static gboolean
 toast_says (gpointer data)
 {
   ToastWait *wait = data;
-  g_autoptr(GPtrArray) labels = ui_find_all (natter_window_get_toast_overlay (wait->window), GTK_TYPE_LABEL);
 
   ui_settle ();
-  for (guint i = 0; i < labels->len; i++)
-    {
-      const char *text = gtk_label_get_text (g_ptr_array_index (labels, i));
+  return ui_label_shown (natter_window_get_toast_overlay (wait->window), wait->says);
+}
 
-      if (g_str_has_prefix (text, wait->starts) && strstr (text, wait->names) != NULL)
-        return TRUE;
-    }
-  return FALSE;
+static gboolean
+details_shown (gpointer data)
+{
+  ui_settle ();
+  return ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG) != NULL;
 }
 
 /* Takes @turn_id's message to @window's field to edit it. */
@@ -435,8 +433,20 @@ test_window_drafts_unreadable_said (void)
   g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
   g_assert_true (g_file_set_contents (path, "{\"text\": \"cut", -1, NULL));
   window = window_with_drafts (u);
-  said = (ToastWait) { window, "A kept draft cannot be read, and stays as it is: ", path };
+  said = (ToastWait) { window, "Unreadable draft" };
   ui_wait_until (toast_says, &said);
+  /* Its Details say where, and why. */
+  g_assert_true (gtk_widget_activate (ui_find_button (natter_window_get_toast_overlay (window), "_Details")));
+  ui_wait_until (details_shown, NULL);
+  {
+    AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
+    const char *body = adw_message_dialog_get_body (dialog);
+
+    g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Unreadable draft");
+    g_assert_true (g_str_has_prefix (body, "It stays on disk as it is.\n\n"));
+    g_assert_nonnull (strstr (body, path));
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  }
   open_and_wait (window, session_id);
   wait = (ComposerWait) { window, "" };
   g_assert_true (composer_says (&wait));
