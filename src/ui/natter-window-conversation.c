@@ -28,6 +28,7 @@ typedef struct
   NatterMessageRequest *request;
   char                 *session_id;    /* the open conversation when it was sent: its
                                         * choice key (NATTER_WINDOW_NEW_CHAT_KEY: a new one) */
+  char                 *draft_key;     /* that key still, for the draft held while it goes */
   gboolean              restore_draft;
   gboolean              refocus;
   NatterWindowCarriedChoice carried;   /* for a new version */
@@ -39,6 +40,7 @@ send_data_free (SendData *data)
   g_object_unref (data->self);
   natter_message_request_free (data->request);
   g_free (data->session_id);
+  g_free (data->draft_key);
   _natter_window_carried_choice_clear (&data->carried);
   g_free (data);
 }
@@ -99,6 +101,8 @@ send_done (SendData *data)
   NatterWindow *self = data->self;
 
   self->conversation.sending = FALSE;
+  /* In the log now, or back in its field. */
+  _natter_window_drafts_release (self, data->draft_key);
   _natter_window_update_composer (self);
   /* The composer was insensitive while the message went out, which took
    * its focus: give it back, so the next message is typed at once. */
@@ -243,6 +247,7 @@ send_request (NatterWindow         *self,
   data->self = g_object_ref (self);
   data->request = request;
   data->session_id = g_strdup (_natter_window_choice_key (self));
+  data->draft_key = g_strdup (data->session_id);
   data->restore_draft = restore_draft;
   data->refocus = gtk_widget_get_focus_child (GTK_WIDGET (self->conversation.composer)) != NULL;
   _natter_window_dup_choice (self, &data->carried);
@@ -352,6 +357,9 @@ composer_send_cb (NatterWindow *self,
 
   natter_conversation_view_set_editing (self->conversation.view, FALSE);
   _natter_window_update_keyboard_actions (self);
+  /* The words stay on disk until they are in the log. */
+  if (_natter_window_choice_key (self) != NULL)
+    _natter_window_drafts_hold (self, _natter_window_choice_key (self), text, editing);
   natter_composer_set_text (self->conversation.composer, NULL);
   if (_natter_window_choice_key (self) != NULL)
     g_hash_table_remove (self->conversation.drafts, _natter_window_choice_key (self));

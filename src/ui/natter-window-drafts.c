@@ -9,7 +9,10 @@
  * open, a second after the last key press and when the window closes,
  * so that quitting, a crash or a power cut loses at most that second's
  * typing; the words a field held when one of its sent messages was taken
- * there to edit are kept with the edit. It compares with what it kept
+ * there to edit are kept with the edit, and a message sent stays its
+ * field's draft until it is in the conversation's log (a send may wait on
+ * a slow server first, and a crash then would lose it). It compares with
+ * what it kept
  * last, so that each save writes only the drafts that changed and
  * removes only those that went (sent, cleared, or their conversation
  * deleted).
@@ -143,6 +146,19 @@ current_drafts (NatterWindow *self)
       if ((draft = draft_of (text, self->versions.editing_turn_id,
                              g_hash_table_lookup (self->versions.set_aside, open_key))) != NULL)
         g_hash_table_replace (current, g_strdup (open_key), draft);
+    }
+  /* A message on its way is its field's draft until it is in the log;
+   * an edit keeps what its field holds meanwhile (the words it had set
+   * aside) as set aside once more. */
+  g_hash_table_iter_init (&iter, self->drafts.in_flight);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      NatterDraft *sent = value;
+      NatterDraft *there = g_hash_table_lookup (current, key);
+
+      g_hash_table_replace (current, g_strdup (key),
+                            natter_draft_new (sent->text, sent->edits_turn_id,
+                                              sent->edits_turn_id != NULL && there != NULL ? there->text : NULL));
     }
   return current;
 }
@@ -294,6 +310,46 @@ _natter_window_drafts_take_over (NatterWindow *self)
   _natter_window_drafts_save (self);
 }
 
+/**
+ * _natter_window_drafts_hold:
+ * @self: the window
+ * @key: the choice key of the field @text was sent from
+ * @text: the words sent
+ * @edits_turn_id: (nullable): the turn whose message they replace, for
+ *   an edit
+ *
+ * A message leaves @key's field: until _natter_window_drafts_release(),
+ * its words stay that field's draft on disk, for a crash before they
+ * reach the log. Call it before the field is emptied.
+ */
+void
+_natter_window_drafts_hold (NatterWindow *self,
+                            const char   *key,
+                            const char   *text,
+                            const char   *edits_turn_id)
+{
+  if (self->drafts.store == NULL || text == NULL || text[0] == '\0')
+    return;
+  g_hash_table_replace (self->drafts.in_flight, g_strdup (key), natter_draft_new (text, edits_turn_id, NULL));
+}
+
+/**
+ * _natter_window_drafts_release:
+ * @self: the window
+ * @key: a key given to _natter_window_drafts_hold()
+ *
+ * The message held for @key is in the log now, or back in a field (it
+ * could not be sent): its draft is what the tables say from now on, kept
+ * at once.
+ */
+void
+_natter_window_drafts_release (NatterWindow *self,
+                               const char   *key)
+{
+  if (self->drafts.store != NULL && g_hash_table_remove (self->drafts.in_flight, key))
+    _natter_window_drafts_save (self);
+}
+
 static gboolean
 save_cb (gpointer user_data)
 {
@@ -339,5 +395,6 @@ _natter_window_drafts_dispose (NatterWindow *self)
   g_clear_handle_id (&self->drafts.save_id, g_source_remove);
   g_clear_object (&self->drafts.store);
   g_clear_pointer (&self->drafts.kept, g_hash_table_unref);
+  g_clear_pointer (&self->drafts.in_flight, g_hash_table_unref);
   g_clear_pointer (&self->drafts.last_error, g_free);
 }

@@ -271,6 +271,7 @@ typedef struct
 {
   NatterDraftStore     *store;            /* nullable: drafts live while the window does */
   GHashTable           *kept;             /* key → NatterDraft*: what is on disk */
+  GHashTable           *in_flight;        /* key → NatterDraft*: messages sent, not in a log yet */
   guint                 save_id;
   char                 *last_error;       /* nullable: said once, not at every key press */
 } NatterWindowDrafts;
@@ -596,6 +597,14 @@ gboolean
 _natter_window_drafts_save (NatterWindow *self);
 void
 _natter_window_drafts_take_over (NatterWindow *self);
+void
+_natter_window_drafts_hold (NatterWindow *self,
+                            const char   *key,
+                            const char   *text,
+                            const char   *edits_turn_id);
+void
+_natter_window_drafts_release (NatterWindow *self,
+                               const char   *key);
 void
 _natter_window_drafts_dispose (NatterWindow *self);
 

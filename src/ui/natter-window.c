@@ -473,6 +473,8 @@ natter_window_init (NatterWindow *self)
   self->conversation.draft_edits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.recovery_notes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->drafts.kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) natter_draft_free);
+  self->drafts.in_flight = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                  (GDestroyNotify) natter_draft_free);
   self->versions.set_aside = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->conversation.timelines = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   self->choice.chosen_models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
