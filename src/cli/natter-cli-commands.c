@@ -555,11 +555,9 @@ kept_state_cb (GObject      *object,
   KeptCheck *check = user_data;
   g_autoptr(NatterTurnState) state = natter_turn_runtime_get_turn_state_finish (NATTER_TURN_RUNTIME (object),
                                                                                result, NULL);
-  guint n = state != NULL ? natter_turn_state_get_n_model_calls (state) : 0;
-  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
 
   /* A turn that cannot be read is for the command itself to refuse. */
-  if (call == NULL || !natter_turn_model_call_is_open (call))
+  if (state == NULL || !natter_turn_state_has_open_model_call (state))
     {
       check->then (check->run);
       g_free (check);
@@ -567,7 +565,7 @@ kept_state_cb (GObject      *object,
     }
   natter_sessions_read_kept_words_async (natter_services_get_sessions (check->run->services),
                                          natter_turn_state_get_turn_id (state),
-                                         natter_turn_model_call_get_index (call),
+                                         natter_turn_state_get_last_model_call_index (state),
                                          g_task_get_cancellable (check->run->task), kept_words_cb, check);
 }
 
@@ -988,11 +986,9 @@ show_kept_words (Run             *run,
                  NatterTurnState *state,
                  JsonObject      *summary)
 {
-  guint n = natter_turn_state_get_n_model_calls (state);
-  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
   KeptShow *show;
 
-  if (call == NULL || !natter_turn_model_call_is_open (call) ||
+  if (!natter_turn_state_has_open_model_call (state) ||
       run->next_turn + 1 != natter_session_state_get_n_turns (run->session) ||
       g_strcmp0 (json_object_get_string_member (summary, "status"), "idle") != 0 ||
       json_object_has_member (summary, "elsewhere"))
@@ -1001,7 +997,8 @@ show_kept_words (Run             *run,
   show->run = run;
   show->state = natter_turn_state_ref (state);
   natter_sessions_read_kept_words_async (natter_services_get_sessions (run->services),
-                                         natter_turn_state_get_turn_id (state), natter_turn_model_call_get_index (call),
+                                         natter_turn_state_get_turn_id (state),
+                                         natter_turn_state_get_last_model_call_index (state),
                                          g_task_get_cancellable (run->task), show_kept_cb, show);
   return TRUE;
 }

@@ -567,15 +567,12 @@ add_speed (JsonObject      *summary,
 }
 
 /* The words of an answer that ended before it was whole (stopped, or
- * cut off by a failure): what the turn's last model call had received,
- * which its `model_call_failed` keeps and the window shows marked.
- * Sets @out_stopped to whether the person stopped it. */
+ * cut off by a failure): what model call @call had received, which its
+ * `model_call_failed` keeps and the window shows marked; %NULL when it
+ * has none (it ended whole, or nothing had arrived). */
 static char *
-dup_partial_answer (NatterTurnState *state,
-                    gboolean        *out_stopped)
+dup_call_partial (NatterTurnModelCall *call)
 {
-  guint n = natter_turn_state_get_n_model_calls (state);
-  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
   JsonObject *partial = call != NULL && natter_turn_model_call_get_message (call) == NULL
                         ? natter_turn_model_call_get_partial (call) : NULL;
   char *text;
@@ -588,37 +585,22 @@ dup_partial_answer (NatterTurnState *state,
       g_free (text);
       return NULL;
     }
-  *out_stopped = natter_turn_model_call_was_stopped (call);
   return text;
 }
 
-/* The words of every call of @state that was stopped or broke off
- * mid-answer, in order, each {text, end} (`end` "stopped" or
- * "cut-off"); %NULL when there are none. */
-static JsonArray *
-partial_answers (NatterTurnState *state)
+/* dup_call_partial() of the turn's last model call; sets @out_stopped
+ * to whether the person stopped it. */
+static char *
+dup_partial_answer (NatterTurnState *state,
+                    gboolean        *out_stopped)
 {
-  JsonArray *partials = NULL;
+  guint n = natter_turn_state_get_n_model_calls (state);
+  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
+  char *text = dup_call_partial (call);
 
-  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
-    {
-      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
-      JsonObject *partial = call != NULL && natter_turn_model_call_get_message (call) == NULL
-                            ? natter_turn_model_call_get_partial (call) : NULL;
-      g_autofree char *text = partial != NULL ? natter_json_content_text (json_object_get_member (partial, "content"), "")
-                                              : NULL;
-      JsonObject *item;
-
-      if (text == NULL || text[0] == '\0')
-        continue;
-      if (partials == NULL)
-        partials = json_array_new ();
-      item = json_object_new ();
-      json_object_set_string_member (item, "text", text);
-      json_object_set_string_member (item, "end", natter_turn_model_call_was_stopped (call) ? "stopped" : "cut-off");
-      json_array_add_object_element (partials, item);
-    }
-  return partials;
+  if (text != NULL)
+    *out_stopped = natter_turn_model_call_was_stopped (call);
+  return text;
 }
 
 /**
@@ -641,6 +623,24 @@ natter_cli_add_partial_answer (JsonObject *summary,
   json_object_set_string_member (item, "text", text);
   json_object_set_string_member (item, "end", end);
   json_array_add_object_element (json_object_get_array_member (summary, "partialAnswers"), item);
+}
+
+/* Adds to @summary's `partialAnswers` the words of every call of @state
+ * that was stopped or broke off mid-answer, in order, also those an
+ * answer asked again came after. */
+static void
+add_partial_answers (JsonObject      *summary,
+                     NatterTurnState *state)
+{
+  for (guint i = 0; i < natter_turn_state_get_n_model_calls (state); i++)
+    {
+      NatterTurnModelCall *call = natter_turn_state_get_model_call (state, i);
+      g_autofree char *text = dup_call_partial (call);
+
+      if (text != NULL)
+        natter_cli_add_partial_answer (summary, text,
+                                       natter_turn_model_call_was_stopped (call) ? "stopped" : "cut-off");
+    }
 }
 
 /* One turn reduced for display: input, answer, tool calls, status,
@@ -684,13 +684,7 @@ natter_cli_turn_summary (const NatterSessionTurn *turn,
         }
     }
 
-  {
-    JsonArray *partials = partial_answers (state);
-
-    /* Every call's, also those an answer asked again came after. */
-    if (partials != NULL)
-      json_object_set_array_member (summary, "partialAnswers", partials);
-  }
+  add_partial_answers (summary, state);
 
   for (guint i = 0; i < natter_turn_state_get_n_tool_calls (state); i++)
     {

@@ -394,14 +394,11 @@ static void
 show_kept_words (NatterTurnRow   *self,
                  NatterTurnState *state)
 {
-  guint n = natter_turn_state_get_n_model_calls (state);
-  NatterTurnModelCall *call = n > 0 ? natter_turn_state_get_model_call (state, n - 1) : NULL;
-
-  if (call == NULL || !natter_turn_model_call_is_open (call))
+  if (!natter_turn_state_has_open_model_call (state))
     return;
   self->kept_cancellable = g_cancellable_new ();
   natter_sessions_read_kept_words_async (self->sessions, natter_turn_state_get_turn_id (state),
-                                         natter_turn_model_call_get_index (call), self->kept_cancellable,
+                                         natter_turn_state_get_last_model_call_index (state), self->kept_cancellable,
                                          kept_words_cb, g_object_ref (self));
 }
 

@@ -12,10 +12,9 @@
  * there to edit are kept with the edit, and a message sent stays its
  * field's draft until it is in the conversation's log (a send may wait on
  * a slow server first, and a crash then would lose it). It compares with
- * what it kept
- * last, so that each save writes only the drafts that changed and
- * removes only those that went (sent, cleared, or their conversation
- * deleted).
+ * what it kept last, so that each save writes only the drafts that
+ * changed and removes only those that went (sent, cleared, or their
+ * conversation deleted).
  */
 
 #include "config.h"

@@ -8,8 +8,8 @@
  * that keep it (docs/sessions.md §4), the external inputs routed to a
  * turn (docs/sessions.md §9.2), stop_turn, wait_for_turn and
  * resume_turn (docs/sessions.md §9.3) with the words kept of the
- * answer a resume would close (docs/format.md §11). Queueing itself, which may
- * promote, is natter-sessions-queue.c, above this file.
+ * answer a resume would close (docs/format.md §11). Queueing itself,
+ * which may promote, is natter-sessions-queue.c, above this file.
  */
 
 #define G_LOG_DOMAIN "natter-sessions"
