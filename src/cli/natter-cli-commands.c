@@ -677,8 +677,7 @@ deleted_cb (GObject      *object,
       natter_cli_fail_error (run, error);
       return;
     }
-  if (!natter_draft_store_save_sync (natter_services_get_draft_store (run->services), run->args[0], NULL, NULL, NULL,
-                                     &draft_error))
+  if (!natter_draft_store_save_sync (natter_services_get_draft_store (run->services), run->args[0], NULL, &draft_error))
     {
       g_autofree char *words = natter_cli_error_words (run->cmdline, draft_error->message);
       /* Translators: %s is why */

@@ -88,6 +88,7 @@ enum
   STOP,
   ATTACHMENT_REFUSED,
   TEXT_CHANGED,
+  ATTACHMENTS_CHANGED,
   N_SIGNALS
 };
 
@@ -225,11 +226,14 @@ key_pressed_cb (GtkEventControllerKey *controller,
 
 /* Attachments */
 
+/* The files waiting changed (added, removed, taken): their chips show,
+ * and whoever keeps the draft keeps it again. */
 static void
 update_attachments (NatterComposer *self)
 {
   gtk_widget_set_visible (GTK_WIDGET (self->attachments_box), self->attachments->len > 0);
   update_button (self);
+  g_signal_emit (self, signals[ATTACHMENTS_CHANGED], 0);
 }
 
 /* Takes @pending out of the message being written, with its chip. */
@@ -410,7 +414,7 @@ natter_composer_add_file (NatterComposer *self,
   pending->source = natter_attachment_source_new_for_file (file);
   g_ptr_array_add (self->attachments, pending);
   check_pending (self, pending);
-  update_button (self);
+  update_attachments (self);
   g_file_query_info_async (natter_attachment_source_get_file (pending->source),
                            G_FILE_ATTRIBUTE_STANDARD_DISPLAY_NAME "," G_FILE_ATTRIBUTE_STANDARD_SIZE ","
                            G_FILE_ATTRIBUTE_STANDARD_CONTENT_TYPE,
@@ -508,13 +512,34 @@ natter_composer_take_attachments (NatterComposer *self)
 
   g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
 
-  sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
-  for (guint i = 0; i < self->attachments->len; i++)
-    g_ptr_array_add (sources, natter_attachment_source_ref (((Pending *) g_ptr_array_index (self->attachments, i))->source));
+  sources = natter_composer_dup_attachments (self);
   g_ptr_array_set_size (self->attachments, 0);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->attachments_box))) != NULL)
     gtk_flow_box_remove (self->attachments_box, child);
   update_attachments (self);
+  return sources;
+}
+
+/**
+ * natter_composer_dup_attachments:
+ * @self: a composer
+ *
+ * The attachments of the message being written, left where they are (to
+ * be kept with its draft).
+ *
+ * Returns: (transfer full) (element-type NatterAttachmentSource): the
+ *   attachments, in order
+ */
+GPtrArray *
+natter_composer_dup_attachments (NatterComposer *self)
+{
+  GPtrArray *sources;
+
+  g_return_val_if_fail (NATTER_IS_COMPOSER (self), NULL);
+
+  sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  for (guint i = 0; i < self->attachments->len; i++)
+    g_ptr_array_add (sources, natter_attachment_source_ref (((Pending *) g_ptr_array_index (self->attachments, i))->source));
   return sources;
 }
 
@@ -1104,6 +1129,15 @@ natter_composer_class_init (NatterComposerClass *klass)
    */
   signals[TEXT_CHANGED] = g_signal_new ("text-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                         0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+  /**
+   * NatterComposer::attachments-changed:
+   *
+   * The files waiting beside the words changed: attached, removed,
+   * refused, or taken to be sent. Whoever keeps the draft keeps it again.
+   */
+  signals[ATTACHMENTS_CHANGED] = g_signal_new ("attachments-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                               0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (NATTER_TYPE_AGENT_CHOOSER);
   gtk_widget_class_set_template_from_resource (widget_class, "/io/github/natter/Natter/ui/natter-composer.ui");

@@ -59,6 +59,7 @@ void        natter_composer_add_texture          (NatterComposer *self,
                                                   GdkTexture     *texture);
 guint       natter_composer_get_n_attachments    (NatterComposer *self);
 GPtrArray  *natter_composer_take_attachments     (NatterComposer *self);
+GPtrArray  *natter_composer_dup_attachments      (NatterComposer *self);
 void        natter_composer_restore_attachments  (NatterComposer *self,
                                                   GPtrArray      *sources);
 void        natter_composer_add_drop_target      (NatterComposer *self,

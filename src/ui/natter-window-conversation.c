@@ -354,12 +354,13 @@ composer_send_cb (NatterWindow *self,
                   const char   *text)
 {
   g_autofree char *editing = g_steal_pointer (&self->versions.editing_turn_id);
+  g_autoptr(GPtrArray) sources = natter_composer_take_attachments (self->conversation.composer);
 
   natter_conversation_view_set_editing (self->conversation.view, FALSE);
   _natter_window_update_keyboard_actions (self);
-  /* The words stay on disk until they are in the log. */
+  /* The words and files stay on disk until they are in the log. */
   if (_natter_window_choice_key (self) != NULL)
-    _natter_window_drafts_hold (self, _natter_window_choice_key (self), text, editing);
+    _natter_window_drafts_hold (self, _natter_window_choice_key (self), text, editing, sources);
   natter_composer_set_text (self->conversation.composer, NULL);
   if (_natter_window_choice_key (self) != NULL)
     g_hash_table_remove (self->conversation.drafts, _natter_window_choice_key (self));
@@ -375,12 +376,12 @@ composer_send_cb (NatterWindow *self,
     {
       g_autofree char *set_aside = _natter_window_take_set_aside (self);
 
-      _natter_window_send_version (self, editing, text, natter_composer_take_attachments (self->conversation.composer));
+      _natter_window_send_version (self, editing, text, g_steal_pointer (&sources));
       if (set_aside != NULL)
         natter_composer_set_text (self->conversation.composer, set_aside);
     }
   else
-    _natter_window_send_message (self, text, natter_composer_take_attachments (self->conversation.composer), TRUE);
+    _natter_window_send_message (self, text, g_steal_pointer (&sources), TRUE);
 }
 
 /* A file the composer would not attach: said in the error bar, about

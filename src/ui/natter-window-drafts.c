@@ -5,8 +5,8 @@
  * The window's drafts kept on disk (docs/format.md §10). While the window
  * runs, its drafts live in its tables (natter-window-opening.c keeps the
  * open conversation's there when another opens); this facet writes what
- * they hold, with the words in the message field for the conversation
- * open, a second after the last key press and when the window closes,
+ * they hold, with the words and files in the message field for the
+ * conversation open, a second after the last key press and when the window closes,
  * so that quitting, a crash or a power cut loses at most that second's
  * typing; the words a field held when one of its sent messages was taken
  * there to edit are kept with the edit, and a message sent stays its
@@ -26,28 +26,106 @@
 /* How long after the last change the drafts are kept. */
 #define SAVE_DELAY_MS 1000
 
-/* The draft of a field holding @text, editing @edits_turn_id's message
- * or not, with @set_aside the words it held before that edit (transfer
- * full; %NULL for none). An edit emptied is kept as the words it set
- * aside: those are what wait in that field. */
+/* Adds the files of @sources (nullable) to @draft: a file by its URI,
+ * something pasted by its bytes. */
+static void
+add_sources (NatterDraft *draft,
+             GPtrArray   *sources)
+{
+  for (guint i = 0; sources != NULL && i < sources->len; i++)
+    {
+      NatterAttachmentSource *source = g_ptr_array_index (sources, i);
+      GFile *file = natter_attachment_source_get_file (source);
+
+      if (file != NULL)
+        {
+          g_autofree char *uri = g_file_get_uri (file);
+
+          natter_draft_add_file (draft, uri);
+        }
+      else
+        natter_draft_add_bytes (draft, natter_attachment_source_get_bytes (source),
+                                natter_attachment_source_get_name (source),
+                                natter_attachment_source_get_media_type (source));
+    }
+}
+
+/* The files waiting beside @draft, as the composer takes them; %NULL
+ * when there are none. */
+static GPtrArray *
+sources_of (const NatterDraft *draft)
+{
+  GPtrArray *sources;
+
+  if (draft->attachments->len == 0)
+    return NULL;
+  sources = g_ptr_array_new_with_free_func ((GDestroyNotify) natter_attachment_source_unref);
+  for (guint i = 0; i < draft->attachments->len; i++)
+    {
+      NatterDraftAttachment *attachment = g_ptr_array_index (draft->attachments, i);
+
+      if (attachment->uri != NULL)
+        {
+          g_autoptr(GFile) file = g_file_new_for_uri (attachment->uri);
+
+          g_ptr_array_add (sources, natter_attachment_source_new_for_file (file));
+        }
+      else
+        g_ptr_array_add (sources, natter_attachment_source_new_for_bytes (attachment->bytes, attachment->name,
+                                                                          attachment->media_type));
+    }
+  return sources;
+}
+
+/* Puts @draft under @key in the window's tables: its words, its files,
+ * the message it edits and the words that edit set aside. */
+static void
+put_draft (NatterWindow      *self,
+           const char        *key,
+           const NatterDraft *draft)
+{
+  GPtrArray *sources = sources_of (draft);
+
+  if (draft->text[0] != '\0')
+    g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (draft->text));
+  else
+    g_hash_table_remove (self->conversation.drafts, key);
+  if (sources != NULL)
+    g_hash_table_replace (self->conversation.draft_attachments, g_strdup (key), sources);
+  else
+    g_hash_table_remove (self->conversation.draft_attachments, key);
+  if (draft->edits_turn_id != NULL)
+    g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (draft->edits_turn_id));
+  else
+    g_hash_table_remove (self->conversation.draft_edits, key);
+  if (draft->set_aside != NULL)
+    g_hash_table_replace (self->versions.set_aside, g_strdup (key), g_strdup (draft->set_aside));
+  else
+    g_hash_table_remove (self->versions.set_aside, key);
+}
+
+/* The draft of a field holding @text and the files @sources (nullable),
+ * editing @edits_turn_id's message or not, with @set_aside the words it
+ * held before that edit (transfer full; %NULL for none). An edit
+ * emptied is kept as the words it set aside: those are what wait in that
+ * field. */
 static NatterDraft *
 draft_of (const char *text,
           const char *edits_turn_id,
-          const char *set_aside)
+          const char *set_aside,
+          GPtrArray  *sources)
 {
-  if (edits_turn_id == NULL)
-    set_aside = NULL;
-  if (text != NULL && text[0] != '\0')
-    return natter_draft_new (text, edits_turn_id, set_aside);
+  NatterDraft *draft;
+
+  if ((text != NULL && text[0] != '\0') || (sources != NULL && sources->len > 0))
+    {
+      draft = natter_draft_new (text, edits_turn_id, edits_turn_id != NULL ? set_aside : NULL);
+      add_sources (draft, sources);
+      return draft;
+    }
   if (set_aside != NULL && set_aside[0] != '\0')
     return natter_draft_new (set_aside, NULL, NULL);
   return NULL;
-}
-
-static NatterDraft *
-draft_copy (const NatterDraft *draft)
-{
-  return natter_draft_new (draft->text, draft->edits_turn_id, draft->set_aside);
 }
 
 /**
@@ -76,17 +154,12 @@ _natter_window_drafts_load (NatterWindow     *self,
   g_hash_table_iter_init (&iter, drafts);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      NatterDraft *draft = value;
-
       /* Words typed in this window already are newer. */
-      if (g_hash_table_contains (self->conversation.drafts, key))
+      if (g_hash_table_contains (self->conversation.drafts, key) ||
+          g_hash_table_contains (self->conversation.draft_attachments, key))
         continue;
-      g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (draft->text));
-      if (draft->edits_turn_id != NULL)
-        g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (draft->edits_turn_id));
-      if (draft->set_aside != NULL)
-        g_hash_table_replace (self->versions.set_aside, g_strdup (key), g_strdup (draft->set_aside));
-      g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (draft));
+      put_draft (self, key, value);
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), natter_draft_copy (value));
     }
   /* A conversation already open shows its draft (an edit as an edit),
    * unless something was put in its field meanwhile: that would be kept
@@ -117,47 +190,54 @@ static GHashTable *
 current_drafts (NatterWindow *self)
 {
   GHashTable *current = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) natter_draft_free);
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
   /* Only a field that shows the open conversation's draft holds it. */
   const char *open_key = self->conversation.draft_in_field ? _natter_window_choice_key (self) : NULL;
+  GHashTable *tables[] = { self->conversation.drafts, self->conversation.draft_attachments, self->versions.set_aside };
   GHashTableIter iter;
   gpointer key, value;
   NatterDraft *draft;
 
-  g_hash_table_iter_init (&iter, self->conversation.drafts);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  /* Words, files, or only the words an edit set aside. */
+  for (guint i = 0; i < G_N_ELEMENTS (tables); i++)
+    {
+      g_hash_table_iter_init (&iter, tables[i]);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_hash_table_add (keys, key);
+    }
+  g_hash_table_iter_init (&iter, keys);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
     {
       if (open_key != NULL && g_str_equal (key, open_key))
         continue;
-      if ((draft = draft_of (value, g_hash_table_lookup (self->conversation.draft_edits, key),
-                             g_hash_table_lookup (self->versions.set_aside, key))) != NULL)
+      if ((draft = draft_of (g_hash_table_lookup (self->conversation.drafts, key),
+                             g_hash_table_lookup (self->conversation.draft_edits, key),
+                             g_hash_table_lookup (self->versions.set_aside, key),
+                             g_hash_table_lookup (self->conversation.draft_attachments, key))) != NULL)
         g_hash_table_replace (current, g_strdup (key), draft);
     }
-  /* Words set aside for an edit whose field was left empty. */
-  g_hash_table_iter_init (&iter, self->versions.set_aside);
-  while (g_hash_table_iter_next (&iter, &key, &value))
-    if ((open_key == NULL || !g_str_equal (key, open_key)) && !g_hash_table_contains (current, key) &&
-        ((const char *) value)[0] != '\0')
-      g_hash_table_replace (current, g_strdup (key), natter_draft_new (value, NULL, NULL));
   if (open_key != NULL)
     {
       g_autofree char *text = natter_composer_dup_text (self->conversation.composer);
+      g_autoptr(GPtrArray) sources = natter_composer_dup_attachments (self->conversation.composer);
 
       if ((draft = draft_of (text, self->versions.editing_turn_id,
-                             g_hash_table_lookup (self->versions.set_aside, open_key))) != NULL)
+                             g_hash_table_lookup (self->versions.set_aside, open_key), sources)) != NULL)
         g_hash_table_replace (current, g_strdup (open_key), draft);
     }
   /* A message on its way is its field's draft until it is in the log;
-   * an edit keeps what its field holds meanwhile (the words it had set
-   * aside) as set aside once more. */
+   * an edit keeps the words its field holds meanwhile (the words it had
+   * set aside) as set aside once more. */
   g_hash_table_iter_init (&iter, self->drafts.in_flight);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
       NatterDraft *sent = value;
       NatterDraft *there = g_hash_table_lookup (current, key);
 
-      g_hash_table_replace (current, g_strdup (key),
-                            natter_draft_new (sent->text, sent->edits_turn_id,
-                                              sent->edits_turn_id != NULL && there != NULL ? there->text : NULL));
+      draft = natter_draft_copy (sent);
+      if (sent->edits_turn_id != NULL && there != NULL && there->text[0] != '\0')
+        draft->set_aside = g_strdup (there->text);
+      g_hash_table_replace (current, g_strdup (key), draft);
     }
   return current;
 }
@@ -171,9 +251,7 @@ keep (NatterWindow      *self,
 {
   g_autoptr(GError) error = NULL;
 
-  if (natter_draft_store_save_sync (self->drafts.store, key, draft != NULL ? draft->text : NULL,
-                                    draft != NULL ? draft->edits_turn_id : NULL,
-                                    draft != NULL ? draft->set_aside : NULL, &error))
+  if (natter_draft_store_save_sync (self->drafts.store, key, draft, &error))
     return TRUE;
   /* A window that only reads keeps nothing until it writes, and says so
    * before it closes with words it could not keep. */
@@ -220,7 +298,7 @@ _natter_window_drafts_save (NatterWindow *self)
       if (natter_draft_equal (g_hash_table_lookup (self->drafts.kept, key), value))
         continue;
       if (keep (self, key, value))
-        g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (value));
+        g_hash_table_replace (self->drafts.kept, g_strdup (key), natter_draft_copy (value));
       else
         all_kept = FALSE;
     }
@@ -274,25 +352,16 @@ _natter_window_drafts_take_over (NatterWindow *self)
       gboolean open = open_key != NULL && g_str_equal (key, open_key);
 
       if (!changed_here && theirs != NULL)
-        {
-          g_hash_table_replace (self->conversation.drafts, g_strdup (key), g_strdup (theirs->text));
-          if (theirs->edits_turn_id != NULL)
-            g_hash_table_replace (self->conversation.draft_edits, g_strdup (key), g_strdup (theirs->edits_turn_id));
-          else
-            g_hash_table_remove (self->conversation.draft_edits, key);
-          if (theirs->set_aside != NULL)
-            g_hash_table_replace (self->versions.set_aside, g_strdup (key), g_strdup (theirs->set_aside));
-          else
-            g_hash_table_remove (self->versions.set_aside, key);
-        }
+        put_draft (self, key, theirs);
       else if (!changed_here)
         {
           g_hash_table_remove (self->conversation.drafts, key);
+          g_hash_table_remove (self->conversation.draft_attachments, key);
           g_hash_table_remove (self->conversation.draft_edits, key);
           g_hash_table_remove (self->versions.set_aside, key);
         }
-      /* The field open shows the other's words, unless files wait there. */
-      if (!changed_here && open && natter_composer_get_n_attachments (self->conversation.composer) == 0)
+      /* The field open shows the other's draft, files and all. */
+      if (!changed_here && open)
         {
           g_clear_pointer (&self->versions.editing_turn_id, g_free);
           natter_conversation_view_set_editing (self->conversation.view, FALSE);
@@ -304,7 +373,7 @@ _natter_window_drafts_take_over (NatterWindow *self)
   g_hash_table_iter_init (&iter, on_disk);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      g_hash_table_replace (self->drafts.kept, g_strdup (key), draft_copy (value));
+      g_hash_table_replace (self->drafts.kept, g_strdup (key), natter_draft_copy (value));
     }
   _natter_window_drafts_save (self);
 }
@@ -316,20 +385,25 @@ _natter_window_drafts_take_over (NatterWindow *self)
  * @text: the words sent
  * @edits_turn_id: (nullable): the turn whose message they replace, for
  *   an edit
+ * @sources: (nullable) (element-type NatterAttachmentSource): the files
+ *   sent with them
  *
  * A message leaves @key's field: until _natter_window_drafts_release(),
- * its words stay that field's draft on disk, for a crash before they
- * reach the log. Call it before the field is emptied.
+ * its words and files stay that field's draft on disk, for a crash
+ * before they reach the log. Call it before the field is emptied.
  */
 void
 _natter_window_drafts_hold (NatterWindow *self,
                             const char   *key,
                             const char   *text,
-                            const char   *edits_turn_id)
+                            const char   *edits_turn_id,
+                            GPtrArray    *sources)
 {
-  if (self->drafts.store == NULL || text == NULL || text[0] == '\0')
+  NatterDraft *held;
+
+  if (self->drafts.store == NULL || (held = draft_of (text, edits_turn_id, NULL, sources)) == NULL)
     return;
-  g_hash_table_replace (self->drafts.in_flight, g_strdup (key), natter_draft_new (text, edits_turn_id, NULL));
+  g_hash_table_replace (self->drafts.in_flight, g_strdup (key), held);
 }
 
 /**

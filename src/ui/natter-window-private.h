@@ -601,7 +601,8 @@ void
 _natter_window_drafts_hold (NatterWindow *self,
                             const char   *key,
                             const char   *text,
-                            const char   *edits_turn_id);
+                            const char   *edits_turn_id,
+                            GPtrArray    *sources);
 void
 _natter_window_drafts_release (NatterWindow *self,
                                const char   *key);

@@ -488,6 +488,8 @@ natter_window_init (NatterWindow *self)
   _natter_window_update_conversation (self);
   g_signal_connect_object (self->conversation.composer, "text-changed", G_CALLBACK (_natter_window_drafts_changed),
                            self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->conversation.composer, "attachments-changed",
+                           G_CALLBACK (_natter_window_drafts_changed), self, G_CONNECT_SWAPPED);
 }
 
 /* Files are checked as they are attached, against the limit of the

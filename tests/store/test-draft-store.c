@@ -6,7 +6,8 @@
  * written, replaced whole, removed once empty; the new chat's beside the
  * conversations'; a key that is no id refused before any path is built;
  * a file that is no draft left as it is and told; what a write cut short
- * leaves beside a draft passed over, the draft still whole; a process
+ * leaves beside a draft passed over, the draft still whole; files waiting
+ * beside a draft kept with it, pasted bytes beside the drafts; a process
  * that is not the writer refused; the files readable by their owner only.
  */
 
@@ -76,10 +77,10 @@ test_round_trip (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (drafts), ==, 0);
   g_clear_pointer (&drafts, g_hash_table_unref);
 
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Half a thought\nand a \"quote\" ✓", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Half a thought\nand a \"quote\" ✓", NULL, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (natter_draft_store_save_sync (f->store, NATTER_DRAFT_NEW_CHAT, "Something new", NULL, NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "A better question", TURN, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, NATTER_DRAFT_NEW_CHAT, "Something new", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, OTHER, "A better question", TURN, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0600);
@@ -98,7 +99,7 @@ test_round_trip (Fixture       *f,
   g_clear_pointer (&drafts, g_hash_table_unref);
 
   /* Replaced whole: the edit becomes a plain message. */
-  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, "Plain", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, OTHER, "Plain", NULL, NULL, &error));
   drafts = load (f, NULL);
   draft = g_hash_table_lookup (drafts, OTHER);
   g_assert_cmpstr (draft->text, ==, "Plain");
@@ -106,8 +107,8 @@ test_round_trip (Fixture       *f,
   g_clear_pointer (&drafts, g_hash_table_unref);
 
   /* Emptied: gone, and removing what is gone is no error. */
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "", NULL, NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, NULL, NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   drafts = load (f, NULL);
@@ -126,13 +127,13 @@ test_bad_key_refused (Fixture       *f,
     {
       g_autoptr(GError) error = NULL;
 
-      g_assert_false (natter_draft_store_save_sync (f->store, bad[i], "text", NULL, NULL, &error));
+      g_assert_false (natter_test_save_draft (f->store, bad[i], "text", NULL, NULL, &error));
       g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
     }
   {
     g_autoptr(GError) error = NULL;
 
-    g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", "../turn", NULL, &error));
+    g_assert_false (natter_test_save_draft (f->store, SESSION, "text", "../turn", NULL, &error));
     g_assert_error (error, NATTER_STORE_ERROR, NATTER_STORE_ERROR_INVALID_ID);
   }
   {
@@ -159,7 +160,7 @@ test_damaged_told_and_kept (Fixture       *f,
   g_autofree char *contents = NULL;
   gboolean told_broken = FALSE;
 
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Whole", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Whole", NULL, NULL, &error));
   g_assert_true (g_file_set_contents (broken, "{\"text\": \"cut", -1, NULL));
   g_assert_true (g_file_set_contents (empty_text, "{\"text\": \"\"}", -1, NULL));
   g_assert_true (g_file_set_contents (stranger, "{}", -1, NULL));
@@ -197,7 +198,7 @@ test_set_aside (Fixture       *f,
   g_autofree char *empty_aside = draft_path (f, TURN ".json");
   NatterDraft *draft;
 
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "A better wording", TURN,
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "A better wording", TURN,
                                                "Words of a next\nmessage", &error));
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (without_edit, "{\"text\": \"a\", \"setAside\": \"b\"}", -1, NULL));
@@ -222,12 +223,92 @@ test_set_aside (Fixture       *f,
   g_assert_true (g_file_test (empty_aside, G_FILE_TEST_EXISTS));
 
   /* Written again as a plain message: nothing set aside any more. */
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "Words of a next\nmessage", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Words of a next\nmessage", NULL, NULL, &error));
   g_clear_pointer (&drafts, g_hash_table_unref);
   drafts = load (f, NULL);
   draft = g_hash_table_lookup (drafts, SESSION);
   g_assert_null (draft->edits_turn_id);
   g_assert_null (draft->set_aside);
+}
+
+/* Files waiting beside a draft are kept with it: a file by its URI,
+ * what was pasted by its bytes beside the drafts (named by their
+ * SHA-256, one file for the same bytes in two drafts), removed once no
+ * draft names them; a draft of files alone has empty words. Pasted
+ * bytes that changed, or attachments that are not as the format has
+ * them, make the draft unreadable: told, and left as it is with what it
+ * names. */
+static void
+test_attachments (Fixture       *f,
+                  gconstpointer  data)
+{
+  static const char png[] = "\x89PNG not really an image";
+  g_autoptr(GBytes) pasted = g_bytes_new_static (png, sizeof png - 1);
+  g_autoptr(NatterDraft) draft = natter_draft_new ("Look at these", NULL, NULL);
+  g_autoptr(NatterDraft) files_only = natter_draft_new (NULL, NULL, NULL);
+  g_autoptr(NatterDraft) other = NULL;
+  g_autoptr(GHashTable) drafts = NULL;
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *hash = g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, pasted);
+  g_autofree char *pasted_dir = draft_path (f, "pasted");
+  g_autofree char *pasted_path = g_build_filename (pasted_dir, hash, NULL);
+  g_autofree char *path = draft_path (f, SESSION ".json");
+  g_autofree char *bad = draft_path (f, TURN ".json");
+  g_autofree char *contents = NULL;
+  NatterDraft *read;
+  NatterDraftAttachment *attachment;
+
+  natter_draft_add_file (draft, "file:///home/someone/Report%20final.pdf");
+  natter_draft_add_bytes (draft, pasted, "Pasted image.png", "image/png");
+  natter_draft_add_bytes (files_only, pasted, "Pasted image.png", "image/png");
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, draft, &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, files_only, &error));
+  g_assert_true (g_file_test (pasted_path, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"uri\":\"file:///home/someone/Report%20final.pdf\""));
+  g_assert_nonnull (strstr (contents, hash));
+
+  drafts = load (f, problems);
+  g_assert_cmpuint (problems->len, ==, 0);
+  read = g_hash_table_lookup (drafts, SESSION);
+  g_assert_true (natter_draft_equal (read, draft));
+  attachment = g_ptr_array_index (read->attachments, 1);
+  g_assert_true (g_bytes_equal (attachment->bytes, pasted));
+  g_assert_cmpstr (attachment->name, ==, "Pasted image.png");
+  g_assert_cmpstr (attachment->media_type, ==, "image/png");
+  read = g_hash_table_lookup (drafts, OTHER);
+  g_assert_cmpstr (read->text, ==, "");
+  g_assert_true (natter_draft_equal (read, files_only));
+  g_clear_pointer (&drafts, g_hash_table_unref);
+
+  /* One draft lets go of the pasted bytes: the other still names them. */
+  other = natter_draft_new ("Look at this", NULL, NULL);
+  natter_draft_add_file (other, "file:///home/someone/Report%20final.pdf");
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, other, &error));
+  g_assert_true (g_file_test (pasted_path, G_FILE_TEST_IS_REGULAR));
+  /* Sent: no draft names them any more. */
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (pasted_path, G_FILE_TEST_EXISTS));
+
+  /* Pasted bytes changed on disk: the draft is told, and nothing it
+   * names goes, even when another draft is written. */
+  g_assert_true (natter_draft_store_save_sync (f->store, OTHER, files_only, &error));
+  g_assert_true (g_file_set_contents (pasted_path, "something else", -1, NULL));
+  g_assert_true (g_file_set_contents (bad, "{\"text\": \"\", \"attachments\": [{\"uri\": \"no uri\"}]}", -1, NULL));
+  drafts = load (f, problems);
+  g_assert_false (g_hash_table_contains (drafts, OTHER));
+  g_assert_false (g_hash_table_contains (drafts, TURN));
+  g_assert_cmpuint (problems->len, ==, 2);
+  for (guint i = 0; i < problems->len; i++)
+    g_assert_error ((GError *) g_ptr_array_index (problems, i), NATTER_STORE_ERROR, NATTER_STORE_ERROR_MALFORMED);
+  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, NULL, &error));
+  g_assert_true (g_file_test (pasted_path, G_FILE_TEST_IS_REGULAR));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (pasted_path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "something else");
 }
 
 /* A process that does not hold the writer lock keeps no draft, until it
@@ -241,13 +322,13 @@ test_refused_while_reading (Fixture       *f,
   g_autofree char *path = draft_path (f, SESSION ".json");
 
   natter_draft_store_refuse_writes (f->store, refusal);
-  g_assert_false (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, NULL, &error));
+  g_assert_false (natter_test_save_draft (f->store, SESSION, "text", NULL, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_clear_error (&error);
 
   natter_draft_store_refuse_writes (f->store, NULL);
-  g_assert_true (natter_draft_store_save_sync (f->store, SESSION, "text", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "text", NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
@@ -262,6 +343,7 @@ main (int   argc,
   g_test_add ("/draft-store/bad-key-refused", Fixture, NULL, set_up, test_bad_key_refused, tear_down);
   g_test_add ("/draft-store/damaged-told-and-kept", Fixture, NULL, set_up, test_damaged_told_and_kept, tear_down);
   g_test_add ("/draft-store/set-aside", Fixture, NULL, set_up, test_set_aside, tear_down);
+  g_test_add ("/draft-store/attachments", Fixture, NULL, set_up, test_attachments, tear_down);
   g_test_add ("/draft-store/refused-while-reading", Fixture, NULL, set_up, test_refused_while_reading, tear_down);
 
   return g_test_run ();

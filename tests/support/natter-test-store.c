@@ -444,3 +444,31 @@ natter_test_sqlite_query (const char *path,
   sqlite3_close (db);
   return result;
 }
+
+/**
+ * natter_test_save_draft:
+ * @store: a draft store
+ * @key: a session id, or %NATTER_DRAFT_NEW_CHAT
+ * @text: (nullable): the words; %NULL or empty removes the draft
+ * @edits_turn_id: (nullable): the turn they are an edit of
+ * @set_aside: (nullable): with @edits_turn_id, the words set aside
+ * @error: return location for a #GError
+ *
+ * natter_draft_store_save_sync() with a draft of words alone.
+ *
+ * Returns: what natter_draft_store_save_sync() returns
+ */
+gboolean
+natter_test_save_draft (NatterDraftStore  *store,
+                        const char        *key,
+                        const char        *text,
+                        const char        *edits_turn_id,
+                        const char        *set_aside,
+                        GError           **error)
+{
+  g_autoptr(NatterDraft) draft = NULL;
+
+  if (text != NULL && text[0] != '\0')
+    draft = natter_draft_new (text, edits_turn_id, set_aside);
+  return natter_draft_store_save_sync (store, key, draft, error);
+}

@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "natter-clock.h"
+#include "natter-draft-store.h"
 #include "natter-send-options.h"
 
 G_BEGIN_DECLS
@@ -143,6 +144,12 @@ GPtrArray       *natter_test_list_files       (GFile           *dir,
                                                const char      *relative);
 char            *natter_test_sqlite_query     (const char      *path,
                                                const char      *sql);
+gboolean         natter_test_save_draft       (NatterDraftStore *store,
+                                               const char      *key,
+                                               const char      *text,
+                                               const char      *edits_turn_id,
+                                               const char      *set_aside,
+                                               GError         **error);
 GString         *natter_test_serialize_events (GPtrArray       *events);
 void             natter_test_mutate_bytes     (GRand           *rand,
                                                GString         *text);

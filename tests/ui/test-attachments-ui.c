@@ -6,7 +6,8 @@
  * files pasted into the composer become chips (name, size, a thumbnail
  * for a pasted image) that can be removed; sending stores them as blobs
  * before the turn, the model gets the image, and the sent message shows
- * it inline, decoded off the main thread. Ends with a screenshot of a
+ * it inline, decoded off the main thread; files waiting beside a draft
+ * outlive a crash with it. Ends with a screenshot of a
  * conversation with an image.
  */
 
@@ -242,6 +243,93 @@ test_drop_and_send (Fixture       *f,
 
   /* The sent message shows the image, decoded from its blob. */
   ui_wait_until (image_shown, f->window);
+}
+
+typedef struct
+{
+  const char *path;
+  const char *holds[3];   /* all of them; none: the file is gone */
+} DraftWait;
+
+static gboolean
+draft_holds (gpointer data)
+{
+  DraftWait *wait = data;
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (wait->path, &contents, NULL, NULL))
+    return wait->holds[0] == NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (wait->holds) && wait->holds[i] != NULL; i++)
+    if (strstr (contents, wait->holds[i]) == NULL)
+      return FALSE;
+  return wait->holds[0] != NULL;
+}
+
+static gboolean
+composer_holds_text (gpointer data)
+{
+  Fixture *f = data;
+  g_autofree char *text = natter_composer_dup_text (f->window->conversation.composer);
+
+  return g_str_equal (text, "What do these say?");
+}
+
+/* Files waiting beside the words outlive a crash with them (docs/format.md
+ * §10): a file by its name, a pasted image by its bytes beside the
+ * drafts; the message sent takes them with it, and the draft and the
+ * pasted bytes go once it is in the log. */
+static void
+test_kept_in_draft (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(NatterDraftStore) store = natter_draft_store_new (f->u->w->dir);
+  g_autoptr(GdkTexture) texture = make_texture ();
+  g_autofree char *name = g_strconcat (f->session_id, ".json", NULL);
+  g_autofree char *path = g_build_filename (g_file_peek_path (f->u->w->dir), NATTER_DRAFTS_DIR_NAME, name, NULL);
+  g_autofree char *pasted = g_build_filename (g_file_peek_path (f->u->w->dir), NATTER_DRAFTS_DIR_NAME, "pasted", NULL);
+  g_autofree char *request_text = NULL;
+  g_autoptr(JsonNode) request_node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(GDir) dir = NULL;
+  DraftWait wait = { path, { "What do these say?", "notes.txt", "\"pasted\"" } };
+  ChipCount count = { NULL, 2 };
+  NatterComposer *composer;
+  JsonArray *messages;
+
+  natter_window_set_draft_store (f->window, store);
+  composer = composer_of (f);
+  natter_composer_set_text (composer, "What do these say?");
+  natter_composer_add_file (composer, f->text_file);
+  natter_composer_add_texture (composer, texture);
+  ui_wait_until (draft_holds, &wait);
+
+  /* Never closed: a crash. */
+  ui_destroy_window (f->window);
+  f->window = ui_window_new (app, f->u);
+  natter_window_set_blob_store (f->window, f->blobs);
+  natter_window_set_draft_store (f->window, store);
+  g_assert_true (natter_window_open_session (f->window, f->session_id));
+  composer = composer_of (f);
+  ui_wait_until (composer_holds_text, f);
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 2);
+  count.root = f->window;
+  ui_wait_until (has_n_chips, &count);
+  g_assert_true (ui_label_shown (f->window, "notes.txt"));
+  g_assert_true (ui_label_shown (f->window, "Pasted image.png"));
+
+  natter_fake_model_script (f->u->w->fakes->model, "{\"role\":\"assistant\",\"content\":\"Plums.\"}", NULL);
+  g_assert_true (natter_composer_send (composer));
+  g_assert_cmpuint (natter_composer_get_n_attachments (composer), ==, 0);
+  ui_wait_until (first_request_made, f->u->w->fakes->model);
+  messages = json_object_get_array_member (natter_fake_model_get_request (f->u->w->fakes->model, 0), "messages");
+  json_node_set_object (request_node, json_array_get_object_element (messages, json_array_get_length (messages) - 1));
+  request_text = json_to_string (request_node, FALSE);
+  g_assert_nonnull (strstr (request_text, "the word is plum"));
+  g_assert_nonnull (strstr (request_text, "data:image/png;base64,"));
+  wait = (DraftWait) { path, { NULL } };
+  ui_wait_until (draft_holds, &wait);
+  dir = g_dir_open (pasted, 0, NULL);
+  g_assert_true (dir == NULL || g_dir_read_name (dir) == NULL);
+  ui_wait_until (ui_no_advances, f->u);
 }
 
 /* The Remove button of a chip (its only button while the message is
@@ -914,6 +1002,7 @@ main (int   argc,
   ADD ("/attachments/refused-edit-retried", test_refused_edit_retried);
   ADD ("/attachments/checked-when-attached", test_checked_when_attached);
   ADD ("/attachments/undecodable-image-named", test_undecodable_image_named);
+  ADD ("/attachments/kept-in-draft", test_kept_in_draft);
 #undef ADD
   g_test_add_func ("/attachments/chip-name-one-line", test_chip_name_one_line);
 

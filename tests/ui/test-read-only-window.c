@@ -505,9 +505,9 @@ test_window_read_only_drafts (void)
   /* The other Natter writes, with drafts of its own. */
   other = natter_data_dir_lock_acquire (storage, &error);
   g_assert_no_error (error);
-  g_assert_true (natter_draft_store_save_sync (theirs, typed_here, "Their words", NULL, NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (theirs, changed_there, "Before", NULL, NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (theirs, sent_there, "To be sent", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (theirs, typed_here, "Their words", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (theirs, changed_there, "Before", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (theirs, sent_there, "To be sent", NULL, NULL, &error));
   g_assert_no_error (error);
 
   services = natter_services_new (dir, NULL, no_key, NULL, NULL);
@@ -541,8 +541,8 @@ test_window_read_only_drafts (void)
   g_object_unref (window);
 
   /* The other Natter changes one draft, sends another, then closes. */
-  g_assert_true (natter_draft_store_save_sync (theirs, changed_there, "After", NULL, NULL, &error));
-  g_assert_true (natter_draft_store_save_sync (theirs, sent_there, NULL, NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (theirs, changed_there, "After", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (theirs, sent_there, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_clear_object (&other);
   ui_wait_until (writes, services);

@@ -396,7 +396,7 @@ test_window_drafts_damaged_keeps_draft (void)
   natter_fake_model_script (u->w->fakes->model, NATTER_FAKE_TEXT_STEP, NULL);
   turn_id = ui_send (u, session_id, "Kept in the log");
   ui_wait_turn (u, turn_id);
-  g_assert_true (natter_draft_store_save_sync (store, session_id, "My precious draft", NULL, NULL, &error));
+  g_assert_true (natter_test_save_draft (store, session_id, "My precious draft", NULL, NULL, &error));
   g_assert_no_error (error);
   natter_test_append_file (session_path, "{\"type\":");
   ui_world_restart (u);
