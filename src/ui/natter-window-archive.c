@@ -281,14 +281,7 @@ static void
 details_clicked_cb (AdwToast     *toast,
                     NatterWindow *self)
 {
-  const char *details = g_object_get_data (G_OBJECT (toast), "details");
-  GtkWidget *dialog;
-
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("What the Import Left Out"), NULL);
-  /* The body is plain text: it names conversations from the file. */
-  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), details);
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  gtk_window_present (GTK_WINDOW (dialog));
+  _natter_window_show_details (self, _("What the Import Left Out"), g_object_get_data (G_OBJECT (toast), "details"));
 }
 
 static void

@@ -42,17 +42,39 @@
  * words; the whole of it, a path or a reason included, is behind its
  * Details button, in a dialog. */
 
+/**
+ * _natter_window_show_details:
+ * @self: the window
+ * @heading: the dialog's heading, plain text
+ * @details: the whole of what is to be said, plain text (it may quote a
+ *   name, a path or a server's words)
+ *
+ * Shows @details in a dialog, wrapped and selectable, so that a path or
+ * a reason can be copied.
+ */
+void
+_natter_window_show_details (NatterWindow *self,
+                             const char   *heading,
+                             const char   *details)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, NULL);
+  GtkWidget *label = gtk_label_new (details);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), label);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 notice_details_cb (AdwToast     *toast,
                    NatterWindow *self)
 {
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), g_object_get_data (G_OBJECT (toast), "title"),
-                                              NULL);
-
-  /* Plain text: the details may quote a name or a server's words. */
-  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), g_object_get_data (G_OBJECT (toast), "details"));
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  gtk_window_present (GTK_WINDOW (dialog));
+  _natter_window_show_details (self, g_object_get_data (G_OBJECT (toast), "title"),
+                               g_object_get_data (G_OBJECT (toast), "details"));
 }
 
 /* Shows @title (a few words, plain text) in a toast; @details, when

@@ -356,6 +356,10 @@ _natter_window_update_place_menus (NatterWindow *self);
 
 /* natter-window-errors.c */
 void
+_natter_window_show_details (NatterWindow *self,
+                             const char   *heading,
+                             const char   *details);
+void
 _natter_window_show_notice (NatterWindow *self,
                             const char   *title,
                             const char   *details);

@@ -443,14 +443,17 @@ test_window_drafts_unreadable_said (void)
   window = window_with_drafts (u);
   said = (ToastWait) { window, "Unreadable draft" };
   ui_wait_until (toast_says, &said);
-  /* Its Details say where, and why. */
+  /* Its Details say where, and why, selectable. */
   g_assert_true (gtk_widget_activate (ui_find_button (natter_window_get_toast_overlay (window), "_Details")));
   ui_wait_until (details_shown, NULL);
   {
     AdwMessageDialog *dialog = ADW_MESSAGE_DIALOG (ui_find_toplevel (ADW_TYPE_MESSAGE_DIALOG));
-    const char *body = adw_message_dialog_get_body (dialog);
+    GtkWidget *text = adw_message_dialog_get_extra_child (dialog);
+    const char *body = gtk_label_get_text (GTK_LABEL (text));
 
     g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Unreadable draft");
+    /* A path or a reason can be copied from there. */
+    g_assert_true (gtk_label_get_selectable (GTK_LABEL (text)));
     g_assert_true (g_str_has_prefix (body, "It stays on disk as it is.\n\n"));
     g_assert_nonnull (strstr (body, path));
     gtk_window_destroy (GTK_WINDOW (dialog));
