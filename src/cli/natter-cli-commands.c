@@ -518,6 +518,7 @@ typedef struct
 {
   Run   *run;
   void (*then) (Run *run);
+  gboolean asks_again;   /* the command asks the model again: resume */
 } KeptCheck;
 
 static void
@@ -537,9 +538,18 @@ kept_words_cb (GObject      *object,
   if (error != NULL)
     {
       g_autofree char *words = natter_cli_error_words (check->run->cmdline, error->message);
-      /* Translators: %s is why */
-      g_autofree char *said = g_strdup_printf (natter_cli_tr (check->run, "%s. The conversation goes on without the "
-                                                              "words that had arrived; the file is left as it is"),
+      /* The file is never written over: the answer asked for again is
+       * not kept as it streams while it is there. */
+      g_autofree char *said = g_strdup_printf (check->asks_again
+                                               /* Translators: %s is why */
+                                               ? natter_cli_tr (check->run, "%s. The conversation goes on without "
+                                                                "the words that had arrived; the file is left as it "
+                                                                "is, so the words of the answer asked for now are not "
+                                                                "kept as they come in case this command is killed")
+                                               /* Translators: %s is why */
+                                               : natter_cli_tr (check->run, "%s. The conversation goes on without "
+                                                                "the words that had arrived; the file is left as it "
+                                                                "is"),
                                                words);
 
       g_application_command_line_printerr (check->run->cmdline, "natter: %s\n", said);
@@ -572,6 +582,7 @@ kept_state_cb (GObject      *object,
 static void
 check_kept_words (Run         *run,
                   const char  *turn_id,
+                  gboolean     asks_again,
                   void       (*then) (Run *run))
 {
   KeptCheck *check;
@@ -585,6 +596,7 @@ check_kept_words (Run         *run,
   check = g_new0 (KeptCheck, 1);
   check->run = run;
   check->then = then;
+  check->asks_again = asks_again;
   natter_turn_runtime_get_turn_state_async (natter_services_get_runtime (run->services), turn_id,
                                             g_task_get_cancellable (run->task), kept_state_cb, check);
 }
@@ -602,7 +614,7 @@ void
 natter_cli_command_stop (Run *run)
 {
   run->turn_id = g_strdup (run->args[0]);
-  check_kept_words (run, run->args[0], stop_start);
+  check_kept_words (run, run->args[0], FALSE, stop_start);
 }
 
 void
@@ -619,7 +631,7 @@ natter_cli_command_resume (Run *run)
   if (run->here || latest == NULL)
     resume_start (run);
   else
-    check_kept_words (run, latest, resume_start);
+    check_kept_words (run, latest, TRUE, resume_start);
 }
 
 /* ------------------------------------------------------------------ */
