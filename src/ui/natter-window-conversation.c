@@ -166,14 +166,14 @@ sent_cb (GObject      *source,
                                                 "message went with the whole history: %s"),
                                               sent->compaction_error->message);
 
-      _natter_window_show_notice (self, _("Sent without compacting"), why);
+      _natter_window_show_notice (self, _("Not compacted"), why);
     }
   if (sent->move_error != NULL)
     {
       g_autofree char *why = g_strdup_printf (_("The messages waiting behind the earlier answer stay with it: %s"),
                                               sent->move_error->message);
 
-      _natter_window_show_notice (self, _("Queued messages not moved"), why);
+      _natter_window_show_notice (self, _("Queue not moved"), why);
     }
   /* A new version goes on with the model and agent of the conversation
    * it was made from, and is shown where it differs. So does the new

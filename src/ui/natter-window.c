@@ -520,7 +520,7 @@ read_only_changed_cb (NatterWindow *self)
   _natter_window_drafts_take_over (self);
   _natter_window_update_conversation (self);
   _natter_window_update_composer (self);
-  _natter_window_show_notice (self, _("You can make changes"),
+  _natter_window_show_notice (self, _("You can edit now"),
                               _("The other Natter using this data folder has closed. "
                                 "This window can change your conversations now."));
 }

@@ -86,7 +86,7 @@ toast_says_why (gpointer data)
 {
   NatterWindow *window = data;
 
-  return ui_label_shown (natter_window_get_toast_overlay (window), "Sent without compacting") &&
+  return ui_label_shown (natter_window_get_toast_overlay (window), "Not compacted") &&
          window->errors.last_notice_details != NULL &&
          g_str_has_prefix (window->errors.last_notice_details,
                            "The conversation could not be compacted before sending, so the message went with the "

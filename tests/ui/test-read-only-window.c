@@ -420,7 +420,7 @@ test_window_takes_over_from_killed_writer (void)
   t.services = services;
   t.session_id = session_id;
   ui_wait_until (taken_over, &t);
-  ui_wait_label (window, "You can make changes");
+  ui_wait_label (window, "You can edit now");
   g_assert_cmpstr (window->errors.last_notice_details, ==,
                    "The other Natter using this data folder has closed. This window can change your conversations now.");
   g_assert_cmpstr (natter_composer_get_blocked_reason (natter_window_get_composer (window)), ==,
