@@ -28,6 +28,7 @@ struct _NatterApplication
   NatterSearchProvider *search_provider;
   const NatterCommands *commands;
   AdwMessageDialog     *other_data_dir_dialog;  /* weak: shown while up */
+  guint                 name_id;   /* the bus name asked for late (claim_bus_name()) */
 };
 
 G_DEFINE_FINAL_TYPE (NatterApplication, natter_application, ADW_TYPE_APPLICATION)
@@ -295,6 +296,27 @@ index_loaded_cb (GObject      *object,
     natter_services_watch_writer_lock (services);
 }
 
+/* A window started beside a `natter` command
+ * (natter_application_new_beside_command()) did not ask for the bus
+ * name, which the command held. Once it writes the data folder (the
+ * command has ended) it asks for the name, so that the `natter` commands
+ * and launches that follow are handed to it, as to a window that started
+ * first; run on their own, they would find the folder taken. Its objects
+ * are on the bus already (a non-unique application exports them); the
+ * request waits in the bus's queue for as long as the ended command's
+ * connection is still going. */
+static void
+claim_bus_name (NatterApplication *self)
+{
+  GApplication *app = G_APPLICATION (self);
+  GDBusConnection *bus = g_application_get_dbus_connection (app);
+
+  if (self->name_id != 0 || bus == NULL || (g_application_get_flags (app) & G_APPLICATION_NON_UNIQUE) == 0)
+    return;
+  self->name_id = g_bus_own_name_on_connection (bus, g_application_get_application_id (app),
+                                                G_BUS_NAME_OWNER_FLAGS_NONE, NULL, NULL, NULL, NULL);
+}
+
 /* The process that held the data folder ended, and this one took its
  * writer lock (natter_services_watch_writer_lock(), docs/sessions.md
  * §8.3): it does what a writer does at its start, as if it had just
@@ -309,6 +331,7 @@ writer_lock_taken_cb (NatterApplication *self)
   g_clear_error (&self->startup_error);
   natter_search_index_start (natter_services_get_search_index (services));
   natter_services_clean_up_leftovers (services, G_APPLICATION (self));
+  claim_bus_name (self);
 }
 
 /* GNOME Shell's overview search picked one of our conversations. */
@@ -389,6 +412,11 @@ natter_application_dbus_unregister (GApplication    *app,
 
   if (self->search_provider != NULL)
     natter_search_provider_unregister (self->search_provider);
+  if (self->name_id != 0)
+    {
+      g_bus_unown_name (self->name_id);
+      self->name_id = 0;
+    }
   /* Another Natter owns the name: this process only hands it the
    * activation, and the directory (this one's lock, if it was free) is
    * not its to hold. */

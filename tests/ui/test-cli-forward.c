@@ -806,6 +806,7 @@ typedef struct
   GSubprocess      *command;
   guint32           command_pid;
   guint             held;         /* the index of the request whose answer is held */
+  char             *session_id;   /* the command's, once it ended */
 } BesideCommand;
 
 static gboolean
@@ -840,6 +841,8 @@ end_command (BesideCommand *b,
   g_assert_true (natter_test_server_release (b->server, b->held, ANSWER_END));
   natter_test_wait_for_flag (&b->sent.done, WAIT_MS);
   g_assert_cmpint (b->sent.status, ==, 0);
+  g_free (b->session_id);
+  b->session_id = natter_test_session_of (b->sent.out);
   natter_test_run_clear (&b->sent);
   g_clear_object (&b->command);
   if (!natter_test_poll_until (storage_locked, b->storage, WAIT_MS))
@@ -847,12 +850,29 @@ end_command (BesideCommand *b,
              g_file_test (proc, G_FILE_TEST_IS_DIR) ? "runs" : "has ended");
 }
 
+typedef struct
+{
+  GDBusConnection *bus;
+  guint32          pid;
+} OwnerWait;
+
+/* Whether the application's bus name is @data's process's. */
+static gboolean
+owned_by (gpointer data)
+{
+  OwnerWait *wait = data;
+
+  return owner_pid (wait->bus, APP_ID) == wait->pid;
+}
+
 /* The window launched while a command is the primary instance: it used
  * to hand its launch to the command, which had no window to show and
  * said so on standard error only, so that from the app's icon nothing
  * happened. It opens beside the command, reading, and writes once the
- * command has ended; so does the window the command opens when the
- * Shell activates Natter (its icon, a search result) meanwhile. */
+ * command has ended, taking the bus name then, so that the commands
+ * that follow are handed to it; so does the window the command opens
+ * when the Shell activates Natter (its icon, a search result)
+ * meanwhile. */
 static void
 test_window_beside_command (void)
 {
@@ -864,9 +884,13 @@ test_window_beside_command (void)
   g_autoptr(GVariant) reply = NULL;
   const char * const no_args[] = { NULL };
   const char * const quiet_leaks[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
-  BesideCommand b = { server, dir, storage, NULL, { 0 }, NULL, 0, 0 };
+  const char *pin[] = { "pin", NULL, NULL };
+  const char * const sessions[] = { "sessions", "--json", NULL };
+  BesideCommand b = { server, dir, storage, NULL, { 0 }, NULL, 0, 0, NULL };
   NatterTestRun gui = { 0 };
+  NatterTestRun cli = { 0 };
   ConnectionWait wait = { 0 };
+  OwnerWait name;
 
   b.bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
@@ -891,6 +915,18 @@ test_window_beside_command (void)
   g_assert_cmpuint (owner_pid (b.bus, APP_ID), ==, b.command_pid);
   end_command (&b, wait.found);
   g_assert_false (gui.done);
+  /* Writing now, it is the one the commands that follow are handed to:
+   * on their own they would find the folder taken. */
+  name = (OwnerWait) { b.bus, wait.found };
+  g_assert_true (natter_test_poll_until (owned_by, &name, WAIT_MS));
+  pin[1] = b.session_id;
+  run_cli (dir, pin, &cli);
+  g_assert_cmpint (cli.status, ==, 0);
+  natter_test_run_clear (&cli);
+  run_cli (dir, sessions, &cli);
+  g_assert_cmpint (cli.status, ==, 0);
+  g_assert_nonnull (strstr (cli.out, "\"pinned\" : true"));
+  natter_test_run_clear (&cli);
   g_subprocess_force_exit (window);
   natter_test_wait_for_flag (&gui.done, WAIT_MS);
   g_assert_null (strstr (gui.err, "A natter command is running"));
@@ -906,9 +942,12 @@ test_window_beside_command (void)
   wait = (ConnectionWait) { b.bus, 0, 0, b.command_pid };
   g_assert_true (natter_test_poll_until (natter_on_bus, &wait, WAIT_MS));
   end_command (&b, wait.found);
+  name = (OwnerWait) { b.bus, wait.found };
+  g_assert_true (natter_test_poll_until (owned_by, &name, WAIT_MS));
   g_assert_cmpint (kill ((pid_t) wait.found, SIGKILL), ==, 0);
 
   g_clear_object (&b.bus);
+  g_free (b.session_id);
   natter_test_remove_tree (dir);
 }
 
