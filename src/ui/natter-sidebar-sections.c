@@ -391,7 +391,8 @@ refilter_parts (NatterSidebarSections *self,
 }
 
 /* Lays the parts out again: after the folders changed, or the search
- * began or ended. */
+ * began or ended. The caller says so (::rebuilt) once the parts hold
+ * their rows. */
 static void
 rebuild (NatterSidebarSections *self)
 {
@@ -416,7 +417,6 @@ rebuild (NatterSidebarSections *self)
     }
   g_list_store_splice (self->parts_store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->parts_store)),
                        parts->pdata, parts->len);
-  g_signal_emit (self, signals[REBUILT], 0);
 }
 
 static void
@@ -445,6 +445,10 @@ folders_changed_cb (NatterSidebarSections *self)
   self->holding_folders = FALSE;
   for (guint i = 0; i < self->folder_parts->len; i++)
     gtk_filter_changed (((Part *) g_ptr_array_index (self->folder_parts, i))->filter, GTK_FILTER_CHANGE_LESS_STRICT);
+  /* Only now is each conversation in its part again: the open one's row
+   * (out of a folder deleted, in a folder renamed) is found where it
+   * is, not lost. */
+  g_signal_emit (self, signals[REBUILT], 0);
 }
 
 /* Lifetime */
@@ -654,6 +658,7 @@ natter_sidebar_sections_set_searching (NatterSidebarSections *self,
   self->searching = !!searching;
   gtk_filter_changed (self->found->filter, searching ? GTK_FILTER_CHANGE_LESS_STRICT : GTK_FILTER_CHANGE_MORE_STRICT);
   rebuild (self);
+  g_signal_emit (self, signals[REBUILT], 0);
 }
 
 /**

@@ -182,6 +182,48 @@ folded (gpointer data)
   return adw_leaflet_get_folded (window->leaflet) && !adw_leaflet_get_child_transition_running (window->leaflet);
 }
 
+/* Types @text into the name dialog and presses Enter, as a person would;
+ * returns once no button is being pressed. */
+static void
+type_and_enter (AdwMessageDialog *dialog,
+                const char       *text)
+{
+  GtkWidget *entry = adw_message_dialog_get_extra_child (dialog);
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+  ui_press_enter (entry);
+  ui_wait_until (ui_no_button_activating, dialog);
+}
+
+/* Opens @menu_button's menu, as a click does, and clicks its item
+ * @label there (its words, without the mnemonic's underline): the menu closes and gives the focus back to the button
+ * before the item's action runs. */
+static void
+menu_item_clicked (GtkWidget  *menu_button,
+                   const char *label)
+{
+  GtkPopover *popover;
+  g_autoptr(GPtrArray) items = NULL;
+
+  gtk_widget_grab_focus (menu_button);
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  ui_settle ();
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button));
+  items = ui_find_all (popover, g_type_from_name ("GtkModelButton"));
+  for (guint i = 0; i < items->len; i++)
+    {
+      g_autofree char *text = NULL;
+
+      g_object_get (g_ptr_array_index (items, i), "text", &text, NULL);
+      if (g_strcmp0 (text, label) == 0)
+        {
+          g_signal_emit_by_name (g_ptr_array_index (items, i), "clicked");
+          return;
+        }
+    }
+  g_error ("No menu item “%s”", label);
+}
+
 static void
 test_pins_and_folders (void)
 {
@@ -309,22 +351,45 @@ test_pins_and_folders (void)
    * Undo puts them back in it. */
   beta_file = natter_jsonl_repo_get_file (u->w->session_repo, beta, NULL);
   beta_before = natter_test_read_file (g_file_peek_path (beta_file), NULL);
-  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-folder", "s",
-                                             work_id));
+  /* From its header's menu: the focus is on the header when it goes. */
+  shown = (HeaderShown) { window, "Work" };
+  ui_wait_until (header_shown, &shown);
+  menu_item_clicked (natter_sidebar_header_row_get_menu_button (header_row (window, "Work")), "Delete Folder");
   wait_list (window, "[Pinned] Alpha [Recent] Gamma Beta");
   ui_wait_until (toast_shown, window);
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
+  g_assert_cmpstr (selected_session (window), ==, gamma);
   beta_after = natter_test_read_file (g_file_peek_path (beta_file), NULL);
   g_assert_cmpstr (beta_before, ==, beta_after);
   /* Undo, as a person clicks it: the toast goes with it. */
   ui_click_toast_button (window, "_Undo");
   ui_wait_until (toast_gone, window);
   wait_list (window, "[Pinned] Alpha [Work] Gamma Beta");
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
+  g_assert_cmpstr (selected_session (window), ==, gamma);
+
+  /* Renamed from its header's menu, with Enter in the dialog: the
+   * conversation open in it stays open, and its row selected. */
+  shown = (HeaderShown) { window, "Work" };
+  ui_wait_until (header_shown, &shown);
+  menu_item_clicked (natter_sidebar_header_row_get_menu_button (header_row (window, "Work")), "Rename Folder…");
+  ui_wait_until (ui_toplevel_shown, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  dialog = g_object_ref (find_dialog ());
+  type_and_enter (dialog, "Jobs");
+  ui_wait_until (ui_toplevel_gone, GSIZE_TO_POINTER (ADW_TYPE_MESSAGE_DIALOG));
+  g_object_unref (dialog);
+  wait_list (window, "[Pinned] Alpha [Jobs] Gamma Beta");
+  ui_settle ();
+  g_assert_cmpstr (natter_window_get_session_id (window), ==, gamma);
+  g_assert_cmpstr (selected_session (window), ==, gamma);
 
   /* Unpin, from the conversation's menu, which names it. */
   g_assert_true (natter_window_open_session (window, alpha));
   ui_wait_until (ui_timeline_loaded, window);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.unpin", "s", alpha));
-  wait_list (window, "[Work] Gamma Beta [Recent] Alpha");
+  wait_list (window, "[Jobs] Gamma Beta [Recent] Alpha");
 
   /* Nothing still on its way when the window goes, and no conversation
    * open in it: a window destroyed just as its sidebar's rows moved has
@@ -874,19 +939,6 @@ folder_named (gpointer data)
                                                  : natter_folders_find_by_name (wait->folders, wait->name);
 
   return folder != NULL && g_strcmp0 (natter_folder_get_name (folder), wait->name) == 0;
-}
-
-/* Types @text into the name dialog and presses Enter, as a person would;
- * returns once no button is being pressed. */
-static void
-type_and_enter (AdwMessageDialog *dialog,
-                const char       *text)
-{
-  GtkWidget *entry = adw_message_dialog_get_extra_child (dialog);
-
-  gtk_editable_set_text (GTK_EDITABLE (entry), text);
-  ui_press_enter (entry);
-  ui_wait_until (ui_no_button_activating, dialog);
 }
 
 /* A folder's name is one line: New Folder… and Rename Folder… check the
