@@ -19,6 +19,7 @@
 #include "natter-cli-private.h"
 #include "natter-json.h"
 #include "natter-model-library.h"
+#include "natter-plain-text.h"
 #include "natter-provider-registry.h"
 #include "natter-services.h"
 
@@ -35,6 +36,7 @@ typedef struct
   NatterModelLibrary *library;
   NatterModelPull    *pull;
   char               *status;    /* the last status printed */
+  char               *name;      /* the model pulled or deleted, trimmed */
   gboolean            terminal;
   gboolean            drawn;     /* a bar is on the terminal's last line */
 } ModelsRun;
@@ -47,6 +49,7 @@ models_run_free (ModelsRun *models)
   g_clear_object (&models->pull);
   g_clear_object (&models->library);
   g_free (models->status);
+  g_free (models->name);
   g_free (models);
 }
 
@@ -283,7 +286,7 @@ deleted_cb (GObject      *object,
       return;
     }
   /* Translators: %s is a model name */
-  natter_cli_out (models->run, natter_cli_tr (models->run, "Deleted %s\n"), models->run->args[1]);
+  natter_cli_out (models->run, natter_cli_tr (models->run, "Deleted %s\n"), models->name);
   models_finish (models);
 }
 
@@ -336,6 +339,13 @@ natter_cli_command_models (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s", natter_cli_tr (run, "A model name must be text in UTF-8"));
       return;
     }
+  /* Blank is no name, as in the window (an empty one would ask the
+   * server for nothing); spaces around a name are not part of it. */
+  if (!listing && natter_text_is_blank (run->args[1]))
+    {
+      natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s", natter_cli_tr (run, "Name the model"));
+      return;
+    }
   if (run->base_url != NULL && run->provider != NULL)
     {
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, "%s",
@@ -353,6 +363,7 @@ natter_cli_command_models (Run *run)
 
   models = g_new0 (ModelsRun, 1);
   models->run = run;
+  models->name = listing ? NULL : g_strstrip (g_strdup (run->args[1]));
   terminal = g_application_command_line_getenv (run->cmdline, TERMINAL_ENV);
   models->terminal = terminal != NULL && g_str_equal (terminal, "1") && !run->json;
   models->library = natter_provider_registry_new_library (natter_services_get_provider_registry (run->services),
@@ -365,7 +376,7 @@ natter_cli_command_models (Run *run)
   if (listing)
     natter_model_library_list_async (models->library, NULL, listed_cb, models);
   else if (g_str_equal (action, "pull"))
-    natter_model_library_pull_async (models->library, run->args[1], NULL, pull_started_cb, models);
+    natter_model_library_pull_async (models->library, models->name, NULL, pull_started_cb, models);
   else
-    natter_model_library_delete_async (models->library, run->args[1], NULL, deleted_cb, models);
+    natter_model_library_delete_async (models->library, models->name, NULL, deleted_cb, models);
 }

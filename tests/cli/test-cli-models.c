@@ -248,6 +248,25 @@ test_usage (Fixture       *f,
   g_assert_cmpint (nameless.status, ==, 2);
   g_assert_nonnull (strstr (nameless.err, "Name the model"));
   g_assert_cmpuint (f->ollama->server->paths->len, ==, 0);
+  /* Blank is no name either, for pull and delete alike: said at once,
+   * nothing asked of the server. */
+  {
+    const char *blanks[] = { "", "   " };
+
+    for (guint i = 0; i < G_N_ELEMENTS (blanks); i++)
+      {
+        g_auto(NatterTestRun) pull;
+        g_auto(NatterTestRun) delete;
+
+        RUN (f, FALSE, &pull, "pull", blanks[i], NULL);
+        g_assert_cmpint (pull.status, ==, 2);
+        g_assert_nonnull (strstr (pull.err, "Name the model"));
+        RUN (f, FALSE, &delete, "delete", blanks[i], NULL);
+        g_assert_cmpint (delete.status, ==, 2);
+        g_assert_nonnull (strstr (delete.err, "Name the model"));
+      }
+  }
+  g_assert_cmpuint (f->ollama->server->paths->len, ==, 0);
 
   /* A name with bytes that are not UTF-8 (typed in a Latin-1 terminal)
    * is refused, not pulled under a name with U+FFFD in it. */
