@@ -332,6 +332,9 @@ natter_cli_command_send (Run *run)
 
       if (!natter_cli_read_parameters (run, parameters))
         return;
+      /* For one message, `--system ""` is "without the conversation's". */
+      if (run->system != NULL && parameters->system_instruction == NULL)
+        natter_generation_parameters_remove_system_instruction (parameters);
       natter_message_request_set_parameters (request, parameters);
     }
   for (guint i = 0; run->attach != NULL && run->attach[i] != NULL; i++)

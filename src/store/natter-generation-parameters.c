@@ -75,7 +75,7 @@ natter_generation_parameters_is_empty (const NatterGenerationParameters *self)
 {
   return self == NULL ||
          (!self->has_temperature && !self->has_top_p && self->max_tokens == 0 &&
-          !self->has_seed && self->system_instruction == NULL);
+          !self->has_seed && self->system_instruction == NULL && !self->removes_system_instruction);
 }
 
 /**
@@ -100,7 +100,8 @@ natter_generation_parameters_equal (const NatterGenerationParameters *a,
          a->max_tokens == b->max_tokens &&
          a->has_seed == b->has_seed &&
          (!a->has_seed || a->seed == b->seed) &&
-         g_strcmp0 (a->system_instruction, b->system_instruction) == 0;
+         g_strcmp0 (a->system_instruction, b->system_instruction) == 0 &&
+         a->removes_system_instruction == b->removes_system_instruction;
 }
 
 /**
@@ -109,7 +110,8 @@ natter_generation_parameters_equal (const NatterGenerationParameters *a,
  * @top: (nullable): parameters that win
  *
  * Sets every member @top sets, keeping the others of @self: a message's
- * own parameters over its conversation's (docs/sessions.md §15).
+ * own parameters over its conversation's (docs/sessions.md §15). A
+ * message that removes the instruction leaves @self without one.
  */
 void
 natter_generation_parameters_overlay (NatterGenerationParameters       *self,
@@ -136,7 +138,7 @@ natter_generation_parameters_overlay (NatterGenerationParameters       *self,
       self->has_seed = TRUE;
       self->seed = top->seed;
     }
-  if (top->system_instruction != NULL)
+  if (top->system_instruction != NULL || top->removes_system_instruction)
     natter_generation_parameters_set_system_instruction (self, top->system_instruction);
 }
 
@@ -146,7 +148,8 @@ natter_generation_parameters_overlay (NatterGenerationParameters       *self,
  * @instruction: (nullable): the added instruction; %NULL, empty or only
  *   white space removes it
  *
- * Sets the instruction without its leading and trailing white space.
+ * Sets the instruction without its leading and trailing white space,
+ * in place of any, or of natter_generation_parameters_remove_system_instruction().
  */
 void
 natter_generation_parameters_set_system_instruction (NatterGenerationParameters *self,
@@ -160,6 +163,26 @@ natter_generation_parameters_set_system_instruction (NatterGenerationParameters 
     stripped = g_strstrip (g_strdup (instruction));
   g_free (self->system_instruction);
   self->system_instruction = stripped != NULL && stripped[0] != '\0' ? g_steal_pointer (&stripped) : NULL;
+  self->removes_system_instruction = FALSE;
+}
+
+/**
+ * natter_generation_parameters_remove_system_instruction:
+ * @self: one message's parameters
+ *
+ * Makes the message go without its conversation's added instruction
+ * (`natter send --system ""`): laid over the conversation's parameters
+ * (natter_generation_parameters_overlay()) they have none, and a turn's
+ * `config.messageParameters` says so with an empty `systemInstruction`
+ * (docs/format.md §3.5).
+ */
+void
+natter_generation_parameters_remove_system_instruction (NatterGenerationParameters *self)
+{
+  g_return_if_fail (self != NULL);
+
+  g_clear_pointer (&self->system_instruction, g_free);
+  self->removes_system_instruction = TRUE;
 }
 
 static gboolean
@@ -340,6 +363,9 @@ natter_generation_parameters_to_object (const NatterGenerationParameters *self)
   json_object_set_object_member (object, "parameters", natter_generation_parameters_to_json (self));
   if (self->system_instruction != NULL)
     json_object_set_string_member (object, "systemInstruction", self->system_instruction);
+  /* One message's: sent without its conversation's instruction. */
+  else if (self->removes_system_instruction)
+    json_object_set_string_member (object, "systemInstruction", "");
   return object;
 }
 
@@ -358,6 +384,7 @@ NatterGenerationParameters *
 natter_generation_parameters_new_from_object (JsonObject  *object,
                                               GError     **error)
 {
+  NatterGenerationParameters *self;
   JsonNode *parameters;
   JsonNode *instruction;
 
@@ -375,8 +402,12 @@ natter_generation_parameters_new_from_object (JsonObject  *object,
                              "Not a set of generation parameters");
       return NULL;
     }
-  return natter_generation_parameters_new_from_json (json_node_get_object (parameters),
+  self = natter_generation_parameters_new_from_json (json_node_get_object (parameters),
                                                      instruction != NULL ? json_node_get_string (instruction) : NULL);
+  /* Empty: a message's, sent without its conversation's instruction. */
+  if (instruction != NULL && self->system_instruction == NULL)
+    natter_generation_parameters_remove_system_instruction (self);
+  return self;
 }
 
 /**

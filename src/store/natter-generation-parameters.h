@@ -35,6 +35,8 @@ G_BEGIN_DECLS
  * @seed: the sampling seed
  * @system_instruction: (nullable): words added to the agent's system
  *   prompt; never empty
+ * @removes_system_instruction: one message's only: it is sent without
+ *   its conversation's instruction (@system_instruction is then %NULL)
  *
  * Each member is either set or left to the model's default. The sampling
  * members travel in a turn's `config.parameters` under their wire names
@@ -51,6 +53,7 @@ typedef struct
   gboolean  has_seed;
   gint64    seed;
   char     *system_instruction;
+  gboolean  removes_system_instruction;
 } NatterGenerationParameters;
 
 GType                       natter_generation_parameters_get_type      (void) G_GNUC_CONST;
@@ -66,6 +69,8 @@ void                        natter_generation_parameters_overlay       (NatterGe
 void                        natter_generation_parameters_set_system_instruction
                                                                        (NatterGenerationParameters       *self,
                                                                         const char                       *instruction);
+void                        natter_generation_parameters_remove_system_instruction
+                                                                       (NatterGenerationParameters       *self);
 
 gboolean                    natter_generation_parameters_validate_json (JsonObject                       *parameters,
                                                                         GError                          **error);

@@ -115,8 +115,9 @@ test_params (Fixture       *f,
   g_autoptr(JsonNode) json = NULL;
   JsonObject *system;
   g_autofree char *types = NULL;
+  g_autofree char *turn_id = NULL;
 
-  script (f, &ANSWER, &ANSWER, &ANSWER, NULL);
+  script (f, &ANSWER, &ANSWER, &ANSWER, &ANSWER, &ANSWER, NULL);
   RUN (f, &r, "send", "--no-auto-title", "--base-url", f->server->base_url, "--model", "m1",
        "--temperature", "0,5", "--seed", "7", "hi");
   g_assert_cmpstr (r.err, ==, "");
@@ -205,6 +206,33 @@ test_params (Fixture       *f,
   json = natter_test_json (r.out);
   g_assert_cmpfloat (json_object_get_double_member (json_node_get_object (json), "temperature"), ==, 0.3);
   g_assert_nonnull (strstr (r.out, "\"temperature\" : 0.3,"));
+
+  /* `send --system ""`: this message goes without the conversation's
+   * instruction, and so does the same message sent again. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "params", session_id, "--system", "Answer in French.");
+  g_assert_cmpint (r.status, ==, 0);
+  natter_test_run_clear (&r);
+  RUN_IDS (f, &r, NULL, &turn_id, "send", "--session", session_id, "--system", "", "plainly");
+  g_assert_cmpint (r.status, ==, 0);
+  for (guint i = 3; i < 5; i++)
+    {
+      g_autoptr(JsonObject) body = request_body (f, i);
+
+      system = json_array_get_object_element (json_object_get_array_member (body, "messages"), 0);
+      g_assert_null (strstr (json_object_get_string_member_with_default (system, "content", ""), "French"));
+      g_assert_cmpfloat (json_object_get_double_member (body, "temperature"), ==, 0.3);
+      if (i == 3)
+        {
+          g_autofree char *path = turn_file_path (f, turn_id);
+          g_autofree char *turn = natter_test_read_file (path, NULL);
+
+          g_assert_nonnull (strstr (turn, "\"messageParameters\":{\"parameters\":{},\"systemInstruction\":\"\"}"));
+          natter_test_run_clear (&r);
+          RUN (f, &r, "retry", turn_id);
+          g_assert_cmpint (r.status, ==, 0);
+        }
+    }
 }
 
 /* pin, unpin and folder (docs/sessions.md §16): each is one event in the
