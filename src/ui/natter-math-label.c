@@ -27,6 +27,12 @@
 #include "natter-visible-label.h"
 
 #define OBJECT_CHAR "\xEF\xBF\xBC"
+
+/* The widest an inline formula is drawn, in pixels: the room a line of
+ * an answer has in GNOME's narrowest window (360 px wide). A wider one
+ * is drawn smaller, to this width; Copy TeX and a selection still give
+ * all of it (docs/math.md §4). */
+#define INLINE_MAX_WIDTH 280.0
 #define OBJECT_CHAR_LEN 3
 
 typedef struct _MathLabel MathLabel;
@@ -116,16 +122,20 @@ apply (MathLabel *ml)
       Item *item = NULL;
       PangoRectangle rect;
       PangoAttribute *attr;
+      double fit;
 
       while (next < ml->items->len && !item_typeset (item = g_ptr_array_index (ml->items, next)))
         next++;
       if (next >= ml->items->len)
         break;
       next++;
+      /* A shape is never broken across lines: one wider than GNOME's
+       * narrowest window leaves room for would widen the window. */
+      fit = MIN (1.0, INLINE_MAX_WIDTH / MAX (item->image->width, 1.0));
       rect.x = 0;
-      rect.y = (int) (-item->image->baseline * PANGO_SCALE);
-      rect.width = (int) (item->image->width * PANGO_SCALE);
-      rect.height = (int) (item->image->height * PANGO_SCALE);
+      rect.y = (int) (-item->image->baseline * fit * PANGO_SCALE);
+      rect.width = (int) (item->image->width * fit * PANGO_SCALE);
+      rect.height = (int) (item->image->height * fit * PANGO_SCALE);
       attr = pango_attr_shape_new_with_data (&rect, &rect, natter_math_image_ref (item->image),
                                              (PangoAttrDataCopyFunc) natter_math_image_ref,
                                              (GDestroyNotify) natter_math_image_unref);
@@ -213,13 +223,19 @@ draw_shape (cairo_t        *cr,
             gpointer        data)
 {
   NatterMathImage *image = attr->data;
-  double x, y;
+  double x, y, fit;
 
   if (do_path || image == NULL || image->surface == NULL)
     return;
+  /* Drawn to the size it was given (set_markup(), INLINE_MAX_WIDTH). */
+  fit = image->width > 0 ? (double) attr->logical_rect.width / PANGO_SCALE / image->width : 1.0;
   cairo_get_current_point (cr, &x, &y);
-  cairo_set_source_surface (cr, image->surface, x, y - image->baseline);
+  cairo_save (cr);
+  cairo_translate (cr, x, y - image->baseline * fit);
+  cairo_scale (cr, fit, fit);
+  cairo_set_source_surface (cr, image->surface, 0, 0);
   cairo_paint (cr);
+  cairo_restore (cr);
 }
 
 static void

@@ -244,6 +244,86 @@ test_typeset (Fixture       *f,
     g_assert_true (ui_save_screen ("math-dark.png"));
 }
 
+/* A formula wider than the answer: typeset whole (not cut at the width
+ * of the page it is laid out in), a display one scrolled sideways in its
+ * place, an inline one drawn smaller rather
+ * than make the window wider than GNOME's narrowest (360 px). */
+static const char wide_answer[] =
+  "Short: $$a_1+a_2+a_3+a_4+a_5+a_6+a_7+a_8+a_9+a_{10}+a_{11}$$\n"
+  "\n"
+  "$$a_1+a_2+a_3+a_4+a_5+a_6+a_7+a_8+a_9+a_{10}+a_{11}+a_{12}+a_{13}+a_{14}+a_{15}+a_{16}+a_{17}+a_{18}+a_{19}"
+  "+a_{20}+a_{21}+a_{22}+a_{23}+a_{24}+a_{25}+a_{26}+a_{27}+a_{28}+a_{29}+a_{30}+a_{31}+a_{32}+a_{33}$$\n"
+  "\n"
+  "Inline $b_1+b_2+b_3+b_4+b_5+b_6+b_7+b_8+b_9+b_{10}+b_{11}+b_{12}+b_{13}+b_{14}+b_{15}+b_{16}$ too.\n";
+
+static gboolean
+wide_typeset (gpointer data)
+{
+  GtkWidget *view = data;
+  g_autoptr(GPtrArray) all = ui_find_all (view, NATTER_TYPE_FORMULA);
+  g_autoptr(GPtrArray) labels = ui_find_all (view, GTK_TYPE_LABEL);
+  guint inline_typeset = 0;
+
+  for (guint i = 0; i < labels->len; i++)
+    inline_typeset += natter_math_label_count_typeset (g_ptr_array_index (labels, i));
+  return all->len == 2 && natter_formula_get_texture (g_ptr_array_index (all, 0)) != NULL &&
+         natter_formula_get_texture (g_ptr_array_index (all, 1)) != NULL && inline_typeset == 1;
+}
+
+static gboolean
+scrolls_sideways (gpointer data)
+{
+  GtkAdjustment *sideways = data;
+
+  return gtk_adjustment_get_upper (sideways) > gtk_adjustment_get_page_size (sideways) + 100;
+}
+
+static void
+test_wide (void)
+{
+  GtkWidget *window;
+  GtkWidget *view;
+  g_autoptr(GPtrArray) all = NULL;
+  GtkWidget *scroller;
+  GtkAdjustment *sideways;
+  int short_width, long_width, minimum;
+
+  if (!natter_math_renderer_is_available (natter_math_renderer_get_default ()))
+    {
+      g_test_skip ("built without the math renderer (WebKitGTK 6.0 and KaTeX)");
+      return;
+    }
+  window = gtk_window_new ();
+  view = natter_markdown_view_new ();
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 600);
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+  natter_markdown_view_set_markdown (NATTER_MARKDOWN_VIEW (view), wide_answer);
+  ui_wait_until (wide_typeset, view);
+  ui_settle ();
+  all = ui_find_all (view, NATTER_TYPE_FORMULA);
+
+  /* Three times the terms, about three times as wide: all of it. */
+  short_width = gdk_texture_get_width (natter_formula_get_texture (g_ptr_array_index (all, 0)));
+  long_width = gdk_texture_get_width (natter_formula_get_texture (g_ptr_array_index (all, 1)));
+  g_test_message ("11 terms %d px, 33 terms %d px", short_width, long_width);
+  g_assert_cmpint (long_width, >, short_width * 5 / 2);
+
+  /* Wider than the answer: scrolled sideways, all of it reachable. */
+  scroller = gtk_widget_get_ancestor (g_ptr_array_index (all, 1), GTK_TYPE_SCROLLED_WINDOW);
+  sideways = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
+  ui_wait_until (scrolls_sideways, sideways);
+
+  /* Nothing in the answer asks for more than the narrowest window. */
+  gtk_widget_measure (view, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  g_test_message ("the answer's minimum width: %d px", minimum);
+  g_assert_cmpint (minimum, <=, 360);
+  g_assert_cmpint (gtk_widget_get_width (window), <=, 360);
+  if (ui_can_save_screen ())
+    g_assert_true (ui_save_screen ("math-wide-360.png"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -259,6 +339,7 @@ main (int   argc,
 
   g_test_add ("/math/typeset", Fixture, NULL, fixture_set_up, test_typeset, fixture_tear_down);
   g_test_add ("/math/without-renderer", Fixture, NULL, fixture_set_up, test_without_renderer, fixture_tear_down);
+  g_test_add_func ("/math/wide", test_wide);
 
   return g_test_run ();
 }
