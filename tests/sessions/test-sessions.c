@@ -167,7 +167,7 @@ test_not_settled_idle (Fixture       *f,
   send_crashing_at (f, sid, "one", NATTER_SESSIONS_STEP_APPEND);
   g_assert_cmpstr (natter_session_index_entry_get_latest_turn_status (natter_session_index_lookup (f->t.index, sid)),
                    ==, "idle");
-  assert_not_settled (f, sid, "idle");
+  assert_not_settled (f, sid, "was interrupted; resume it or stop it");
 
   /* Only an explicit resume runs it; then the session moves on. */
   natter_test_sessions_script (&f->t, NATTER_FAKE_TEXT_STEP, NATTER_FAKE_TEXT_STEP, NULL);
@@ -421,7 +421,7 @@ test_crash_at_step (Fixture       *f,
        * an explicit resume. */
       assert_types (f->t.w->session_repo, sid, "session_created turn_appended title_changed turn_appended");
       natter_test_sessions_wait_status (&f->t, sid, "idle");
-      assert_not_settled (f, sid, "idle");
+      assert_not_settled (f, sid, "was interrupted; resume it or stop it");
       resume (f, sid, NULL);
       natter_test_sessions_wait_status (&f->t, sid, "completed");
       break;

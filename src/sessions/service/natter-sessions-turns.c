@@ -387,6 +387,13 @@ send_latest_read (GTask           *task,
         natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
                                                             "The answer is being written on another device (“%s”); "
                                                             "a message can be sent here once it has ended", there));
+      /* Left by a process that ended: nothing will settle it but a
+       * resume or a stop (docs/runtime.md §10), so waiting is no advice. */
+      else if (status == NATTER_TURN_STATUS_IDLE)
+        natter_sessions_op_return_error (task, g_error_new (NATTER_SESSION_ERROR, NATTER_SESSION_ERROR_TURN_NOT_SETTLED,
+                                                            "The latest turn %s of session %s was interrupted; "
+                                                            "resume it or stop it before sending another message",
+                                                            latest, data->base.session_id));
       else
         natter_sessions_op_return_error (task, not_settled (data->base.session_id, latest,
                                                             natter_turn_status_to_string (status)));
