@@ -74,11 +74,8 @@ natter_cli_command_export (Run *run)
       natter_cli_fail (run, NATTER_CLI_EXIT_USAGE, natter_cli_tr (run, "--format must be markdown or json"));
       return;
     }
-  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
-    {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
-      return;
-    }
+  if (natter_cli_find_session (run, run->args[0]) == NULL)
+    return;
   natter_sessions_export_async (natter_services_get_sessions (run->services), run->args[0], format,
                                 g_task_get_cancellable (run->task), exported_cb, run);
 }

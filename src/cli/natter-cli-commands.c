@@ -866,18 +866,8 @@ recovered_cb (GObject      *object,
 void
 natter_cli_command_recover (Run *run)
 {
-  GError *error = NULL;
-
-  if (!natter_id_validate (run->args[0], &error))
-    {
-      natter_cli_fail_error (run, error);
-      return;
-    }
-  if (natter_session_index_lookup (natter_services_get_index (run->services), run->args[0]) == NULL)
-    {
-      natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), run->args[0]);
-      return;
-    }
+  if (natter_cli_find_session (run, run->args[0]) == NULL)
+    return;
   natter_sessions_recover_async (natter_services_get_sessions (run->services), run->args[0],
                                  g_task_get_cancellable (run->task), recovered_cb, run);
 }

@@ -152,6 +152,8 @@ void natter_cli_fail_turn_error (Run        *run,
                                  const char *session_id);
 
 /* natter-cli-session.c: the session a command names */
+NatterSessionIndexEntry *natter_cli_find_session   (Run        *run,
+                                                   const char *session_id);
 NatterSessionIndexEntry *natter_cli_lookup_session (Run        *run,
                                                     const char *session_id);
 void natter_cli_print_session (Run  *run,

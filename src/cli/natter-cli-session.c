@@ -14,12 +14,13 @@
 #include "natter-sync-conflict-name.h"
 #include "natter-services.h"
 
-/* Checks a session id given on the command line against the index:
- * a malformed id and an unknown session are errors before anything is
- * written. */
+/* Checks a session id given on the command line against the index: a
+ * malformed id and an unknown session are errors before anything is
+ * read or written. A damaged session is found all the same (`export`
+ * and `recover` take it). */
 NatterSessionIndexEntry *
-natter_cli_lookup_session (Run        *run,
-                           const char *session_id)
+natter_cli_find_session (Run        *run,
+                         const char *session_id)
 {
   NatterSessionIndexEntry *entry;
   GError *error = NULL;
@@ -47,6 +48,19 @@ natter_cli_lookup_session (Run        *run,
         natter_cli_fail (run, NATTER_CLI_EXIT_FAILURE, natter_cli_tr (run, "No session %s"), session_id);
       return NULL;
     }
+  return entry;
+}
+
+/* natter_cli_find_session(), and a damaged session is an error too,
+ * with the way out (`natter recover`). */
+NatterSessionIndexEntry *
+natter_cli_lookup_session (Run        *run,
+                           const char *session_id)
+{
+  NatterSessionIndexEntry *entry = natter_cli_find_session (run, session_id);
+
+  if (entry == NULL)
+    return NULL;
   if (natter_session_index_entry_get_error (entry) != NULL)
     {
       /* Translators: the first %s is a session id, the second why */

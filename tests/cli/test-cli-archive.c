@@ -96,10 +96,11 @@ test_export_import (Fixture       *f,
   g_autofree char *archive_path = g_file_get_path (archive);
   g_autofree char *broken_path = g_file_get_path (broken);
   g_autofree char *contents = NULL;
+  g_autofree char *turn_id = NULL;
   guint n_turn_files;
 
   script (f, &ANSWER, NULL);
-  RUN_IDS (f, &r, &session_id, NULL, NEW_SESSION (f), "hello");
+  RUN_IDS (f, &r, &session_id, &turn_id, NEW_SESSION (f), "hello");
 
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id, "--format", "markdown");
@@ -145,6 +146,16 @@ test_export_import (Fixture       *f,
   natter_test_run_clear (&r);
   RUN (f, &r, "export", session_id, "--format", "pdf");
   g_assert_cmpint (r.status, ==, 2);
+
+  /* An id that is none, or a turn's, is said as every command says it. */
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", "nope");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "“nope” is not a valid id"));
+  natter_test_run_clear (&r);
+  RUN (f, &r, "export", turn_id);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_nonnull (strstr (r.err, "is a turn, not a session"));
 }
 
 /* Someone else's archive, imported in a fresh data directory: its
