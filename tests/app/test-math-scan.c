@@ -82,7 +82,8 @@ static void
 test_unterminated (void)
 {
   check ("open $x + y and more", "open $x + y and more");
-  check ("open \\(x and \\[y", "open \\(x and \\[y");
+  /* Their backslash kept for cmark, which would take it for an escape. */
+  check ("open \\(x and \\[y", "open \\\\(x and \\\\[y");
   check ("$$a\n\nb$$", "$$a\n\nb$$");
   check ("$a\nb$", "{i:a\nb}");
 }

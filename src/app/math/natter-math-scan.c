@@ -236,6 +236,15 @@ scan_run (GString    *out,
           i = copied = end;
           continue;
         }
+      /* A `\[` or `\(` nothing closes (yet: a formula being streamed)
+       * stays text as written; to cmark it would be an escaped bracket,
+       * shown without its backslash. */
+      if (s[i] == '\\' && i + 1 < n && (s[i + 1] == '[' || s[i + 1] == '('))
+        {
+          append_sanitized (out, s + copied, i - copied);
+          g_string_append (out, "\\\\");
+          copied = i + 1;
+        }
       /* Any other backslash pair is an escape: `\$` is a dollar. */
       i += s[i] == '\\' ? 2 : 1;
     }
