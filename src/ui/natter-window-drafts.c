@@ -6,9 +6,9 @@
  * runs, its drafts live in its tables (natter-window-opening.c keeps the
  * open conversation's there when another opens); this facet writes what
  * they hold, with the words and files in the message field for the
- * conversation open, a second after the last key press and when the window closes,
- * so that quitting, a crash or a power cut loses at most that second's
- * typing; the words a field held when one of its sent messages was taken
+ * conversation open, a second after the last key press and when the
+ * window closes, so that quitting, a crash or a power cut loses at most
+ * that second's typing; the words a field held when one of its sent messages was taken
  * there to edit are kept with the edit, and a message sent stays its
  * field's draft until it is in the conversation's log (a send may wait on
  * a slow server first, and a crash then would lose it). It compares with
