@@ -31,7 +31,8 @@ NatterTimelineModel *natter_conversation_view_get_timeline         (NatterConver
 void                 natter_conversation_view_stick_to_bottom      (NatterConversationView *self);
 gboolean             natter_conversation_view_get_sticks_to_bottom (NatterConversationView *self);
 void                 natter_conversation_view_reveal_turn          (NatterConversationView *self,
-                                                                    const char             *turn_id);
+                                                                    const char             *turn_id,
+                                                                    const char             *words);
 void                 natter_conversation_view_set_new_chat_hint    (NatterConversationView *self,
                                                                     gboolean                visible);
 void                 natter_conversation_view_set_editing          (NatterConversationView *self,
