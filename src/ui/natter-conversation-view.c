@@ -388,7 +388,10 @@ show_words_cb (GtkWidget     *widget,
   if (row != NULL && gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (row, widget, &row_bounds) &&
       row_bounds.origin.y < gtk_widget_get_height (widget) && row_bounds.origin.y + row_bounds.size.height > 0)
     label = natter_found_words_find_label (row, self->reveal_words, &start, &end);
-  if (label == NULL || !gtk_widget_compute_bounds (GTK_WIDGET (label), widget, &bounds))
+  /* A label not laid out in its row yet is waited for. */
+  if (label == NULL || !gtk_widget_compute_bounds (GTK_WIDGET (label), widget, &bounds) ||
+      gtk_widget_get_width (GTK_WIDGET (label)) == 0 || bounds.origin.y < row_bounds.origin.y ||
+      bounds.origin.y > row_bounds.origin.y + row_bounds.size.height)
     {
       if (++self->words_ticks < WORDS_WAIT_FRAMES)
         return G_SOURCE_CONTINUE;
