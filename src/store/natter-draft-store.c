@@ -34,6 +34,9 @@ struct _NatterDraftStore
 
   GFile   *dir;
   GError  *refusal;   /* nullable: natter_draft_store_refuse_writes() */
+  /* The keys whose file the last load could not read: set aside before
+   * anything is written or removed in its place (set_aside()). */
+  GHashTable *unreadable;
 };
 
 G_DEFINE_FINAL_TYPE (NatterDraftStore, natter_draft_store, G_TYPE_OBJECT)
@@ -212,6 +215,7 @@ natter_draft_store_finalize (GObject *object)
 
   g_clear_object (&self->dir);
   g_clear_error (&self->refusal);
+  g_clear_pointer (&self->unreadable, g_hash_table_unref);
 
   G_OBJECT_CLASS (natter_draft_store_parent_class)->finalize (object);
 }
@@ -225,6 +229,7 @@ natter_draft_store_class_init (NatterDraftStoreClass *klass)
 static void
 natter_draft_store_init (NatterDraftStore *self)
 {
+  self->unreadable = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 /**
@@ -490,6 +495,7 @@ natter_draft_store_load_sync (NatterDraftStore *self,
 
   g_return_val_if_fail (NATTER_IS_DRAFT_STORE (self), NULL);
 
+  g_hash_table_remove_all (self->unreadable);
   children = g_file_enumerate_children (self->dir, G_FILE_ATTRIBUTE_STANDARD_NAME, G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
                                         NULL, &error);
   if (children == NULL)
@@ -524,6 +530,7 @@ natter_draft_store_load_sync (NatterDraftStore *self,
           if (problems != NULL)
             g_ptr_array_add (problems, g_steal_pointer (&error));
           g_clear_error (&error);
+          g_hash_table_add (self->unreadable, g_steal_pointer (&key));
           continue;
         }
       g_hash_table_replace (drafts, g_steal_pointer (&key), draft);
@@ -535,8 +542,9 @@ natter_draft_store_load_sync (NatterDraftStore *self,
 
 /* Removes the content pasted beside drafts that no draft names any
  * more (its draft sent, cleared, or written without it; or a write cut
- * short by a crash). Nothing goes while some draft file cannot be read:
- * it may name what would go. */
+ * short by a crash). Nothing goes while some file of the folder that
+ * may be a draft (one set aside included) cannot be read: it may name
+ * what would go. */
 static void
 sweep_pasted (NatterDraftStore *self)
 {
@@ -551,14 +559,14 @@ sweep_pasted (NatterDraftStore *self)
     return;
   while ((name = g_dir_read_name (drafts)) != NULL)
     {
-      g_autofree char *key = key_of (name);
       g_autofree char *path = NULL;
       g_autofree char *contents = NULL;
       g_autoptr(JsonNode) root = NULL;
       g_autoptr(GPtrArray) attachments = g_ptr_array_new ();
       gsize length = 0;
 
-      if (key == NULL)
+      /* Every file that may be a draft counts, one set aside too. */
+      if (!g_str_has_suffix (name, SUFFIX))
         continue;
       path = g_build_filename (g_file_peek_path (self->dir), name, NULL);
       if (!g_file_get_contents (path, &contents, &length, NULL) ||
@@ -624,6 +632,46 @@ keep_pasted (NatterDraftStore   *self,
   return TRUE;
 }
 
+/* A draft file the last load could not read is never written over nor
+ * removed: before anything takes its place, it is renamed
+ * `<stem>.unreadable.json` (or `-2`, `-3`… when taken), which a load
+ * tells as no draft of Natter's, byte for byte as it was. */
+static gboolean
+set_aside (NatterDraftStore  *self,
+           const char        *key,
+           GFile             *file,
+           GError           **error)
+{
+  const char *path = g_file_peek_path (file);
+  g_autofree char *stem = NULL;
+
+  if (!g_hash_table_contains (self->unreadable, key) || !g_file_test (path, G_FILE_TEST_EXISTS))
+    return TRUE;
+  stem = g_strndup (path, strlen (path) - strlen (SUFFIX));
+  for (guint n = 1; n < 1000; n++)
+    {
+      g_autofree char *aside = n == 1 ? g_strconcat (stem, ".unreadable" SUFFIX, NULL)
+                                      : g_strdup_printf ("%s.unreadable-%u" SUFFIX, stem, n);
+
+      if (g_file_test (aside, G_FILE_TEST_EXISTS))
+        continue;
+      if (g_rename (path, aside) != 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "The draft in “%s”, which cannot be read, could not be kept aside as “%s”: %s", path,
+                       aside, g_strerror (saved));
+          return FALSE;
+        }
+      g_hash_table_remove (self->unreadable, key);
+      return TRUE;
+    }
+  g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+               "The draft in “%s”, which cannot be read, could not be kept aside: too many are", path);
+  return FALSE;
+}
+
 /**
  * natter_draft_store_save_sync:
  * @self: the store
@@ -636,7 +684,9 @@ keep_pasted (NatterDraftStore   *self,
  * (docs/format.md §10): the content pasted beside it first, then the
  * draft written whole to a new file, flushed to the disk and renamed over
  * the old one, readable by this user only; or removes the draft. Pasted
- * content no draft names any more goes after. Blocks on the disk for a
+ * content no draft names any more goes after. A draft file of @key that
+ * natter_draft_store_load_sync() could not read is renamed aside first,
+ * never written over nor removed. Blocks on the disk for a
  * few small files (and what was pasted, once).
  *
  * Returns: %TRUE once the draft is kept (or gone); %FALSE with
@@ -670,7 +720,8 @@ natter_draft_store_save_sync (NatterDraftStore   *self,
       return FALSE;
     }
   if ((file = draft_file (self, key, error)) == NULL ||
-      (draft != NULL && draft->edits_turn_id != NULL && !natter_id_validate (draft->edits_turn_id, error)))
+      (draft != NULL && draft->edits_turn_id != NULL && !natter_id_validate (draft->edits_turn_id, error)) ||
+      !set_aside (self, key, file, error))
     return FALSE;
   if (draft == NULL || (draft->text[0] == '\0' && draft->attachments->len == 0))
     {

@@ -311,6 +311,53 @@ test_attachments (Fixture       *f,
   g_assert_cmpstr (contents, ==, "something else");
 }
 
+/* A draft file that cannot be read is never written over nor removed:
+ * a draft saved (or removed) in its place first renames it
+ * `<stem>.unreadable.json`, byte for byte, which the next load tells as
+ * no draft of Natter's. */
+static void
+test_unreadable_set_aside (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GHashTable) drafts = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *typed_over = draft_path (f, SESSION ".json");
+  g_autofree char *aside = draft_path (f, SESSION ".unreadable.json");
+  g_autofree char *cleared = draft_path (f, OTHER ".json");
+  g_autofree char *cleared_aside = draft_path (f, OTHER ".unreadable.json");
+  g_autofree char *second_aside = draft_path (f, SESSION ".unreadable-2.json");
+  g_autofree char *contents = NULL;
+
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Before", NULL, NULL, &error));
+  g_assert_true (g_file_set_contents (typed_over, "{\"text\": \"cut", -1, NULL));
+  g_assert_true (g_file_set_contents (cleared, "[]", -1, NULL));
+  drafts = load (f, problems);
+  g_assert_cmpuint (problems->len, ==, 2);
+  g_clear_pointer (&drafts, g_hash_table_unref);
+  g_ptr_array_set_size (problems, 0);
+
+  /* Words typed where it was, and a draft cleared where the other was. */
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Typed over", NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (natter_test_save_draft (f->store, OTHER, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (aside, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\": \"cut");
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (cleared_aside, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "[]");
+  g_assert_false (g_file_test (cleared, G_FILE_TEST_EXISTS));
+
+  /* Read again: the new words, and both set aside still told. */
+  drafts = load (f, problems);
+  g_assert_cmpstr (((NatterDraft *) g_hash_table_lookup (drafts, SESSION))->text, ==, "Typed over");
+  g_assert_cmpuint (problems->len, ==, 2);
+  /* Once set aside, a draft written there again replaces its own. */
+  g_assert_true (natter_test_save_draft (f->store, SESSION, "Again", NULL, NULL, &error));
+  g_assert_false (g_file_test (second_aside, G_FILE_TEST_EXISTS));
+}
+
 /* A process that does not hold the writer lock keeps no draft, until it
  * may. */
 static void
@@ -344,6 +391,7 @@ main (int   argc,
   g_test_add ("/draft-store/damaged-told-and-kept", Fixture, NULL, set_up, test_damaged_told_and_kept, tear_down);
   g_test_add ("/draft-store/set-aside", Fixture, NULL, set_up, test_set_aside, tear_down);
   g_test_add ("/draft-store/attachments", Fixture, NULL, set_up, test_attachments, tear_down);
+  g_test_add ("/draft-store/unreadable-set-aside", Fixture, NULL, set_up, test_unreadable_set_aside, tear_down);
   g_test_add ("/draft-store/refused-while-reading", Fixture, NULL, set_up, test_refused_while_reading, tear_down);
 
   return g_test_run ();

@@ -425,7 +425,8 @@ test_window_drafts_damaged_keeps_draft (void)
 }
 
 /* A draft file that cannot be read is said in a toast and left as it is;
- * the window opens the conversation with an empty field. */
+ * the window opens the conversation with an empty field, and words typed
+ * there are kept beside it, never over it. */
 void
 test_window_drafts_unreadable_said (void)
 {
@@ -433,6 +434,8 @@ test_window_drafts_unreadable_said (void)
   g_autofree char *session_id = ui_create_session (u, "Damaged draft");
   g_autofree char *path = draft_path (u, session_id);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *aside_name = g_strconcat (session_id, ".unreadable.json", NULL);
+  g_autofree char *aside = g_build_filename (dir, aside_name, NULL);
   g_autofree char *contents = NULL;
   NatterWindow *window;
   ComposerWait wait;
@@ -465,6 +468,21 @@ test_window_drafts_unreadable_said (void)
   gtk_window_close (GTK_WINDOW (window));
   g_object_unref (window);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "{\"text\": \"cut");
+  g_clear_pointer (&contents, g_free);
+
+  /* Words typed in its place are kept, and it is set aside, byte for
+   * byte, never written over. */
+  window = window_with_drafts (u);
+  open_and_wait (window, session_id);
+  natter_composer_set_text (natter_window_get_composer (window), "Typed in its place");
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_object_unref (window);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "Typed in its place"));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (aside, &contents, NULL, NULL));
   g_assert_cmpstr (contents, ==, "{\"text\": \"cut");
 
   ui_world_free (u);
