@@ -18,6 +18,7 @@
 
 #include <glib/gstdio.h>
 
+#include "natter-blob-store.h"
 #include "natter-draft-store.h"
 #include "natter-id.h"
 #include "natter-json.h"
@@ -272,19 +273,9 @@ draft_file (NatterDraftStore  *self,
 }
 
 /* What is pasted beside a draft is kept in this folder of the drafts
- * folder, one file per content, named by its SHA-256 in hex. */
+ * folder, one file per content, named by its SHA-256 in hex as a blob is
+ * (natter_blob_hash_is_valid()). */
 #define PASTED_DIR "pasted"
-
-static gboolean
-is_pasted_name (const char *name)
-{
-  if (strlen (name) != 64)
-    return FALSE;
-  for (const char *c = name; *c != '\0'; c++)
-    if (!g_ascii_isdigit (*c) && !(*c >= 'a' && *c <= 'f'))
-      return FALSE;
-  return TRUE;
-}
 
 static char *
 pasted_path (NatterDraftStore *self,
@@ -365,7 +356,7 @@ parse_attachments (JsonObject  *object,
           return FALSE;
         }
       if (hash != NULL &&
-          (!is_pasted_name (hash) || natter_json_require_nonempty_string (item, "name", error) == NULL ||
+          (!natter_blob_hash_is_valid (hash) || natter_json_require_nonempty_string (item, "name", error) == NULL ||
            natter_json_require_nonempty_string (item, "mediaType", error) == NULL))
         {
           if (error != NULL && *error == NULL)
@@ -588,7 +579,7 @@ sweep_pasted (NatterDraftStore *self)
       g_autofree char *hash = g_strndup (name, 64);
       g_autofree char *path = NULL;
 
-      if (!is_pasted_name (hash) || g_hash_table_contains (named, name))
+      if (!natter_blob_hash_is_valid (hash) || g_hash_table_contains (named, name))
         continue;
       path = g_build_filename (folder, name, NULL);
       if (g_unlink (path) != 0)
