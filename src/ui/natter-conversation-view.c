@@ -335,7 +335,6 @@ turn_position (NatterTimelineModel *timeline,
   return GTK_INVALID_LIST_POSITION;
 }
 
-/* The row on screen that shows @turn_id, if any. */
 static GtkWidget *
 row_of_turn (GtkWidget  *widget,
              const char *turn_id)
@@ -375,7 +374,7 @@ show_words_cb (GtkWidget     *widget,
                gpointer       user_data)
 {
   NatterConversationView *self = user_data;
-  GtkWidget *row = row_of_turn (widget, self->words_turn_id);
+  GtkWidget *row = natter_conversation_view_find_turn_row (self, self->words_turn_id);
   GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
   GtkLabel *label = NULL;
   graphene_rect_t bounds, row_bounds;
@@ -821,6 +820,28 @@ natter_conversation_view_reveal_turn (NatterConversationView *self,
   set_stick_to_bottom (self, FALSE);
   self->follow_pending = FALSE;
   try_reveal (self);
+}
+
+/**
+ * natter_conversation_view_find_turn_row:
+ * @self: the view
+ * @turn_id: a turn
+ *
+ * The row the timeline has made for @turn_id: in view or near it (the
+ * list makes rows around what it shows), and recycled for another turn
+ * as it scrolls, so it is only good until the next layout.
+ *
+ * Returns: (transfer none) (nullable): the #NatterTurnRow, or %NULL when
+ *   the list has none for @turn_id now
+ */
+GtkWidget *
+natter_conversation_view_find_turn_row (NatterConversationView *self,
+                                        const char             *turn_id)
+{
+  g_return_val_if_fail (NATTER_IS_CONVERSATION_VIEW (self), NULL);
+  g_return_val_if_fail (turn_id != NULL, NULL);
+
+  return row_of_turn (GTK_WIDGET (self->timeline_list), turn_id);
 }
 
 /**

@@ -33,6 +33,8 @@ gboolean             natter_conversation_view_get_sticks_to_bottom (NatterConver
 void                 natter_conversation_view_reveal_turn          (NatterConversationView *self,
                                                                     const char             *turn_id,
                                                                     const char             *words);
+GtkWidget           *natter_conversation_view_find_turn_row        (NatterConversationView *self,
+                                                                    const char             *turn_id);
 void                 natter_conversation_view_set_new_chat_hint    (NatterConversationView *self,
                                                                     gboolean                visible);
 void                 natter_conversation_view_set_editing          (NatterConversationView *self,

@@ -1366,6 +1366,21 @@ natter_turn_row_set_item (NatterTurnRow  *self,
 }
 
 /**
+ * natter_turn_row_get_version_switcher:
+ * @self: a row
+ *
+ * Returns: (transfer none) (nullable): the switcher between the versions
+ *   of the row's message, or %NULL while the row shows a placeholder (it
+ *   is built once its turn is read)
+ */
+GtkWidget *
+natter_turn_row_get_version_switcher (NatterTurnRow *self)
+{
+  g_return_val_if_fail (NATTER_IS_TURN_ROW (self), NULL);
+  return self->built ? GTK_WIDGET (self->version_switcher) : NULL;
+}
+
+/**
  * natter_turn_row_get_item:
  * @self: a row
  *

@@ -22,6 +22,7 @@ GtkWidget      *natter_turn_row_new      (NatterSessions  *sessions,
 void            natter_turn_row_set_item (NatterTurnRow  *self,
                                           NatterTurnItem *item);
 NatterTurnItem *natter_turn_row_get_item (NatterTurnRow  *self);
+GtkWidget      *natter_turn_row_get_version_switcher (NatterTurnRow *self);
 
 gboolean   natter_turn_row_read_aloud              (NatterTurnRow *self);
 gboolean   natter_turn_row_get_read_aloud_revealed (NatterTurnRow *self);

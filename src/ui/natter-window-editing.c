@@ -138,35 +138,6 @@ cancel_edit_activated (GtkWidget  *widget,
   _natter_window_update_keyboard_actions (self);
 }
 
-/* The version switcher of @turn_id's row under @widget (@in_row: within
- * that row already), or NULL while the row is not made yet. */
-static GtkWidget *
-find_switcher (GtkWidget  *widget,
-               const char *turn_id,
-               gboolean    in_row)
-{
-  if (in_row && NATTER_IS_VERSION_SWITCHER (widget))
-    return widget;
-  if (NATTER_IS_TURN_ROW (widget))
-    {
-      NatterTurnItem *item = natter_turn_row_get_item (NATTER_TURN_ROW (widget));
-
-      if (item == NULL || g_strcmp0 (natter_turn_item_get_turn_id (item), turn_id) != 0)
-        return NULL;
-      in_row = TRUE;
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_switcher (child, turn_id, in_row);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* How many frames the arrow's row is watched once it has the focus:
  * the list may still make that row anew (scrolled to the message, or
  * its turn read again), and the focus would then stay on the list. */
@@ -189,6 +160,7 @@ refocus_arrow_tick_cb (GtkWidget     *list,
   NatterWindow *self = user_data;
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   NatterTimelineModel *timeline = self->conversation.timeline;
+  GtkWidget *row;
   GtkWidget *switcher;
   GtkWidget *previous;
   GtkWidget *next;
@@ -213,7 +185,9 @@ refocus_arrow_tick_cb (GtkWidget     *list,
       if (++self->versions.refocus_frames > 120)
         return G_SOURCE_REMOVE;
     }
-  switcher = find_switcher (list, self->versions.refocus_turn, FALSE);
+  /* NULL while the row is not made yet. */
+  row = natter_conversation_view_find_turn_row (self->conversation.view, self->versions.refocus_turn);
+  switcher = row != NULL ? natter_turn_row_get_version_switcher (NATTER_TURN_ROW (row)) : NULL;
   if (switcher == NULL || !gtk_widget_get_mapped (switcher))
     return G_SOURCE_CONTINUE;
   previous = gtk_widget_get_first_child (switcher);
