@@ -16,7 +16,6 @@
 #include "natter-accessible.h"
 #include "natter-branch-row.h"
 #include "natter-conversation-view.h"
-#include "natter-found-words.h"
 #include "natter-scrolled-tab.h"
 #include "natter-timeline-tab.h"
 #include "natter-turn-item.h"
@@ -40,10 +39,6 @@
  * the list holds it (once in view, asking again moves nothing). */
 #define REVEAL_ASK_FRAMES 10
 
-/* Frames after the reveal during which the words found are looked for in
- * the turn's row: it is read and its answer built over a few frames. */
-#define WORDS_WAIT_FRAMES 120
-
 struct _NatterConversationView
 {
   GtkBox               parent_instance;
@@ -65,12 +60,6 @@ struct _NatterConversationView
   guint                reveal_tick_id;   /* while set, the bottom is not followed */
   guint                reveal_ticks;
   guint                reveal_position;
-  /* The words a search found in the revealed turn: scrolled to and
-   * marked once its row shows them (show_words_cb()). */
-  char                *reveal_words;
-  char                *words_turn_id;
-  guint                words_tick_id;
-  guint                words_ticks;
 
   /* Template widgets */
   GtkScrolledWindow   *timeline_scroller;
@@ -356,63 +345,6 @@ row_of_turn (GtkWidget  *widget,
   return NULL;
 }
 
-static void
-stop_words (NatterConversationView *self)
-{
-  if (self->words_tick_id != 0)
-    gtk_widget_remove_tick_callback (GTK_WIDGET (self->timeline_list), self->words_tick_id);
-  self->words_tick_id = 0;
-  g_clear_pointer (&self->words_turn_id, g_free);
-}
-
-/* Once the revealed turn's row shows the words found: scrolls them into
- * the upper third of the view and selects them, so the eye finds them in
- * a long answer (the keyboard stays where it was). */
-static gboolean
-show_words_cb (GtkWidget     *widget,
-               GdkFrameClock *clock,
-               gpointer       user_data)
-{
-  NatterConversationView *self = user_data;
-  GtkWidget *row = natter_conversation_view_find_turn_row (self, self->words_turn_id);
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->timeline_scroller);
-  GtkLabel *label = NULL;
-  graphene_rect_t bounds, row_bounds;
-  PangoRectangle at;
-  const char *text;
-  int start, end, x, y, top;
-
-  /* A row the list has not placed in view lately keeps an old place:
-   * the words are looked for once the row is seen. */
-  if (row != NULL && gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (row, widget, &row_bounds) &&
-      row_bounds.origin.y < gtk_widget_get_height (widget) && row_bounds.origin.y + row_bounds.size.height > 0)
-    label = natter_found_words_find_label (row, self->reveal_words, &start, &end);
-  /* A label not laid out in its row yet is waited for. */
-  if (label == NULL || !gtk_widget_compute_bounds (GTK_WIDGET (label), widget, &bounds) ||
-      gtk_widget_get_width (GTK_WIDGET (label)) == 0 || bounds.origin.y < row_bounds.origin.y ||
-      bounds.origin.y > row_bounds.origin.y + row_bounds.size.height)
-    {
-      if (++self->words_ticks < WORDS_WAIT_FRAMES)
-        return G_SOURCE_CONTINUE;
-      self->words_tick_id = 0;
-      g_clear_pointer (&self->words_turn_id, g_free);
-      return G_SOURCE_REMOVE;
-    }
-  text = gtk_label_get_text (label);
-  pango_layout_index_to_pos (gtk_label_get_layout (label),
-                             (int) (g_utf8_offset_to_pointer (text, start) - text), &at);
-  gtk_label_get_layout_offsets (label, &x, &y);
-  top = (int) bounds.origin.y + y + PANGO_PIXELS (at.y);
-  if (top < 0 || top + PANGO_PIXELS (at.height) > gtk_adjustment_get_page_size (adjustment))
-    gtk_adjustment_set_value (adjustment, gtk_adjustment_get_value (adjustment) + top -
-                                          gtk_adjustment_get_page_size (adjustment) / 3);
-  if (gtk_label_get_selectable (label))
-    gtk_label_select_region (label, start, end);
-  self->words_tick_id = 0;
-  g_clear_pointer (&self->words_turn_id, g_free);
-  return G_SOURCE_REMOVE;
-}
-
 static gboolean
 reveal_tick_cb (GtkWidget     *widget,
                 GdkFrameClock *clock,
@@ -425,12 +357,6 @@ reveal_tick_cb (GtkWidget     *widget,
   if (++self->reveal_ticks < REVEAL_HOLD_FRAMES)
     return G_SOURCE_CONTINUE;
   self->reveal_tick_id = 0;
-  /* Held in view: now to the words in it. */
-  if (self->words_turn_id != NULL && self->reveal_words != NULL)
-    {
-      self->words_ticks = 0;
-      self->words_tick_id = gtk_widget_add_tick_callback (widget, show_words_cb, self, NULL);
-    }
   return G_SOURCE_REMOVE;
 }
 
@@ -459,13 +385,6 @@ try_reveal (NatterConversationView *self)
   set_stick_to_bottom (self, FALSE);
   self->follow_pending = FALSE;
   stop_reveal_hold (self);
-  stop_words (self);
-  if (self->reveal_words != NULL)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (self->timeline), position);
-
-      self->words_turn_id = g_strdup (natter_turn_item_get_turn_id (NATTER_TURN_ITEM (item)));
-    }
   self->reveal_ticks = 0;
   self->reveal_position = position;
   self->reveal_tick_id = gtk_widget_add_tick_callback (GTK_WIDGET (self->timeline_list), reveal_tick_cb, self, NULL);
@@ -493,10 +412,7 @@ natter_conversation_view_dispose (GObject *object)
   NatterConversationView *self = NATTER_CONVERSATION_VIEW (object);
 
   if (self->timeline_list != NULL)
-    {
-      stop_reveal_hold (self);
-      stop_words (self);
-    }
+    stop_reveal_hold (self);
   if (self->timeline != NULL)
     g_signal_handlers_disconnect_by_data (self->timeline, self);
   g_clear_object (&self->timeline);
@@ -514,8 +430,6 @@ natter_conversation_view_finalize (GObject *object)
   NatterConversationView *self = NATTER_CONVERSATION_VIEW (object);
 
   g_free (self->reveal_turn_id);
-  g_free (self->reveal_words);
-  g_free (self->words_turn_id);
 
   G_OBJECT_CLASS (natter_conversation_view_parent_class)->finalize (object);
 }
@@ -795,28 +709,21 @@ natter_conversation_view_get_sticks_to_bottom (NatterConversationView *self)
  * natter_conversation_view_reveal_turn:
  * @self: the view
  * @turn_id: the turn to show
- * @words: (nullable): what a search found in it
  *
  * Scrolls to @turn_id rather than the latest turn: at once if the
  * timeline lists it, else as soon as it does (the timeline set next, or
  * the current one once loaded). The turn is kept in view while the rows
- * around it are read; the bottom is no longer followed. With @words, the
- * first place in the turn where one of them begins a word (as the search
- * index matches, natter-found-words.c) is then scrolled into view and
- * selected.
+ * around it are read; the bottom is no longer followed.
  */
 void
 natter_conversation_view_reveal_turn (NatterConversationView *self,
-                                      const char             *turn_id,
-                                      const char             *words)
+                                      const char             *turn_id)
 {
   g_return_if_fail (NATTER_IS_CONVERSATION_VIEW (self));
   g_return_if_fail (turn_id != NULL);
 
   g_free (self->reveal_turn_id);
   self->reveal_turn_id = g_strdup (turn_id);
-  g_free (self->reveal_words);
-  self->reveal_words = words != NULL && words[0] != '\0' ? g_strdup (words) : NULL;
   set_stick_to_bottom (self, FALSE);
   self->follow_pending = FALSE;
   try_reveal (self);

@@ -31,8 +31,7 @@ NatterTimelineModel *natter_conversation_view_get_timeline         (NatterConver
 void                 natter_conversation_view_stick_to_bottom      (NatterConversationView *self);
 gboolean             natter_conversation_view_get_sticks_to_bottom (NatterConversationView *self);
 void                 natter_conversation_view_reveal_turn          (NatterConversationView *self,
-                                                                    const char             *turn_id,
-                                                                    const char             *words);
+                                                                    const char             *turn_id);
 GtkWidget           *natter_conversation_view_find_turn_row        (NatterConversationView *self,
                                                                     const char             *turn_id);
 void                 natter_conversation_view_set_new_chat_hint    (NatterConversationView *self,

@@ -761,11 +761,8 @@ open_search_hit_activated (GtkWidget  *widget,
   const char *turn_id;
 
   g_variant_get (parameter, "(&s&s)", &session_id, &turn_id);
-  if (!natter_window_open_session (self, session_id))
-    return;
-  /* A hit of the sidebar's search: at its words. */
-  _natter_window_reveal_found (self, turn_id);
-  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  if (natter_window_open_session_at (self, session_id, turn_id))
+    adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
 
 static void

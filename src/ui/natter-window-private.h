@@ -531,9 +531,6 @@ _natter_window_set_opening_wait (NatterWindow *self,
 void
 _natter_window_reveal_turn (NatterWindow *self,
                             const char *turn_id);
-void
-_natter_window_reveal_found (NatterWindow *self,
-                             const char   *turn_id);
 
 /* natter-window-conversation.c */
 void

@@ -4,7 +4,7 @@
  *
  * The window's side of the search by content: the sidebar is given the
  * full-text index, and a conversation opened from a search result
- * scrolls to the turn where the words were said, and to the words.
+ * scrolls to the turn where the words were said.
  */
 
 #define G_LOG_DOMAIN "natter-window"
@@ -67,17 +67,5 @@ void
 _natter_window_reveal_turn (NatterWindow *self,
                             const char   *turn_id)
 {
-  natter_conversation_view_reveal_turn (self->conversation.view, turn_id, NULL);
-}
-
-/* The open conversation is to show @turn_id, where the sidebar's search
- * found its words: at those words, marked. */
-void
-_natter_window_reveal_found (NatterWindow *self,
-                             const char   *turn_id)
-{
-  GtkEditable *entry = GTK_EDITABLE (natter_sidebar_get_search_entry (self->session_sidebar));
-  const char *words = natter_sidebar_get_search_mode (self->session_sidebar) ? gtk_editable_get_text (entry) : NULL;
-
-  natter_conversation_view_reveal_turn (self->conversation.view, turn_id, words);
+  natter_conversation_view_reveal_turn (self->conversation.view, turn_id);
 }

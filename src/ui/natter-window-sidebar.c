@@ -55,7 +55,7 @@ session_selected_cb (NatterWindow *self,
   open_picked (self, session_id);
   /* Found by what was said: show where it was said. */
   if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
-    _natter_window_reveal_found (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
+    _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
   /* On a narrow window, arrow keys walk the list and Enter goes to the
    * conversation (session_activated_cb); a click goes at once. */
   if (!(by_key && adw_leaflet_get_folded (self->leaflet)))
@@ -73,7 +73,7 @@ session_activated_cb (NatterWindow *self,
   /* Found by what was said: show where it was said, in the conversation
    * open already too. */
   if (natter_sidebar_get_hit_turn (self->session_sidebar, session_id) != NULL)
-    _natter_window_reveal_found (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
+    _natter_window_reveal_turn (self, natter_sidebar_get_hit_turn (self->session_sidebar, session_id));
   adw_leaflet_set_visible_child (self->leaflet, self->content);
   gtk_widget_grab_focus (GTK_WIDGET (self->conversation.composer));
 }

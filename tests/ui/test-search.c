@@ -509,99 +509,6 @@ test_search_closed_far_down (void)
   ui_world_free (u);
 }
 
-typedef struct
-{
-  NatterWindow *window;
-  const char   *word;
-} WordsWait;
-
-/* A label of the timeline, within its viewport, selects @word, and only
- * it. */
-static gboolean
-words_marked (gpointer data)
-{
-  WordsWait *w = data;
-  GtkWidget *list = natter_window_get_timeline_list (w->window);
-  GtkWidget *scroller = gtk_widget_get_ancestor (list, GTK_TYPE_SCROLLED_WINDOW);
-  g_autoptr(GPtrArray) labels = NULL;
-
-  ui_settle ();
-  labels = ui_find_all (list, GTK_TYPE_LABEL);
-  for (guint i = 0; i < labels->len; i++)
-    {
-      GtkLabel *label = g_ptr_array_index (labels, i);
-      const char *text = gtk_label_get_text (label);
-      g_autofree char *selected = NULL;
-      graphene_rect_t bounds;
-      int start, end;
-
-      if (!gtk_label_get_selection_bounds (label, &start, &end) ||
-          !gtk_widget_compute_bounds (GTK_WIDGET (label), scroller, &bounds))
-        continue;
-      selected = g_utf8_substring (text, start, end);
-      return g_str_equal (selected, w->word) && bounds.origin.y < gtk_widget_get_height (scroller) &&
-             bounds.origin.y + bounds.size.height > 0;
-    }
-  return FALSE;
-}
-
-/* The sidebar lists @session_id alone, its row on screen with the words
- * found, whatever they are. */
-static gboolean
-lists_just (gpointer data)
-{
-  ListWait *w = data;
-  GListModel *model = natter_window_get_sidebar_model (w->window);
-  g_autoptr(NatterSessionIndexEntry) entry = NULL;
-
-  ui_settle ();
-  if (g_list_model_get_n_items (model) != 1)
-    return FALSE;
-  entry = g_list_model_get_item (model, 0);
-  return g_strcmp0 (natter_session_index_entry_get_session_id (entry), w->session_id) == 0 &&
-         find_listed_row (w->window, w->session_id) != NULL &&
-         gtk_widget_get_mapped (GTK_WIDGET (find_listed_row (w->window, w->session_id))) &&
-         natter_session_row_get_snippet (find_listed_row (w->window, w->session_id)) != NULL;
-}
-
-/* A word said deep in a long answer: the result opens there, not at the
- * answer's top, the word marked (selected); matched as the index matches
- * it, accents and case aside. */
-static void
-test_search_opens_at_words (void)
-{
-  UiWorld *u = ui_world_new ();
-  g_autofree char *trip = ui_create_session (u, "Trip planning");
-  g_autoptr(GString) answer = g_string_new (NULL);
-  g_autofree char *target = NULL;
-  NatterSearchIndex *search = NULL;
-  NatterWindow *window;
-  ListWait list_wait;
-  WordsWait words_wait;
-
-  for (guint i = 0; i < 60; i++)
-    g_string_append_printf (answer, "Paragraph %u of the itinerary, about roads and towns on the way.\n\n", i);
-  g_string_append (answer, "At last, the Café Quokka by the shore.\n\nThen home.");
-  target = long_conversation (u, trip, "Where do we stop?", answer->str);
-  search = ui_search_index_start (u);
-  window = ui_window_new (app, u);
-  natter_window_set_search_index (window, search);
-  g_assert_true (natter_window_open_session (window, trip));
-  ui_wait_until (ui_timeline_loaded, window);
-
-  search_for (window, "cafe quok");
-  list_wait = (ListWait) { window, trip, NULL };
-  ui_wait_until (lists_just, &list_wait);
-  /* Open already, at its bottom: a click on its row goes to the words. */
-  ui_click (GTK_WIDGET (find_listed_row (window, trip)));
-  words_wait = (WordsWait) { window, "Café" };
-  ui_wait_until (words_marked, &words_wait);
-
-  ui_destroy_window (window);
-  ui_search_index_drop (search);
-  ui_world_free (u);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -613,7 +520,6 @@ main (int   argc,
   g_test_add_func ("/search/by-content", test_search_by_content);
   g_test_add_func ("/search/hit-in-earlier-version", test_search_hit_in_earlier_version);
   g_test_add_func ("/search/in-open-conversation", test_search_in_open_conversation);
-  g_test_add_func ("/search/opens-at-words", test_search_opens_at_words);
   g_test_add_func ("/search/hits-per-message", test_search_hits_per_message);
   g_test_add_func ("/search/while-indexing", test_search_while_indexing);
   g_test_add_func ("/search/progress", test_search_progress);

@@ -425,10 +425,10 @@ test_conversation_view_notify (void)
   g_assert_true (natter_conversation_view_get_sticks_to_bottom (conversation));
   g_signal_connect (view, "notify::sticks-to-bottom", G_CALLBACK (count_notify_cb), &n);
 
-  natter_conversation_view_reveal_turn (conversation, turn_id, NULL);
+  natter_conversation_view_reveal_turn (conversation, turn_id);
   g_assert_false (natter_conversation_view_get_sticks_to_bottom (conversation));
   g_assert_cmpuint (n, ==, 1);
-  natter_conversation_view_reveal_turn (conversation, turn_id, NULL);
+  natter_conversation_view_reveal_turn (conversation, turn_id);
   g_assert_cmpuint (n, ==, 1);
   natter_conversation_view_stick_to_bottom (conversation);
   g_assert_true (natter_conversation_view_get_sticks_to_bottom (conversation));
